@@ -1,0 +1,54 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as download from './actions/download/Download.resource';
+import * as job from './actions/job/Job.resource';
+import * as option from './actions/option/Option.resource';
+import { router } from './actions/router';
+
+export class WebsiteExport implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Website Export',
+		name: 'websiteExport',
+		icon: { light: 'file:websiteExport.svg', dark: 'file:websiteExport.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Download websites as archives: export jobs, their options and download links',
+		defaults: { name: 'Website Export' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'websiteExportApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Download', value: 'download', description: 'Download links of finished exports' },
+					{ name: 'Job', value: 'job', description: 'Website exports: one job downloads one site' },
+					{ name: 'Option', value: 'option', description: 'How links inside an export are treated' },
+				],
+				default: 'job',
+			},
+			...job.description,
+			...option.description,
+			...download.description,
+			{
+				displayName: 'Requests in Flight',
+				name: 'requestsInFlight',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 32 },
+				default: 8,
+				description:
+					'How many requests the node may have open at once, across input items and pages. 1 sends them one after another. Output order is the same either way.',
+			},
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,200 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { z } from 'zod';
+
+import type { ResourceName } from '../../shared/constants';
+import type { Filter } from '../../shared/transport';
+import { recordId, text, validate } from '../../shared/validation';
+import type { ItemRun } from './types';
+
+/** An empty parameter counts as not given. */
+export const given = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
+
+export const toItems = (records: IDataObject[]): INodeExecutionData[] => records.map((json) => ({ json }));
+
+/**
+ * "Select By": the record an operation acts on, by ID (the recommended way, spec rule 1) or by
+ * another field that identifies it; the node checks that such a value matches exactly one record.
+ */
+export function recordSelector(noun: string, fields: Array<{ name: string; value: string }>): INodeProperties[] {
+	const defaultField = fields[0].value;
+	return [
+		{
+			displayName: 'Select By',
+			name: 'selectBy',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'ID', value: 'id', description: `The ${noun}'s ID, as listed by Get Many` },
+				{ name: 'Another Field', value: 'field', description: `A field whose value identifies one ${noun}` },
+			],
+			default: 'id',
+		},
+		{
+			displayName: `${capitalize(noun)} ID`,
+			name: 'recordId',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. 42',
+			description: `ID of the ${noun}`,
+			displayOptions: { show: { selectBy: ['id'] } },
+		},
+		{
+			displayName: 'Field',
+			name: 'selectField',
+			type: 'options',
+			options: fields,
+			default: defaultField,
+			description: `Field to find the ${noun} by; its value must match exactly one ${noun}`,
+			displayOptions: { show: { selectBy: ['field'] } },
+		},
+		{
+			displayName: 'Value',
+			name: 'selectValue',
+			type: 'string',
+			required: true,
+			default: '',
+			description: 'Value the field must equal (exact match)',
+			displayOptions: { show: { selectBy: ['field'] } },
+		},
+	];
+}
+
+const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+const selection = z.discriminatedUnion('selectBy', [
+	z.object({ selectBy: z.literal('id'), recordId }),
+	z.object({ selectBy: z.literal('field'), selectField: z.string().min(1), selectValue: text(2048).min(1, 'is required') }),
+]);
+
+export interface Selection {
+	filters: Filter[];
+	/** How the record is named in messages, e.g. `job with ID 5`. */
+	label: string;
+	byId: boolean;
+}
+
+/** Reads and validates the Select By parameters of one item. */
+export function readSelection(this: IExecuteFunctions, noun: string, itemIndex: number): Selection {
+	const selectBy = this.getNodeParameter('selectBy', itemIndex, 'id') as string;
+	const raw =
+		selectBy === 'field'
+			? {
+					selectBy,
+					selectField: this.getNodeParameter('selectField', itemIndex),
+					selectValue: String(this.getNodeParameter('selectValue', itemIndex, '')),
+				}
+			: { selectBy, recordId: this.getNodeParameter('recordId', itemIndex) };
+	const parsed = validate(this, selection, raw, itemIndex, {
+		recordId: `${capitalize(noun)} ID`,
+		selectValue: 'Value',
+		selectField: 'Field',
+	});
+	if (parsed.selectBy === 'id') {
+		return { filters: [{ column: 'id', operator: 'eq', value: parsed.recordId }], label: `${noun} with ID ${parsed.recordId}`, byId: true };
+	}
+	return {
+		filters: [{ column: parsed.selectField, operator: 'eq', value: parsed.selectValue }],
+		label: `${noun} with ${parsed.selectField} "${parsed.selectValue}"`,
+		byId: false,
+	};
+}
+
+/**
+ * The one record a selection names. Under row-level security a record of another account is
+ * invisible, so "not found" covers both cases; a field value shared by several records is
+ * refused rather than guessed.
+ */
+export function requireOne<T extends IDataObject>(this: IExecuteFunctions, rows: T[], selection: Selection, itemIndex: number): T {
+	if (rows.length === 1) return rows[0];
+	const missing = rows.length === 0;
+	throw new NodeApiError(
+		this.getNode(),
+		{ message: missing ? 'not found' : 'ambiguous' },
+		{
+			message: missing ? `No ${selection.label} was found` : `${rows.length} records match the ${selection.label}`,
+			description: missing
+				? 'It does not exist, or it belongs to another account (the service only shows your own records).'
+				: 'Select By must identify exactly one record: use the ID, or a field whose value is unique.',
+			httpCode: missing ? '404' : '409',
+			itemIndex,
+		},
+	);
+}
+
+/**
+ * Filters that target exactly the selected record. By ID they are used as they are; by another
+ * field, the record is looked up first so that an update or delete never touches several.
+ */
+export async function resolveTarget(
+	this: IExecuteFunctions,
+	run: ItemRun,
+	resource: ResourceName,
+	selection: Selection,
+): Promise<Filter[]> {
+	if (selection.byId) return selection.filters;
+	const page = await run.client.select(resource, { select: ['id'], filters: selection.filters, limit: 2 }, { itemIndex: run.itemIndex });
+	const record = requireOne.call(this, page.rows, selection, run.itemIndex);
+	return [{ column: 'id', operator: 'eq', value: record.id as number }];
+}
+
+/** Return All / Limit, as every n8n "Get Many" operation offers them. */
+export const returnAllOrLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+/** The row cap of a Get Many item: undefined means all of them. */
+export function readMax(this: IExecuteFunctions, itemIndex: number): number | undefined {
+	if (this.getNodeParameter('returnAll', itemIndex, false)) return undefined;
+	const limit = validate(this, z.number().int('must be a whole number').positive('must be at least 1'), this.getNodeParameter('limit', itemIndex, 50), itemIndex, { '': 'Limit' });
+	return limit;
+}
+
+/** Get: the record that Select By names (the same for every resource). */
+export async function getSelected(this: IExecuteFunctions, run: ItemRun, resource: ResourceName, noun: string): Promise<IDataObject> {
+	const selection = readSelection.call(this, noun, run.itemIndex);
+	const page = await run.client.select(resource, { filters: selection.filters, limit: 2 }, { itemIndex: run.itemIndex });
+	return requireOne.call(this, page.rows, selection, run.itemIndex);
+}
+
+/** Update: applies an already validated patch to the selected record and returns it as stored. */
+export async function updateSelected(
+	this: IExecuteFunctions,
+	run: ItemRun,
+	resource: ResourceName,
+	noun: string,
+	patch: IDataObject,
+): Promise<IDataObject> {
+	// An empty PATCH would be a request that changes nothing: an input error, caught before sending.
+	if (Object.values(patch).every((value) => value === undefined)) {
+		throw new NodeOperationError(this.getNode(), 'Nothing to update: add at least one field under Update Fields', { itemIndex: run.itemIndex });
+	}
+	const selection = readSelection.call(this, noun, run.itemIndex);
+	const target = await resolveTarget.call(this, run, resource, selection);
+	const rows = await run.client.update(resource, target, patch, { itemIndex: run.itemIndex });
+	return requireOne.call(this, rows, selection, run.itemIndex);
+}
+
+/** Delete: removes the selected record and returns it, marked `deleted: true`. */
+export async function deleteSelected(this: IExecuteFunctions, run: ItemRun, resource: ResourceName, noun: string): Promise<IDataObject> {
+	const selection = readSelection.call(this, noun, run.itemIndex);
+	const target = await resolveTarget.call(this, run, resource, selection);
+	const rows = await run.client.remove(resource, target, { itemIndex: run.itemIndex });
+	return { deleted: true, ...requireOne.call(this, rows, selection, run.itemIndex) };
+}

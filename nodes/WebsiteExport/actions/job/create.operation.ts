@@ -1,0 +1,95 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { validate } from '../../../shared/validation';
+import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
+import type { ItemRun } from '../types';
+import { JOB_LABELS, jobFields, type JobRecord } from './fields';
+import { readWait, waitForJob, waitProperties } from './wait';
+
+// The option's Mode field becomes "Export Option", with None (no option) first.
+const [modeProperty, ...modeDependents] = modeProperties('option');
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'URL',
+		name: 'url',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. https://example.com',
+		description: 'Address of the website to download',
+	},
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'name@email.com',
+		description: 'Address that receives the download link',
+	},
+	{
+		...modeProperty,
+		displayName: 'Export Option',
+		options: [{ name: 'None', value: 'none', description: 'Create the job without an option' }, ...MODE_OPTIONS],
+		default: 'none',
+		description: 'Creates an export option for the job in the same step: how links inside the exported site are treated',
+	},
+	...modeDependents,
+	...waitProperties,
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['create'] } }, properties);
+
+/** The export option of one item, or undefined for None. */
+function readOption(this: IExecuteFunctions, itemIndex: number): IDataObject | undefined {
+	const mode = this.getNodeParameter('optionMode', itemIndex, 'none') as string;
+	if (mode === 'none') return undefined;
+	return validate(
+		this,
+		modeFields,
+		{
+			mode,
+			relative_path: mode === 'relative' ? this.getNodeParameter('optionRelativePath', itemIndex, '') : undefined,
+			replace_url: mode === 'absolute' ? this.getNodeParameter('optionReplaceUrl', itemIndex, '') : undefined,
+		},
+		itemIndex,
+		{ ...MODE_LABELS, mode: 'Export Option' },
+	);
+}
+
+export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
+	const { client, itemIndex } = run;
+	// Everything is checked before the first request, so a bad item never leaves half a job.
+	const body = validate(
+		this,
+		jobFields,
+		{ url: this.getNodeParameter('url', itemIndex, ''), email: this.getNodeParameter('email', itemIndex, '') },
+		itemIndex,
+		JOB_LABELS,
+	);
+	const optionBody = readOption.call(this, itemIndex);
+	const wait = readWait.call(this, itemIndex);
+
+	const [job] = await client.insert<JobRecord>('jobs', body, { itemIndex });
+	if (!job) {
+		throw new NodeApiError(this.getNode(), { message: 'empty response' }, { message: 'The service did not return the new job', itemIndex });
+	}
+	let option: IDataObject | undefined;
+	if (optionBody) {
+		try {
+			[option] = await client.insert('options', { ...optionBody, job_id: job.id }, { itemIndex });
+		} catch (error) {
+			// The job exists by now: say so, so that the item is not simply run again.
+			const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
+			if (error instanceof NodeApiError) {
+				error.description = error.description ? `${error.description} ${note}` : note;
+				throw new NodeApiError(this.getNode(), error as unknown as JsonObject); // returns `error` itself
+			}
+			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex, description: note });
+		}
+	}
+	const result = wait ? await waitForJob.call(this, run, job, wait) : job;
+	return [{ json: { ...result, ...(option ? { option } : {}) } }];
+}

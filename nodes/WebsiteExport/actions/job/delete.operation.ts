@@ -1,0 +1,14 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { deleteSelected, recordSelector } from '../common';
+import type { ItemRun } from '../types';
+import { JOB_FIELDS } from './fields';
+
+const properties: INodeProperties[] = [...recordSelector('job', JOB_FIELDS)];
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
+	return [{ json: await deleteSelected.call(this, run, 'jobs', 'job') }];
+}

@@ -1,0 +1,120 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { z } from 'zod';
+
+import type { Filter } from '../../../shared/transport';
+import { text, validate } from '../../../shared/validation';
+import { readMax, returnAllOrLimit, toItems, given } from '../common';
+import type { ItemRun } from '../types';
+import { instant, STATUS_OPTIONS, status } from './fields';
+
+const properties: INodeProperties[] = [
+	...returnAllOrLimit,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Created After',
+				name: 'createdAfter',
+				type: 'dateTime',
+				default: '',
+				description: 'Only jobs created at or after this moment',
+			},
+			{
+				displayName: 'Created Before',
+				name: 'createdBefore',
+				type: 'dateTime',
+				default: '',
+				description: 'Only jobs created before this moment',
+			},
+			{
+				displayName: 'Email',
+				name: 'email',
+				type: 'string',
+				default: '',
+				placeholder: 'name@email.com',
+				description: 'Only jobs for this recipient (exact match)',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: STATUS_OPTIONS,
+				default: 'finished',
+				description:
+					'Only jobs in this state. The service documents only Finished; Queued, Running and Failed are the states an export passes through.',
+			},
+			{
+				displayName: 'URL',
+				name: 'url',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. https://example.com',
+				description: 'Only jobs for this address (exact match, as it was given when the job was created)',
+			},
+		],
+	},
+	{
+		displayName: 'Sort',
+		name: 'sort',
+		type: 'options',
+		options: [
+			{ name: 'Newest First', value: 'newest', description: 'Most recently created jobs first' },
+			{ name: 'Oldest First', value: 'oldest', description: 'Jobs in the order they were created' },
+		],
+		default: 'newest',
+		description: 'Order of the jobs; with a Limit, which ones are returned',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['getAll'] } }, properties);
+
+const filterSchema = (zone: string) =>
+	z.object({
+		status: status.optional(),
+		url: text(2048).trim().optional(),
+		email: text(254).trim().optional(),
+		createdAfter: instant(zone).optional(),
+		createdBefore: instant(zone).optional(),
+		sort: z.enum(['newest', 'oldest'], { errorMap: () => ({ message: 'must be Newest First or Oldest First' }) }),
+	});
+
+export async function execute(this: IExecuteFunctions, { client, itemIndex }: ItemRun): Promise<INodeExecutionData[]> {
+	const raw = this.getNodeParameter('filters', itemIndex, {}) as Record<string, unknown>;
+	const wanted = validate(
+		this,
+		filterSchema(this.getTimezone()),
+		{
+			status: given(raw.status),
+			url: given(raw.url),
+			email: given(raw.email),
+			createdAfter: given(raw.createdAfter),
+			createdBefore: given(raw.createdBefore),
+			sort: this.getNodeParameter('sort', itemIndex, 'newest'),
+		},
+		itemIndex,
+		{ status: 'Status', url: 'URL', email: 'Email', createdAfter: 'Created After', createdBefore: 'Created Before', sort: 'Sort' },
+	);
+	if (wanted.createdAfter && wanted.createdBefore && wanted.createdAfter >= wanted.createdBefore) {
+		throw new NodeOperationError(this.getNode(), 'Created After must be earlier than Created Before', {
+			itemIndex,
+			description: `Item ${itemIndex + 1}: no job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore}.`,
+		});
+	}
+	const filters: Filter[] = [];
+	for (const column of ['status', 'url', 'email'] as const) {
+		const value = wanted[column];
+		if (value !== undefined) filters.push({ column, operator: 'eq', value });
+	}
+	if (wanted.createdAfter) filters.push({ column: 'created_at', operator: 'gte', value: wanted.createdAfter });
+	if (wanted.createdBefore) filters.push({ column: 'created_at', operator: 'lt', value: wanted.createdBefore });
+	// The id breaks ties between jobs created in the same instant, so pages never overlap.
+	const descending = wanted.sort === 'newest';
+	const order = [{ column: 'created_at', descending }, { column: 'id', descending }];
+	const max = readMax.call(this, itemIndex);
+	return toItems(await client.selectAll('jobs', { filters, order }, { itemIndex, max }));
+}

@@ -1,0 +1,61 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { validate } from '../../../shared/validation';
+import { given, recordSelector, updateSelected } from '../common';
+import type { ItemRun } from '../types';
+import { JOB_FIELDS, JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
+
+const properties: INodeProperties[] = [
+	...recordSelector('job', JOB_FIELDS),
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Email',
+				name: 'email',
+				type: 'string',
+				default: '',
+				placeholder: 'name@email.com',
+				description: 'Address that receives the download link',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: STATUS_OPTIONS,
+				default: 'finished',
+				description: 'State of the job. The service documents only Finished.',
+			},
+			{
+				displayName: 'URL',
+				name: 'url',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. https://example.com',
+				description: 'Address of the website to download',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['update'] } }, properties);
+
+const patchSchema = jobFields.partial().extend({ status: status.optional() });
+
+export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
+	const { itemIndex } = run;
+	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, string>;
+	const patch = validate(
+		this,
+		patchSchema,
+		{ url: given(fields.url), email: given(fields.email), status: given(fields.status) },
+		itemIndex,
+		JOB_LABELS,
+	);
+	return [{ json: await updateSelected.call(this, run, 'jobs', 'job', patch) }];
+}

@@ -1,0 +1,111 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import { validate } from '../../../shared/validation';
+import { requireOne } from '../common';
+import type { ItemRun } from '../types';
+import type { JobRecord } from './fields';
+
+export const waitProperties: INodeProperties[] = [
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to wait until the export has finished or failed, and output the job with its download link. Items wait side by side.',
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeout',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 86400 },
+		default: 600,
+		description:
+			'How long to wait at most. If the job is still running then, the item fails with the job ID; the export goes on and Get can fetch it later.',
+		displayOptions: { show: { waitForCompletion: [true] } },
+	},
+	{
+		displayName: 'Check Every (Seconds)',
+		name: 'pollInterval',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 5,
+		description: "How often to ask the service for the job's status while waiting",
+		displayOptions: { show: { waitForCompletion: [true] } },
+	},
+];
+
+export interface WaitSettings {
+	timeoutSeconds: number;
+	intervalSeconds: number;
+}
+
+const waitSchema = z.object({
+	timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be at least 1').max(86400, 'must be at most 86400 (24 hours)'),
+	intervalSeconds: z.number().min(1, 'must be at least 1').max(86400, 'must be at most 86400 (24 hours)'),
+});
+
+/** The wait settings of one item, or undefined when Wait for Completion is off. */
+export function readWait(this: IExecuteFunctions, itemIndex: number): WaitSettings | undefined {
+	if (!this.getNodeParameter('waitForCompletion', itemIndex, false)) return undefined;
+	return validate(
+		this,
+		waitSchema,
+		{
+			timeoutSeconds: this.getNodeParameter('timeout', itemIndex, 600),
+			intervalSeconds: this.getNodeParameter('pollInterval', itemIndex, 5),
+		},
+		itemIndex,
+		{ timeoutSeconds: 'Timeout (Seconds)', intervalSeconds: 'Check Every (Seconds)' },
+	);
+}
+
+const DONE = new Set(['finished', 'failed']);
+
+/**
+ * Polls the job until it is finished or failed, then returns it with its download (when
+ * finished). A failed export is a NodeApiError (the service's verdict); running out of time
+ * is a NodeOperationError that tells how to pick the job up later.
+ */
+export async function waitForJob(this: IExecuteFunctions, run: ItemRun, created: JobRecord, settings: WaitSettings): Promise<IDataObject> {
+	const { client, itemIndex } = run;
+	const id = created.id;
+	const selection = { filters: [{ column: 'id', operator: 'eq' as const, value: id }], label: `job with ID ${id}`, byId: true };
+	const deadline = Date.now() + settings.timeoutSeconds * 1000;
+	const signal = this.getExecutionCancelSignal?.();
+	let job = created;
+	while (!DONE.has(job.status)) {
+		const remaining = deadline - Date.now();
+		if (remaining <= 0) {
+			throw new NodeOperationError(this.getNode(), `Job ${id} is still ${job.status} after ${settings.timeoutSeconds} s`, {
+				itemIndex,
+				description: `The export goes on without the node. Use Job → Get with ID ${id} later to fetch it, or raise Timeout (Seconds).`,
+			});
+		}
+		await sleep(Math.min(settings.intervalSeconds * 1000, remaining), signal);
+		if (signal?.aborted) throw new NodeOperationError(this.getNode(), `Stopped waiting for job ${id}: the execution was cancelled`, { itemIndex });
+		const page = await client.select<JobRecord>('jobs', { filters: selection.filters, limit: 2 }, { itemIndex });
+		job = requireOne.call(this, page.rows, selection, itemIndex) as JobRecord;
+	}
+
+	if (job.status === 'failed') {
+		throw new NodeApiError(this.getNode(), { message: 'failed', job_id: id, status: job.status } as JsonObject, {
+			message: `The export of job ${id} failed`,
+			description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
+			itemIndex,
+		});
+	}
+	const downloads = await client.select<DownloadRecord>(
+		'downloads',
+		{
+			filters: [{ column: 'job_id', operator: 'eq', value: id }],
+			order: [{ column: 'created_at', descending: true }, { column: 'id', descending: true }],
+			limit: 1,
+		},
+		{ itemIndex },
+	);
+	return { ...job, download: downloads.rows.length ? withExpiry(downloads.rows[0]) : null };
+}

@@ -1,0 +1,51 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { recordId, validate } from '../../../shared/validation';
+import { toItems } from '../common';
+import type { ItemRun } from '../types';
+import { MODE_LABELS, modeFields, modeProperties } from './mode';
+
+const properties: INodeProperties[] = [
+	...modeProperties(),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Job ID',
+				name: 'jobId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 42',
+				description: 'Job the option belongs to',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['create'] } }, properties);
+
+const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional() }));
+
+export async function execute(this: IExecuteFunctions, { client, itemIndex }: ItemRun): Promise<INodeExecutionData[]> {
+	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as { jobId?: string | number };
+	const mode = this.getNodeParameter('mode', itemIndex) as string;
+	const body = validate(
+		this,
+		schema,
+		{
+			mode,
+			relative_path: mode === 'relative' ? this.getNodeParameter('relativePath', itemIndex, '') : undefined,
+			replace_url: mode === 'absolute' ? this.getNodeParameter('replaceUrl', itemIndex, '') : undefined,
+			job_id: extra.jobId === '' ? undefined : extra.jobId,
+		},
+		itemIndex,
+		MODE_LABELS,
+	);
+	return toItems(await client.insert('options', body, { itemIndex }));
+}

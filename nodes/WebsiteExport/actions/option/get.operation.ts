@@ -1,0 +1,14 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { getSelected, recordSelector } from '../common';
+import type { ItemRun } from '../types';
+import { OPTION_FIELDS } from './fields';
+
+const properties: INodeProperties[] = [...recordSelector('option', OPTION_FIELDS)];
+
+export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['get'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
+	return [{ json: await getSelected.call(this, run, 'options', 'option') }];
+}

@@ -1,0 +1,63 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { recordId, validate, webAddress } from '../../../shared/validation';
+import { given, recordSelector, updateSelected } from '../common';
+import type { ItemRun } from '../types';
+import { OPTION_FIELDS } from './fields';
+import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
+
+const properties: INodeProperties[] = [
+	...recordSelector('option', OPTION_FIELDS),
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{ displayName: 'Job ID', name: 'jobId', type: 'string', default: '', placeholder: 'e.g. 42', description: 'Job the option belongs to' },
+			{ displayName: 'Mode', name: 'mode', type: 'options', options: MODE_OPTIONS, default: 'offline', description: 'How links inside the exported site are treated. Relative needs a Relative Path, Absolute a Replace URL.' },
+			{ displayName: 'Relative Path', name: 'relativePath', type: 'string', default: '', placeholder: 'e.g. /docs/', description: 'Path the links are made relative to (mode Relative)' },
+			{ displayName: 'Replace URL', name: 'replaceUrl', type: 'string', default: '', placeholder: 'e.g. https://mirror.example.com', description: 'Address the links are rewritten to (mode Absolute)' },
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['update'] } }, properties);
+
+const patchSchema = z
+	.object({
+		mode: z.enum(['offline', 'relative', 'absolute']).optional(),
+		relative_path: relativePath.optional(),
+		replace_url: webAddress.optional(),
+		job_id: recordId.optional(),
+	})
+	// The same rules as on create: a new mode brings the field it needs.
+	.refine((patch) => patch.mode !== 'relative' || patch.relative_path !== undefined, {
+		message: 'is required when the mode is changed to Relative',
+		path: ['relative_path'],
+	})
+	.refine((patch) => patch.mode !== 'absolute' || patch.replace_url !== undefined, {
+		message: 'is required when the mode is changed to Absolute',
+		path: ['replace_url'],
+	});
+
+export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
+	const { itemIndex } = run;
+	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, string>;
+	const patch = validate(
+		this,
+		patchSchema,
+		{
+			mode: given(fields.mode),
+			relative_path: given(fields.relativePath),
+			replace_url: given(fields.replaceUrl),
+			job_id: given(fields.jobId),
+		},
+		itemIndex,
+		MODE_LABELS,
+	);
+	return [{ json: await updateSelected.call(this, run, 'options', 'option', patch) }];
+}

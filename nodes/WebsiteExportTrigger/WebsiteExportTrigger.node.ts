@@ -1,0 +1,186 @@
+import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { CREDENTIAL_NAME } from '../shared/constants';
+import { withExpiry, type DownloadRecord } from '../shared/downloads';
+import { WebsiteExportClient } from '../shared/transport';
+import { advance, DATE_RESOLUTION_MS, DOWNLOAD_ORDER, isValid, queryFilters, readState, windowFilter, writeState } from './cursor';
+
+/** Job ids per `id=in.(…)` request: one request for any usual poll, and a URL of a few kB at most. */
+const JOB_BATCH = 200;
+
+/** Downloads Fetch Test Event looks through for one whose job URL matches. */
+const SAMPLE_SCAN = 1000;
+
+const JOB_FIELDS = ['id', 'url', 'email', 'status', 'files'];
+
+interface Settings {
+	includeJob: boolean;
+	/** Lower-cased; empty when the filter is off. */
+	jobUrlContains: string;
+	emitExisting: boolean;
+}
+
+function readSettings(ctx: IPollFunctions): Settings {
+	const event = ctx.getNodeParameter('event', 'downloadReady') as string;
+	if (event !== 'downloadReady') {
+		throw new NodeOperationError(ctx.getNode(), `Unknown event "${event}"`, { description: 'Choose Download Ready as the Event.' });
+	}
+	const options = ctx.getNodeParameter('options', {}) as IDataObject;
+	const contains = options.jobUrlContains;
+	if (contains !== undefined && typeof contains !== 'string') {
+		throw new NodeOperationError(ctx.getNode(), 'Invalid input: Job URL Contains must be text');
+	}
+	return {
+		includeJob: ctx.getNodeParameter('includeJob', true) as boolean,
+		jobUrlContains: (contains ?? '').trim().toLowerCase(),
+		emitExisting: options.emitExisting === true,
+	};
+}
+
+/** The jobs of `downloads`, by id: one `id=in.(…)` request per JOB_BATCH distinct jobs. */
+async function fetchJobs(client: WebsiteExportClient, downloads: DownloadRecord[]): Promise<Map<number, IDataObject>> {
+	const ids = [...new Set(downloads.map((d) => d.job_id).filter((id): id is number => typeof id === 'number'))];
+	const jobs = new Map<number, IDataObject>();
+	for (let start = 0; start < ids.length; start += JOB_BATCH) {
+		const rows = await client.selectAll('jobs', {
+			select: JOB_FIELDS,
+			filters: [{ column: 'id', operator: 'in', value: ids.slice(start, start + JOB_BATCH) }],
+		});
+		for (const row of rows) jobs.set(row.id as number, row);
+	}
+	return jobs;
+}
+
+/**
+ * The output items for `downloads`: their fields with `expires_at` and `is_expired`, and the
+ * job's when asked for. Downloads whose job URL does not contain the filter text are left out
+ * (the URL is on the job, another table: so the filter needs the jobs, fetched in one batch).
+ */
+async function toItems(client: WebsiteExportClient, downloads: DownloadRecord[], settings: Settings, serverNow: number): Promise<INodeExecutionData[]> {
+	const needJobs = settings.includeJob || settings.jobUrlContains !== '';
+	const jobs = needJobs && downloads.length > 0 ? await fetchJobs(client, downloads) : new Map<number, IDataObject>();
+	const items: INodeExecutionData[] = [];
+	for (const download of downloads) {
+		const job = download.job_id === null ? undefined : jobs.get(download.job_id);
+		if (settings.jobUrlContains && !String(job?.url ?? '').toLowerCase().includes(settings.jobUrlContains)) continue;
+		const json: IDataObject = withExpiry(download, serverNow);
+		if (settings.includeJob) {
+			json.job = job ? { url: job.url, email: job.email, status: job.status, files: job.files } : null;
+		}
+		items.push({ json });
+	}
+	return items;
+}
+
+/**
+ * The service's time, the latest it can be: a link is emitted only if still valid then. Read from
+ * the Date header of the service's answer, so that this machine's clock being off does not make
+ * the trigger emit expired links or drop valid ones. Without a Date header (a proxy that strips
+ * it) this machine's clock is all there is: then a clock that is ahead drops links in their
+ * last minutes, one that is behind emits links that expired as many minutes ago.
+ */
+function serviceTime(client: WebsiteExportClient): number {
+	return (client.serverNow() ?? Date.now()) + DATE_RESOLUTION_MS;
+}
+
+/** Fetch Test Event: the most recent download with a valid link (and a matching job), if any. */
+async function sample(ctx: IPollFunctions, client: WebsiteExportClient, settings: Settings): Promise<INodeExecutionData[]> {
+	const query = { filters: [windowFilter(Date.now())], order: DOWNLOAD_ORDER.map((o) => ({ ...o, descending: true })) };
+	const recent = await client.selectAll<DownloadRecord>('downloads', query, { max: settings.jobUrlContains ? SAMPLE_SCAN : 1 });
+	const serverNow = serviceTime(client);
+	const valid = recent.filter((download) => isValid(download, serverNow));
+	for (let start = 0; start < valid.length; start += JOB_BATCH) {
+		const items = await toItems(client, valid.slice(start, start + JOB_BATCH), settings, serverNow);
+		if (items.length > 0) return items.slice(0, 1);
+	}
+	const matching = settings.jobUrlContains ? ` whose job URL contains "${settings.jobUrlContains}"` : '';
+	throw new NodeOperationError(ctx.getNode(), `No download with a valid link${matching}`, {
+		description:
+			'Fetch Test Event shows the most recent download whose link still works (links last 24 hours), and there is none right now. ' +
+			'Create a job with the Website Export node (Job → Create), wait until it has finished, then fetch again.',
+	});
+}
+
+export class WebsiteExportTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Website Export Trigger',
+		name: 'websiteExportTrigger',
+		icon: { light: 'file:websiteExportTrigger.svg', dark: 'file:websiteExportTrigger.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["event"] === "downloadReady" ? "Download Ready" : $parameter["event"]}}',
+		description: 'Starts the workflow when a website export has finished and its download link is ready',
+		defaults: { name: 'Website Export Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: CREDENTIAL_NAME, required: true }],
+		properties: [
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				required: true,
+				options: [
+					{
+						name: 'Download Ready',
+						value: 'downloadReady',
+						description: 'An export has finished: one item per new download link, while the link is valid (24 hours)',
+					},
+				],
+				default: 'downloadReady',
+			},
+			{
+				displayName: 'Include Job',
+				name: 'includeJob',
+				type: 'boolean',
+				default: true,
+				description: "Whether to add the job's URL, email, status and file count to each download, under \"job\" (one extra request per poll that finds new downloads)",
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Emit Downloads Already Available',
+						name: 'emitExisting',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether the first poll after activation also emits the downloads that already exist and are still valid. Off: only downloads that finish after activation.',
+					},
+					{
+						displayName: 'Job URL Contains',
+						name: 'jobUrlContains',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. example.com',
+						description:
+							"Only downloads whose job's URL contains this text (not case-sensitive). The trigger reads the jobs of new downloads for it, in one request per poll, even with Include Job off.",
+					},
+				],
+			},
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const settings = readSettings(this);
+		const client = await WebsiteExportClient.connect(this);
+		if (this.getMode() === 'manual') return [await sample(this, client, settings)];
+
+		const staticData = this.getWorkflowStaticData('node');
+		const state = readState(staticData);
+		const rows = await client.selectAll<DownloadRecord>('downloads', { filters: queryFilters(state, Date.now()), order: DOWNLOAD_ORDER });
+		const serverNow = serviceTime(client);
+		const { fresh, next } = advance(state, rows, serverNow, { emitExisting: settings.emitExisting });
+		const items = await toItems(client, fresh, settings, serverNow);
+		// Only now, with every request done: a poll that fails leaves the state as it was.
+		writeState(staticData, next);
+		return items.length > 0 ? [items] : null;
+	}
+}

@@ -1,0 +1,138 @@
+/**
+ * The trigger's memory between polls, as pure functions: which rows to ask for, which of the
+ * rows received are new, and what to remember. No request, no clock: the node passes "now".
+ *
+ * The state lives in the node's workflow static data, so it must stay small, JSON-safe and
+ * correct even when n8n does not save it (see `advance`).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
+import { expiresAt, timestampMs, type DownloadRecord } from '../shared/downloads';
+import type { Filter, OrderBy } from '../shared/transport';
+
+/**
+ * How far before the newest `created_at` seen every poll looks again.
+ *
+ * Postgres stamps `created_at` with the start of the inserting transaction, so a row can become
+ * visible after rows with a later stamp: a slow transaction, or a read replica that lags. A row
+ * that becomes visible at most OVERLAP_MS after its own `created_at` is always caught, whatever
+ * the polling interval (the cursor never passes the service's clock at the previous poll).
+ * Such delays are milliseconds to seconds in practice; 10 minutes leaves a wide margin, and costs
+ * only re-reading the downloads of those 10 minutes on each poll (already-seen ids are dropped).
+ */
+export const OVERLAP_MS = 10 * 60_000;
+
+/**
+ * The 24 h bound of the query is computed before any answer, with this machine's clock, which
+ * may be off from the service's: it reaches back this much further so that no valid row is left
+ * out. The extra rows (expired ones) are dropped by `advance`, which judges expiry by the
+ * service's clock. Tolerates clocks up to 10 minutes apart.
+ */
+export const CLOCK_MARGIN_MS = 10 * 60_000;
+
+/** The HTTP Date header counts whole seconds: the service's clock may be up to this much later. */
+export const DATE_RESOLUTION_MS = 1_000;
+
+/** Stable order, so paging never skips a row: same-timestamp rows are ordered by id. */
+export const DOWNLOAD_ORDER: OrderBy[] = [{ column: 'created_at' }, { column: 'id' }];
+
+export interface CursorState extends IDataObject {
+	version: 1;
+	/** The newest `created_at` seen, in ms: a value from the service, never from this machine's clock. */
+	newest: number | null;
+	/**
+	 * Downloads already handled (emitted, or left out by the job URL filter): id → `created_at`
+	 * in ms. Only those the next query can return again are kept.
+	 */
+	seen: Record<string, number>;
+}
+
+const isObject = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The state in the node's static data, or undefined when there is none (or it is not ours). */
+export function readState(data: IDataObject): CursorState | undefined {
+	const { version, newest, seen } = data;
+	if (version !== 1 || !isObject(seen)) return undefined;
+	if (newest !== null && !Number.isFinite(newest)) return undefined;
+	if (!Object.values(seen).every(Number.isFinite)) return undefined;
+	return { version, newest: newest as number | null, seen: seen as Record<string, number> };
+}
+
+/** Replaces the node's static data with `state`; leaves it untouched when nothing changed. */
+export function writeState(data: IDataObject, state: CursorState): void {
+	if (JSON.stringify(readState(data)) === JSON.stringify(state)) return;
+	for (const key of Object.keys(data)) delete data[key];
+	Object.assign(data, state);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The lower bound of the 24 h window, with this machine's clock (see CLOCK_MARGIN_MS). */
+export function windowFilter(localNow: number): Filter {
+	return { column: 'created_at', operator: 'gt', value: iso(localNow - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS) };
+}
+
+/**
+ * What one poll asks for: rows from the cursor minus the overlap on, within the 24 h window.
+ * Its answer holds the new rows plus those of the overlap: it does not grow with the history.
+ */
+export function queryFilters(state: CursorState | undefined, localNow: number): Filter[] {
+	const filters = [windowFilter(localNow)];
+	if (state?.newest != null) {
+		filters.unshift({ column: 'created_at', operator: 'gte', value: iso(state.newest - OVERLAP_MS) });
+	}
+	return filters;
+}
+
+/** Whether the download's link still works at `serverNow` (the service's clock). */
+export const isValid = (download: DownloadRecord, serverNow: number) => expiresAt(download) > serverNow;
+
+export interface Advance<T> {
+	/** Rows new to this trigger and still valid, in the order received. */
+	fresh: T[];
+	/** What to remember once `fresh` has been handed on. */
+	next: CursorState;
+}
+
+/**
+ * Sorts the rows of one poll into new ones and the state after them.
+ *
+ * - No state yet (first poll): the rows received are the baseline. They are remembered, and
+ *   emitted only with `emitExisting` (the valid ones).
+ * - Otherwise every valid row whose id is not remembered is new: late commits inside the
+ *   overlap and rows sharing a timestamp included.
+ *
+ * The state only grows by rows received and shrinks by rows the next query cannot return (older
+ * than the overlap) or that can never be emitted (expired). So the state of ANY earlier poll is
+ * a correct starting point, as long as it holds every id emitted since: that is what n8n
+ * guarantees, since a poll that emits saves its state with the execution. Losing the state of
+ * a poll that emitted nothing only makes the next poll read a longer stretch again.
+ *
+ * `serverNow` is the service's time (the latest it can be): a row is emitted only if its link
+ * is still valid then.
+ */
+export function advance<T extends DownloadRecord>(
+	state: CursorState | undefined,
+	rows: T[],
+	serverNow: number,
+	options: { emitExisting: boolean },
+): Advance<T> {
+	const seen = { ...(state?.seen ?? {}) };
+	let newest = state?.newest ?? null;
+	const fresh: T[] = [];
+	for (const row of rows) {
+		const key = String(row.id);
+		if (key in seen) continue;
+		const created = timestampMs(row.created_at);
+		if (Number.isNaN(created)) continue;
+		if ((state !== undefined || options.emitExisting) && isValid(row, serverNow)) fresh.push(row);
+		seen[key] = created;
+		newest = newest === null ? created : Math.max(newest, created);
+	}
+	for (const [key, created] of Object.entries(seen)) {
+		const beforeOverlap = newest !== null && created < newest - OVERLAP_MS;
+		if (beforeOverlap || created + DOWNLOAD_VALIDITY_MS <= serverNow) delete seen[key];
+	}
+	return { fresh, next: { version: 1, newest, seen } };
+}

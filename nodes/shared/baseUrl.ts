@@ -1,0 +1,37 @@
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+
+/**
+ * The service's address as typed by the user, reduced to `scheme://host[:port][/path]` without
+ * trailing slashes. Only https is accepted, except plain http on this machine (the emulator):
+ * the API key and the password must never travel in clear text over a network.
+ */
+export function checkBaseUrl(raw: unknown): BaseUrlCheck {
+	const text = typeof raw === 'string' ? raw.trim() : '';
+	if (!text) return { ok: false, reason: 'The Base URL is empty: enter the address of the service, e.g. https://<project>.supabase.co' };
+	let parsed: URL;
+	try {
+		parsed = new URL(text);
+	} catch {
+		return { ok: false, reason: `The Base URL "${text}" is not a valid address, e.g. https://<project>.supabase.co` };
+	}
+	const isLoopback = LOOPBACK_HOSTS.has(parsed.hostname);
+	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback)) {
+		return { ok: false, reason: `The Base URL must start with https:// (http:// is only accepted for localhost), got "${parsed.protocol}//${parsed.host}"` };
+	}
+	if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+		return { ok: false, reason: 'The Base URL must not contain a query, a fragment or a user name: enter only the address, e.g. https://<project>.supabase.co' };
+	}
+	const path = parsed.pathname.replace(/\/+$/, '');
+	return { ok: true, url: `${parsed.protocol}//${parsed.host}${path}` };
+}
+
+/** True when `url` points at the same origin as the service's base URL. */
+export function isServiceUrl(url: string, baseUrl: string): boolean {
+	try {
+		return new URL(url).origin === new URL(baseUrl).origin;
+	} catch {
+		return false;
+	}
+}

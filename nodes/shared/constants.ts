@@ -1,0 +1,8 @@
+/** Credential type name, shared by both nodes (users' saved workflows depend on it). */
+export const CREDENTIAL_NAME = 'websiteExportApi';
+
+/** The service keeps a download link alive for 24 hours after the job has run. */
+export const DOWNLOAD_VALIDITY_MS = 24 * 60 * 60 * 1000;
+
+export const RESOURCES = ['options', 'jobs', 'downloads'] as const;
+export type ResourceName = (typeof RESOURCES)[number];

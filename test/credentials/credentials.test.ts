@@ -1,0 +1,122 @@
+import { WebsiteExportApi } from '../../credentials/WebsiteExportApi.credentials';
+import { WebsiteExportClient } from '../../nodes/shared/transport';
+import { probeNode, requestsSince, startService, type Service } from '../support';
+
+/** One list request through the real transport, as a node makes it. */
+const listJobs = probeNode(async function () {
+	const client = await WebsiteExportClient.connect(this);
+	const page = await client.select('jobs', { select: ['id'], limit: 1 });
+	return [page.rows.map((json) => ({ json }))];
+});
+
+describe('WebsiteExportApi credential against the emulator', () => {
+	let service: Service;
+
+	beforeEach(async () => {
+		service = await startService();
+	});
+	afterEach(async () => {
+		await service.emulator.close();
+	});
+
+	it('logs in once and reuses the stored token across executions', async () => {
+		const { emulator, harness } = service;
+		for (let run = 0; run < 5; run++) await harness.execute(listJobs, { parameters: {} });
+		const counts = requestsSince(emulator);
+		expect(counts).toMatchObject({ token: 1, rest: 5 });
+		expect(harness.store.preAuthenticationRuns).toBe(1);
+		expect(harness.credential.accessToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+	});
+
+	it('logs in again after the token expired (401 PGRST303), once, and the run completes', async () => {
+		const { emulator, harness } = service;
+		await harness.execute(listJobs, { parameters: {} });
+		const firstToken = harness.credential.accessToken;
+		emulator.clock.advance((3600 + 60) * 1000); // past the hour and PostgREST's 30 s leeway
+		const before = emulator.log.length;
+		await harness.execute(listJobs, { parameters: {} });
+		await harness.execute(listJobs, { parameters: {} });
+		const counts = requestsSince(emulator, before);
+		expect(counts.token).toBe(1);
+		// the refused request, its retry, then the next execution with the new token
+		expect(counts.entries.filter((e) => e.kind === 'rest').map((e) => e.status)).toEqual([401, 200, 200]);
+		expect(harness.credential.accessToken).not.toBe(firstToken);
+	});
+
+	it('passes the credential test with a valid Business-plan login', async () => {
+		await expect(service.harness.testCredential()).resolves.toEqual({ status: 'OK', message: 'Connection successful!' });
+	});
+
+	it('tells a bad API key, a bad login and a missing plan apart', async () => {
+		const { emulator, harness } = service;
+		const outcomes: Record<string, string> = {};
+
+		harness.updateCredential({ apiKey: 'not-the-key' });
+		outcomes.badKey = (await harness.testCredential()).message;
+
+		harness.updateCredential({ apiKey: emulator.apiKey, password: 'wrong-password' });
+		outcomes.badLogin = (await harness.testCredential()).message;
+
+		harness.updateCredential({ email: 'free@example.com', password: 'free-password' });
+		outcomes.noPlan = (await harness.testCredential()).message;
+
+		expect(outcomes.badKey).toMatch(/API key was refused.*Invalid API key/);
+		expect(outcomes.badLogin).toMatch(/Login failed.*Invalid login credentials.*email and password/);
+		expect(outcomes.noPlan).toMatch(/no active Business plan/);
+		expect(new Set(Object.values(outcomes)).size).toBe(3);
+		for (const message of Object.values(outcomes)) {
+			expect(message).not.toContain('wrong-password');
+			expect(message).not.toContain('not-the-key');
+		}
+	});
+
+	it('reports an unreachable service as such', async () => {
+		const { emulator, harness } = service;
+		await emulator.close();
+		const result = await harness.testCredential();
+		expect(result.status).toBe('Error');
+		// n8n rewrites messages naming ECONNREFUSED into its own sentence; either is what the user reads.
+		expect(result.message).toMatch(/refused the connection - perhaps it is offline|could not be reached.*Base URL/);
+		service = await startService(); // for afterEach
+	});
+
+	it('refuses a plain-http Base URL off this machine before sending anything', async () => {
+		const { emulator, harness } = service;
+		harness.updateCredential({ baseUrl: 'http://example.com' });
+		await expect(harness.execute(listJobs, { parameters: {} })).rejects.toThrow(/must start with https:\/\//);
+		expect(emulator.log).toHaveLength(0);
+	});
+
+	it('trims trailing slashes of the Base URL', async () => {
+		const { emulator, harness } = service;
+		harness.updateCredential({ baseUrl: `${emulator.baseUrl}///` });
+		await harness.execute(listJobs, { parameters: {} });
+		expect(emulator.log.map((e) => e.path)).toEqual(['/auth/v1/token', '/rest/v1/jobs']);
+	});
+
+	it('never puts the password, the API key or the token in an error', async () => {
+		const { emulator, harness } = service;
+		await harness.execute(listJobs, { parameters: {} });
+		const token = String(harness.credential.accessToken);
+		emulator.fault({ match: { path: '/rest/v1/jobs' }, status: 400, times: 1 });
+		const error = await harness.execute(listJobs, { parameters: {} }).catch((e: unknown) => e);
+		harness.updateCredential({ accessToken: '', password: 'a-secret-password' });
+		const loginError = await harness.execute(listJobs, { parameters: {} }).catch((e: unknown) => e);
+		for (const thrown of [error, loginError]) {
+			const text = JSON.stringify(thrown, Object.getOwnPropertyNames(thrown)) + String((thrown as Error).message);
+			expect(text).not.toContain('a-secret-password');
+			expect(text).not.toContain(emulator.apiKey);
+			expect(text).not.toContain(token);
+		}
+	});
+
+	it('adds the key and token only to requests for the service itself', async () => {
+		const type = new WebsiteExportApi();
+		const authenticate = type.authenticate as (c: object, r: object) => Promise<{ headers?: Record<string, string> }>;
+		const credentials = { baseUrl: 'https://abc.supabase.co/', apiKey: 'k', accessToken: 't' };
+		const own = await authenticate(credentials, { url: 'https://abc.supabase.co/rest/v1/jobs' });
+		const foreign = await authenticate(credentials, { url: 'https://cdn.example.com/a.zip' });
+		expect(own.headers).toEqual({ apikey: 'k', Authorization: 'Bearer t' });
+		expect(foreign.headers).toBeUndefined();
+	});
+});

@@ -1,0 +1,96 @@
+// /__emulator/*: the controls over HTTP, for processes that cannot hold the Emulator object.
+import { DEMO_USER } from './accounts';
+import type { EmulatorCore } from './core';
+import { type EmuRequest, type Reply, jsonReply } from './reply';
+import type { FaultSpec, Plan } from './types';
+
+class ControlError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+export function handleControl(req: EmuRequest, core: EmulatorCore, baseUrl: string): Reply {
+	try {
+		return route(req, core, baseUrl);
+	} catch (error) {
+		const status = error instanceof ControlError ? error.status : 400;
+		return jsonReply(status, { error: (error as Error).message });
+	}
+}
+
+function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Reply {
+	const path = req.path.replace(/^\/__emulator/, '').replace(/\/$/, '');
+	const key = `${req.method} ${path}`;
+	const rowsTable = /^\/rows\/([^/]+)$/.exec(path)?.[1];
+	switch (key) {
+		case 'GET /health':
+			return jsonReply(200, { ok: true, baseUrl, apiKey: core.apiKey, demoUser: { ...DEMO_USER } });
+		case 'POST /reset':
+			core.reset();
+			return jsonReply(200, { ok: true });
+		case 'GET /clock':
+			return jsonReply(200, { now: core.clock.now() });
+		case 'POST /clock': {
+			const body = jsonObject(req);
+			if (typeof body.advanceMs === 'number') core.clock.advance(body.advanceMs);
+			else if (typeof body.setMs === 'number') core.clock.set(body.setMs);
+			else throw new Error('send { "advanceMs": n } or { "setMs": n }');
+			return jsonReply(200, { now: core.clock.now() });
+		}
+		case 'PATCH /settings':
+			return jsonReply(200, core.updateSettings(jsonObject(req)));
+		case 'GET /settings':
+			return jsonReply(200, { ...core.settings });
+		case 'POST /faults':
+			core.faults.add(faultFromJson(jsonObject(req)));
+			return jsonReply(201, { ok: true });
+		case 'DELETE /faults':
+			core.faults.clear();
+			return jsonReply(200, { ok: true });
+		case 'GET /log':
+			return jsonReply(200, { log: core.log.entries, stats: core.log.stats() });
+		case 'DELETE /log':
+			core.log.clear();
+			return jsonReply(200, { ok: true });
+		case 'POST /users': {
+			const body = jsonObject(req);
+			if (typeof body.email !== 'string' || typeof body.password !== 'string') throw new Error('send { email, password, plan? }');
+			return jsonReply(201, core.addUser({ email: body.email, password: body.password, plan: body.plan as Plan | undefined }));
+		}
+	}
+	if (rowsTable !== undefined && req.method === 'GET') return jsonReply(200, core.rows(rowsTable));
+	if (rowsTable !== undefined && req.method === 'POST') {
+		const body = jsonObject(req);
+		if (!Array.isArray(body.rows)) throw new Error('send { "rows": [...], "owner"?: email }');
+		const owner = typeof body.owner === 'string' ? body.owner : undefined;
+		return jsonReply(201, core.insert(rowsTable, body.rows as object[], { owner }));
+	}
+	throw new ControlError(404, `no control endpoint ${key}`);
+}
+
+function jsonObject(req: EmuRequest): Record<string, unknown> {
+	const text = req.body.toString('utf8').trim();
+	if (text === '') return {};
+	const value: unknown = JSON.parse(text);
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('the body must be a JSON object');
+	return value as Record<string, unknown>;
+}
+
+/** JSON cannot carry a RegExp: `"pathRegex": "..."` (in `match`, or beside it) stands for one. */
+function faultFromJson(body: Record<string, unknown>): FaultSpec {
+	const { pathRegex, match, ...rest } = body;
+	const spec = rest as FaultSpec;
+	const given = (typeof match === 'object' && match !== null ? match : {}) as Record<string, unknown>;
+	const regex = given.pathRegex ?? pathRegex;
+	if (match !== undefined || regex !== undefined) {
+		spec.match = {
+			method: given.method as string | undefined,
+			path: typeof regex === 'string' ? new RegExp(regex) : (given.path as string | undefined),
+		};
+	}
+	return spec;
+}

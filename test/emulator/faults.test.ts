@@ -1,0 +1,122 @@
+import { request } from 'undici';
+import { call, login, rest, start } from './helpers';
+import type { Emulator } from './index';
+
+let emu: Emulator;
+let token: string;
+
+beforeAll(async () => {
+	emu = await start();
+});
+afterAll(() => emu.close());
+beforeEach(async () => {
+	emu.reset();
+	token = await login(emu);
+	emu.clearLog();
+});
+
+const jobs = () => call(emu, 'GET', rest('jobs'), { token });
+
+async function elapsed(action: () => Promise<unknown>): Promise<number> {
+	const started = performance.now();
+	await action();
+	return performance.now() - started;
+}
+
+describe('faults', () => {
+	it('answers 429 with Retry-After, once by default, then normally', async () => {
+		emu.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 429, retryAfter: 7 });
+		const limited = await jobs();
+		expect(limited.status).toBe(429);
+		expect(limited.headers['retry-after']).toBe('7');
+		expect(limited.json).toEqual({ code: '429', details: null, hint: null, message: 'Too Many Requests' });
+		expect((await jobs()).status).toBe(200);
+	});
+
+	it('counts `times`, matches method and path (string or RegExp), first added first', async () => {
+		emu.fault({ match: { path: /^\/rest\/v1\/(jobs|options)$/ }, status: 500, times: 2 });
+		emu.fault({ match: { method: 'GET' }, status: 503, body: { message: 'maintenance' } });
+		expect((await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } })).status).toBe(500);
+		const second = await jobs();
+		expect([second.status, second.json]).toEqual([500, { code: '500', details: null, hint: null, message: 'Internal Server Error' }]);
+		const third = await jobs();
+		expect([third.status, third.json]).toEqual([503, { message: 'maintenance' }]);
+		expect((await jobs()).status).toBe(200);
+		emu.fault({ match: { method: 'DELETE' }, status: 500 });
+		expect((await jobs()).status).toBe(200);
+		emu.clearFaults();
+		expect((await call(emu, 'DELETE', rest('jobs', { id: 'eq.1' }), { token })).status).toBe(204);
+	});
+
+	it('delays (delayMs without status answers normally after the delay)', async () => {
+		emu.fault({ match: { path: '/rest/v1/jobs' }, delayMs: 150 });
+		let res: Awaited<ReturnType<typeof jobs>> | undefined;
+		expect(await elapsed(async () => (res = await jobs()))).toBeGreaterThanOrEqual(140);
+		expect(res?.status).toBe(200);
+		expect(await elapsed(jobs)).toBeLessThan(140);
+	});
+
+	it('hangs until the client gives up; reset() releases the socket', async () => {
+		emu.fault({ match: { path: '/rest/v1/jobs' }, hang: true });
+		await expect(
+			request(`${emu.baseUrl}/rest/v1/jobs`, { headers: { apikey: emu.apiKey }, signal: AbortSignal.timeout(100) }),
+		).rejects.toMatchObject({ name: 'TimeoutError' });
+		expect(emu.log.at(-1)).toMatchObject({ path: '/rest/v1/jobs', status: 0, faulted: true });
+		emu.fault({ hang: true });
+		const pending = request(`${emu.baseUrl}/rest/v1/jobs`, { headers: { apikey: emu.apiKey } });
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		emu.reset();
+		await expect(pending).rejects.toThrow();
+	});
+
+	it('applyAfterHandling performs the write, then answers with the fault', async () => {
+		emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 502, applyAfterHandling: true });
+		const res = await call(emu, 'POST', rest('jobs'), { token, body: { url: 'https://a.example', email: 'a@x.test' } });
+		expect(res.status).toBe(502);
+		expect(emu.rows('jobs')).toMatchObject([{ id: 1, url: 'https://a.example' }]);
+		expect(emu.log.at(-1)).toMatchObject({ method: 'POST', status: 502, faulted: true });
+	});
+});
+
+describe('latency', () => {
+	it('delays every non-control answer by settings.latencyMs', async () => {
+		emu.settings.latencyMs = 120;
+		expect(await elapsed(jobs)).toBeGreaterThanOrEqual(110);
+		expect(await elapsed(() => request(`${emu.baseUrl}/__emulator/health`).then((r) => r.body.dump()))).toBeLessThan(100);
+		emu.settings.latencyMs = 0;
+		expect(await elapsed(jobs)).toBeLessThan(100);
+	});
+});
+
+describe('request log and stats', () => {
+	it('records every request in order, without control requests', async () => {
+		emu.insert('jobs', [{ url: 'https://a.example', email: 'a@x.test' }]);
+		const listed = await call(emu, 'GET', rest('jobs', { select: 'id' }), { token });
+		await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } });
+		await call(emu, 'POST', '/auth/v1/token?grant_type=password', { body: emu.demoUser });
+		await call(emu, 'GET', '/nowhere');
+		await request(`${emu.baseUrl}/__emulator/log`).then((r) => r.body.dump());
+		emu.fault({ status: 500 });
+		await jobs();
+		expect(emu.log.map((e) => [e.seq - emu.log[0].seq, e.method, e.path, e.status, e.kind, e.table, e.faulted])).toEqual([
+			[0, 'GET', '/rest/v1/jobs', 200, 'rest', 'jobs', false],
+			[1, 'POST', '/rest/v1/options', 201, 'rest', 'options', false],
+			[2, 'POST', '/auth/v1/token', 200, 'token', undefined, false],
+			[3, 'GET', '/nowhere', 404, 'other', undefined, false],
+			[4, 'GET', '/rest/v1/jobs', 500, 'rest', 'jobs', true],
+		]);
+		expect(emu.log[0]).toMatchObject({ query: 'select=id', responseBytes: Buffer.byteLength(listed.text) });
+		expect(emu.log[0].at).toBe(emu.clock.now());
+		expect(emu.stats()).toEqual({
+			total: 5,
+			token: 1,
+			rest: 3,
+			archive: 0,
+			byTable: { jobs: 2, options: 1 },
+			byMethod: { GET: 3, POST: 2 },
+		});
+		emu.clearLog();
+		expect(emu.log).toEqual([]);
+		expect(emu.stats().total).toBe(0);
+	});
+});

@@ -1,0 +1,92 @@
+// Injected faults and the request log.
+import { STATUS_CODES } from 'node:http';
+import { LINK_PATH_PREFIX } from './lifecycle';
+import { type Reply, jsonReply, safeDecode } from './reply';
+import type { FaultSpec, LogEntry, LogKind, Stats } from './types';
+
+interface ActiveFault extends FaultSpec {
+	remaining: number;
+}
+
+export class Faults {
+	private list: ActiveFault[] = [];
+
+	add(spec: FaultSpec): void {
+		if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 100 || spec.status > 599)) {
+			throw new Error(`fault status must be an HTTP status code, got ${spec.status}`);
+		}
+		const times = spec.times ?? 1;
+		if (!(times >= 1)) throw new Error('fault times must be at least 1');
+		if (spec.delayMs !== undefined && !(spec.delayMs >= 0)) throw new Error('fault delayMs must be ≥ 0');
+		this.list.push({ ...spec, remaining: times });
+	}
+
+	/** The first fault, in the order added, that matches; its use counts against `times`. */
+	take(method: string, path: string): FaultSpec | undefined {
+		const index = this.list.findIndex((f) => matches(f, method, path));
+		if (index < 0) return undefined;
+		const fault = this.list[index];
+		if (--fault.remaining <= 0) this.list.splice(index, 1);
+		return fault;
+	}
+
+	clear(): void {
+		this.list = [];
+	}
+}
+
+function matches(fault: FaultSpec, method: string, path: string): boolean {
+	const m = fault.match;
+	if (!m) return true;
+	if (m.method !== undefined && m.method.toUpperCase() !== method) return false;
+	if (m.path === undefined) return true;
+	return typeof m.path === 'string' ? m.path === path : new RegExp(m.path.source, m.path.flags.replace('g', '')).test(path);
+}
+
+/** The answer a fault gives instead of the real one. */
+export function faultReply(fault: FaultSpec): Reply {
+	const status = fault.status as number;
+	const body = fault.body ?? { code: String(status), details: null, hint: null, message: STATUS_CODES[status] ?? 'Error' };
+	const headers: Record<string, string> = {};
+	if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+	if (typeof body === 'string') return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
+	return jsonReply(status, body, headers);
+}
+
+export class RequestLog {
+	/** One array for the emulator's lifetime: clearing empties it in place. */
+	readonly entries: LogEntry[] = [];
+	private seq = 0;
+
+	start(at: number, method: string, path: string, query: string): LogEntry {
+		const { kind, table } = classify(path);
+		const entry: LogEntry = { seq: ++this.seq, at, method, path, query, status: 0, kind, responseBytes: 0, faulted: false };
+		if (table !== undefined) entry.table = table;
+		this.entries.push(entry);
+		return entry;
+	}
+
+	clear(): void {
+		this.entries.length = 0;
+	}
+
+	stats(): Stats {
+		const stats: Stats = { total: 0, token: 0, rest: 0, archive: 0, byTable: {}, byMethod: {} };
+		for (const e of this.entries) {
+			stats.total++;
+			if (e.kind !== 'other') stats[e.kind]++;
+			if (e.table !== undefined) stats.byTable[e.table] = (stats.byTable[e.table] ?? 0) + 1;
+			stats.byMethod[e.method] = (stats.byMethod[e.method] ?? 0) + 1;
+		}
+		return stats;
+	}
+}
+
+function classify(path: string): { kind: LogKind; table?: string } {
+	if (path === '/auth/v1/token') return { kind: 'token' };
+	const rest = /^\/rest\/v1\/([^/]+)/.exec(path);
+	if (rest) return { kind: 'rest', table: safeDecode(rest[1]) };
+	if (path.startsWith('/rest/v1')) return { kind: 'rest' };
+	if (path.startsWith(LINK_PATH_PREFIX)) return { kind: 'archive' };
+	return { kind: 'other' };
+}

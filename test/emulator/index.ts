@@ -1,0 +1,89 @@
+// Public entry point of the Website Export service emulator (see README.md).
+import { DEMO_USER } from './accounts';
+import { DEFAULT_API_KEY, EmulatorCore } from './core';
+import { EmulatorServer } from './server';
+import type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName } from './types';
+
+export type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName };
+
+export interface EmulatorOptions {
+	/** TCP port; 0 = any free port. */
+	port?: number;
+	/** Listen address; loopback only. */
+	host?: string;
+	apiKey?: string;
+	tokenLifetimeSeconds?: number;
+	maxRows?: number;
+	jobDurationMs?: number;
+	seedDemo?: boolean;
+	archiveBytes?: number;
+	/** Initial emulated time (ms since the epoch); the clock then runs with real time. */
+	now?: number;
+	/** Delay before every non-control answer. */
+	latencyMs?: number;
+	/** The clock moves only through clock.advance()/set(): fully deterministic timestamps. */
+	freezeClock?: boolean;
+}
+
+export interface Emulator {
+	readonly baseUrl: string;
+	readonly apiKey: string;
+	readonly demoUser: { email: string; password: string };
+	close(): Promise<void>;
+	reset(): void;
+	addUser(u: { email: string; password: string; plan?: Plan }): { id: string };
+	userId(email: string): string;
+	readonly clock: { now(): number; advance(ms: number): void; set(ms: number): void };
+	insert(table: TableName, rows: object[], opts?: { owner?: string }): object[];
+	rows(table: TableName): object[];
+	count(table: TableName): number;
+	readonly settings: Settings;
+	fault(f: FaultSpec): void;
+	clearFaults(): void;
+	readonly log: LogEntry[];
+	clearLog(): void;
+	stats(): Stats;
+}
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1)$/;
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	const host = options.host ?? '127.0.0.1';
+	if (!LOOPBACK.test(host)) throw new Error(`the emulator listens on loopback addresses only, not ${host}`);
+	const core = new EmulatorCore({
+		apiKey: options.apiKey ?? DEFAULT_API_KEY,
+		seedDemo: options.seedDemo ?? true,
+		now: options.now,
+		freezeClock: options.freezeClock ?? false,
+		settings: {
+			maxRows: options.maxRows ?? 1000,
+			tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
+			jobDurationMs: options.jobDurationMs ?? 3000,
+			archiveBytes: options.archiveBytes ?? 64 * 1024,
+			latencyMs: options.latencyMs ?? 0,
+		},
+	});
+	const server = new EmulatorServer(core);
+	const baseUrl = await server.listen(host, options.port ?? 0);
+	core.lifecycle.baseUrl = baseUrl;
+	const clock = core.clock;
+	return {
+		baseUrl,
+		apiKey: core.apiKey,
+		demoUser: { ...DEMO_USER },
+		close: () => server.close(),
+		reset: () => core.reset(),
+		addUser: (u) => core.addUser(u),
+		userId: (email) => core.userId(email),
+		clock: { now: () => clock.now(), advance: (ms) => clock.advance(ms), set: (ms) => clock.set(ms) },
+		insert: (table, rows, opts) => core.insert(table, rows, opts),
+		rows: (table) => core.rows(table),
+		count: (table) => core.count(table),
+		settings: core.settings,
+		fault: (f) => core.faults.add(f),
+		clearFaults: () => core.faults.clear(),
+		log: core.log.entries,
+		clearLog: () => core.log.clear(),
+		stats: () => core.log.stats(),
+	};
+}

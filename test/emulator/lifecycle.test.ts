@@ -1,0 +1,200 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { request } from 'undici';
+import { T0, call, login, rest, start } from './helpers';
+import type { Emulator } from './index';
+
+let emu: Emulator;
+let token: string;
+
+beforeAll(async () => {
+	emu = await start({ jobDurationMs: 10_000, archiveBytes: 200_000 });
+});
+afterAll(() => emu.close());
+beforeEach(async () => {
+	emu.reset();
+	token = await login(emu);
+});
+
+async function createJob(url: string): Promise<number> {
+	const res = await call(emu, 'POST', rest('jobs'), { token, body: { url, email: 'me@x.test' }, headers: { prefer: 'return=representation' } });
+	return res.json[0].id as number;
+}
+
+async function job(id: number): Promise<{ status: string; files: number }> {
+	return (await call(emu, 'GET', rest('jobs', { id: `eq.${id}` }), { token })).json[0];
+}
+
+const downloads = async () => (await call(emu, 'GET', rest('downloads'), { token })).json as Array<{ id: number; job_id: number; created_at: string; download_link: string }>;
+
+interface ZipFile {
+	name: string;
+	data: Buffer;
+	crc: number;
+}
+
+/** A minimal ZIP reader: end record → central directory → local headers, checking every CRC-32. */
+function readZip(zip: Buffer): ZipFile[] {
+	const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+	expect(end).toBe(zip.length - 22);
+	const count = zip.readUInt16LE(end + 10);
+	const centralSize = zip.readUInt32LE(end + 12);
+	let at = zip.readUInt32LE(end + 16);
+	expect(at + centralSize).toBe(end);
+	const files: ZipFile[] = [];
+	for (let i = 0; i < count; i++) {
+		expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+		const method = zip.readUInt16LE(at + 10);
+		const crc = zip.readUInt32LE(at + 16);
+		const size = zip.readUInt32LE(at + 20);
+		const nameLength = zip.readUInt16LE(at + 28);
+		const extra = zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+		const local = zip.readUInt32LE(at + 42);
+		const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+		expect(method).toBe(0);
+		expect(zip.readUInt32LE(local)).toBe(0x04034b50);
+		expect(zip.readUInt32LE(local + 14)).toBe(crc);
+		const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+		const data = zip.subarray(dataStart, dataStart + size);
+		expect(crc32(data)).toBe(crc);
+		files.push({ name, data, crc });
+		at += 46 + nameLength + extra;
+	}
+	return files;
+}
+
+describe('job lifecycle', () => {
+	it('goes queued → running → finished with the clock and creates exactly one download', async () => {
+		const id = await createJob('https://www.example.com/docs');
+		expect(await job(id)).toMatchObject({ status: 'queued', files: 0 });
+		emu.clock.advance(1_999);
+		expect((await job(id)).status).toBe('queued');
+		emu.clock.advance(1);
+		expect((await job(id)).status).toBe('running');
+		emu.clock.advance(7_999);
+		expect((await job(id)).status).toBe('running');
+		expect(await downloads()).toEqual([]);
+		emu.clock.advance(1);
+		const finished = await job(id);
+		expect(finished.status).toBe('finished');
+		expect(finished.files).toBeGreaterThanOrEqual(1);
+		const rows = await downloads();
+		expect(rows).toHaveLength(1);
+		expect(rows[0]).toMatchObject({ id: 1, job_id: id });
+		expect(Date.parse(rows[0].created_at)).toBe(T0 + 10_000);
+		expect(rows[0].download_link).toMatch(new RegExp(`^${emu.baseUrl}/storage/v1/object/public/exports/[0-9a-f]{32}\\.zip$`));
+		emu.clock.advance(60_000);
+		expect(await downloads()).toHaveLength(1);
+		expect(emu.count('downloads')).toBe(1);
+	});
+
+	it('fails jobs whose host is under .invalid, without a download', async () => {
+		const id = await createJob('https://broken.invalid/page');
+		emu.clock.advance(10_000);
+		expect(await job(id)).toMatchObject({ status: 'failed', files: 0 });
+		expect(await downloads()).toEqual([]);
+	});
+
+	it('jumps straight to the final state when the clock jumps, dating the download at the finish', async () => {
+		const a = await createJob('https://a.example');
+		emu.clock.advance(5_000);
+		const b = await createJob('https://b.example');
+		emu.clock.advance(3_600_000);
+		expect([(await job(a)).status, (await job(b)).status]).toEqual(['finished', 'finished']);
+		const rows = await downloads();
+		expect(rows.map((d) => d.job_id)).toEqual([a, b]);
+		expect(rows.map((d) => Date.parse(d.created_at))).toEqual([T0 + 10_000, T0 + 15_000]);
+	});
+
+	it('respects a status set by PATCH; PATCH to finished adds the download row once', async () => {
+		const cancelled = await createJob('https://c.example');
+		const done = await createJob('https://d.example');
+		await call(emu, 'PATCH', rest('jobs', { id: `eq.${cancelled}` }), { token, body: { status: 'cancelled' } });
+		emu.clock.advance(1_000);
+		await call(emu, 'PATCH', rest('jobs', { id: `eq.${done}` }), { token, body: { status: 'finished' } });
+		expect((await downloads()).map((d) => [d.job_id, Date.parse(d.created_at)])).toEqual([[done, T0 + 1_000]]);
+		emu.clock.advance(20_000);
+		expect((await job(cancelled)).status).toBe('cancelled');
+		expect(await downloads()).toHaveLength(1);
+	});
+
+	it('moves jobs when the clock moves through the control API too', async () => {
+		const id = await createJob('https://e.example');
+		const res = await request(`${emu.baseUrl}/__emulator/clock`, { method: 'POST', body: JSON.stringify({ advanceMs: 10_000 }) });
+		expect((await res.body.json()) as object).toEqual({ now: T0 + 10_000 });
+		expect(emu.rows('jobs')).toMatchObject([{ id, status: 'finished' }]);
+	});
+});
+
+describe('archive links', () => {
+	async function finishedLink(): Promise<string> {
+		await createJob('https://www.example.com');
+		emu.clock.advance(10_000);
+		return (await downloads())[0].download_link;
+	}
+
+	it('serve a valid zip without apikey: index.html and the payload, CRC-32 correct', async () => {
+		const link = await finishedLink();
+		const res = await request(link);
+		expect(res.statusCode).toBe(200);
+		expect(res.headers['content-type']).toBe('application/zip');
+		const zip = Buffer.from(await res.body.arrayBuffer());
+		expect(Number(res.headers['content-length'])).toBe(zip.length);
+		const files = readZip(zip);
+		expect(files.map((f) => [f.name, f.data.length])).toEqual([
+			['index.html', files[0].data.length],
+			['payload.bin', 200_000],
+		]);
+		expect(files[0].data.toString()).toContain('https://www.example.com');
+		const dir = mkdtempSync(join(tmpdir(), 'wex-zip-'));
+		try {
+			writeFileSync(join(dir, 'a.zip'), zip);
+			// Info-ZIP's own check, when the machine has it.
+			let unzip: string | undefined;
+			try {
+				unzip = execFileSync('which', ['unzip']).toString().trim();
+			} catch {
+				unzip = undefined;
+			}
+			if (unzip) expect(execFileSync(unzip, ['-t', join(dir, 'a.zip')]).toString()).toContain('No errors detected');
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it('answer HEAD with the length and no body', async () => {
+		const link = await finishedLink();
+		const res = await request(link, { method: 'HEAD' });
+		expect(res.statusCode).toBe(200);
+		expect(Number(res.headers['content-length'])).toBeGreaterThan(200_000);
+		expect(await res.body.text()).toBe('');
+	});
+
+	it('stop serving 24 h after the job finished; the record stays', async () => {
+		const link = await finishedLink();
+		emu.clock.advance(24 * 3_600_000 - 1);
+		const stillThere = await request(link);
+		expect(stillThere.statusCode).toBe(200);
+		await stillThere.body.dump();
+		emu.clock.advance(1);
+		const gone = await request(link);
+		expect(gone.statusCode).toBe(400);
+		expect(await gone.body.json()).toEqual({ statusCode: '404', error: 'not_found', message: 'Object not found' });
+		token = await login(emu);
+		expect(await downloads()).toHaveLength(1);
+		const unknown = await request(`${emu.baseUrl}/storage/v1/object/public/exports/nothing.zip`);
+		expect(unknown.statusCode).toBe(400);
+		await unknown.body.dump();
+	});
+
+	it('follow settings.archiveBytes', async () => {
+		emu.settings.archiveBytes = 0;
+		const link = await finishedLink();
+		const files = readZip(Buffer.from(await (await request(link)).body.arrayBuffer()));
+		expect(files[1]).toMatchObject({ name: 'payload.bin', crc: 0 });
+		expect(files[1].data.length).toBe(0);
+	});
+});

@@ -1,0 +1,210 @@
+// The HTTP side: routing like Supabase's Kong gateway, faults, latency, the log, and writing replies.
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { pipeline } from 'node:stream';
+import { handleControl } from './control';
+import type { EmulatorCore } from './core';
+import { faultReply } from './faults';
+import { handleAuth } from './gotrue';
+import { ApiError, type EmuRequest, type Reply, emptyReply, header, jsonReply, kongError, storageNotFound } from './reply';
+import { handleRest } from './rest';
+import { isArchivePath, serveArchive } from './storage';
+import type { LogEntry } from './types';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Headers a browser client may read (supabase-js needs Content-Range for counts). */
+const EXPOSED_HEADERS = 'Content-Range, Content-Profile, Preference-Applied, Location, Retry-After, X-Supabase-Api-Version, X-Sb-Error-Code';
+
+export class EmulatorServer {
+	private readonly server: Server;
+	private readonly sockets = new Set<Socket>();
+	/** Requests a `hang` fault holds open until reset() or close(). */
+	private readonly hung = new Set<ServerResponse>();
+	baseUrl = '';
+
+	constructor(private readonly core: EmulatorCore) {
+		this.server = createServer((req, res) => {
+			this.onRequest(req, res).catch((error: unknown) => {
+				if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+				res.end(JSON.stringify({ message: `emulator error: ${(error as Error).message}` }));
+			});
+		});
+		this.server.on('connection', (socket) => {
+			this.sockets.add(socket);
+			socket.on('close', () => this.sockets.delete(socket));
+		});
+		core.onReset = () => this.releaseHung();
+	}
+
+	async listen(host: string, port: number): Promise<string> {
+		await new Promise<void>((resolve, reject) => {
+			this.server.once('error', reject);
+			this.server.listen(port, host, () => {
+				this.server.off('error', reject);
+				resolve();
+			});
+		});
+		const address = this.server.address() as AddressInfo;
+		const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+		this.baseUrl = `http://${hostPart}:${address.port}`;
+		return this.baseUrl;
+	}
+
+	async close(): Promise<void> {
+		this.releaseHung();
+		const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+		for (const socket of this.sockets) socket.destroy();
+		await closed;
+	}
+
+	private releaseHung(): void {
+		for (const res of this.hung) res.destroy();
+		this.hung.clear();
+	}
+
+	private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const rawUrl = req.url ?? '/';
+		const queryStart = rawUrl.indexOf('?');
+		const path = queryStart < 0 ? rawUrl : rawUrl.slice(0, queryStart);
+		const query = queryStart < 0 ? '' : rawUrl.slice(queryStart + 1);
+		const request: EmuRequest = {
+			method: (req.method ?? 'GET').toUpperCase(),
+			path,
+			query,
+			params: [...new URLSearchParams(query)],
+			headers: req.headers,
+			body: await readBody(req),
+		};
+		if (path === '/__emulator' || path.startsWith('/__emulator/')) {
+			const local = /^(127\.|::1$|::ffff:127\.)/.test(req.socket.remoteAddress ?? '');
+			const reply = local ? handleControl(request, this.core, this.baseUrl) : jsonReply(403, { error: 'loopback only' });
+			await this.send(res, reply, undefined);
+			return;
+		}
+		const core = this.core;
+		const entry = core.log.start(core.clock.now(), request.method, path, query);
+		const fault = core.faults.take(request.method, path);
+		if (fault?.delayMs) await sleep(fault.delayMs);
+		if (core.settings.latencyMs > 0) await sleep(core.settings.latencyMs);
+		if (fault?.hang) {
+			entry.faulted = true;
+			this.hung.add(res);
+			res.on('close', () => this.hung.delete(res));
+			return;
+		}
+		let reply: Reply;
+		if (fault?.status !== undefined) {
+			if (fault.applyAfterHandling) this.route(request);
+			entry.faulted = true;
+			reply = faultReply(fault);
+		} else reply = this.route(request);
+		await this.send(res, withCors(request, reply), entry);
+	}
+
+	/** What Supabase would answer; errors thrown below become their service's error reply. */
+	private route(req: EmuRequest): Reply {
+		try {
+			return this.dispatch(req);
+		} catch (error) {
+			if (error instanceof ApiError) return error.toReply();
+			throw error;
+		}
+	}
+
+	private dispatch(req: EmuRequest): Reply {
+		const core = this.core;
+		const nowMs = core.clock.now();
+		core.lifecycle.evaluate(nowMs);
+		if (req.method === 'OPTIONS') return preflight(req);
+		// Public storage objects need no key (the storage route has no key-auth in Kong).
+		if (req.path.startsWith('/storage/v1/')) {
+			if (isArchivePath(req.path) && (req.method === 'GET' || req.method === 'HEAD')) {
+				return serveArchive(req.path, req.method, core.store, core.settings, nowMs);
+			}
+			throw storageNotFound();
+		}
+		const isAuth = req.path.startsWith('/auth/v1/');
+		const isRest = req.path === '/rest/v1' || req.path.startsWith('/rest/v1/');
+		if (!isAuth && !isRest) throw kongError(404, 'no Route matched with those values');
+		checkApiKey(req, core.apiKey);
+		if (isAuth) {
+			return handleAuth(req, { accounts: core.accounts, settings: core.settings, secret: core.secret, baseUrl: this.baseUrl, nowMs });
+		}
+		// Kong's key-auth runs with hide_credentials: PostgREST never sees the apikey.
+		const restRequest = { ...req, params: req.params.filter(([key]) => key !== 'apikey') };
+		return handleRest(restRequest, {
+			store: core.store,
+			writer: core.writer,
+			accounts: core.accounts,
+			settings: core.settings,
+			secret: core.secret,
+			apiKey: core.apiKey,
+			nowMs,
+		});
+	}
+
+	private async send(res: ServerResponse, reply: Reply, entry: LogEntry | undefined): Promise<void> {
+		// The Date header follows the emulated clock, like everything else.
+		const headers: Record<string, string> = { date: new Date(this.core.clock.now()).toUTCString(), ...reply.headers };
+		const body = reply.body === undefined ? undefined : Buffer.from(reply.body);
+		if (body) headers['content-length'] = String(body.length);
+		else if (!reply.stream && headers['content-length'] === undefined && reply.status !== 204 && reply.status !== 304) {
+			headers['content-length'] = '0';
+		}
+		res.writeHead(reply.status, headers);
+		if (entry) entry.status = reply.status;
+		if (!reply.stream) {
+			if (entry && body) entry.responseBytes = body.length;
+			res.end(body);
+			return;
+		}
+		const source = reply.stream.open();
+		if (entry) source.on('data', (chunk: Buffer) => (entry.responseBytes += chunk.length));
+		// A client that goes away mid-download ends the pipeline with an error: nothing to do.
+		await new Promise<void>((resolve) => pipeline(source, res, () => resolve()));
+	}
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => resolve(Buffer.concat(chunks)));
+		req.on('error', reject);
+	});
+}
+
+/** Kong's key-auth: the `apikey` header, or an `apikey` query parameter. */
+function checkApiKey(req: EmuRequest, apiKey: string): void {
+	const given = header(req, 'apikey') ?? req.params.find(([key]) => key === 'apikey')?.[1];
+	if (given === undefined || given === '') {
+		throw kongError(401, 'No API key found in request', 'No `apikey` request header or url param was found.');
+	}
+	if (given !== apiKey) throw kongError(401, 'Invalid API key', 'Double check your Supabase `anon` or `service_role` API key.');
+}
+
+function preflight(req: EmuRequest): Reply {
+	return emptyReply(200, {
+		'access-control-allow-origin': header(req, 'origin') ?? '*',
+		'access-control-allow-credentials': 'true',
+		'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS',
+		'access-control-allow-headers': header(req, 'access-control-request-headers') ?? '*',
+		'access-control-max-age': '3600',
+	});
+}
+
+/** Kong's cors plugin answers every request that carries an Origin. */
+function withCors(req: EmuRequest, reply: Reply): Reply {
+	const origin = header(req, 'origin');
+	if (origin === undefined || req.method === 'OPTIONS') return reply;
+	return {
+		...reply,
+		headers: {
+			...reply.headers,
+			'access-control-allow-origin': origin,
+			'access-control-allow-credentials': 'true',
+			'access-control-expose-headers': EXPOSED_HEADERS,
+		},
+	};
+}

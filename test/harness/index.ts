@@ -1,0 +1,226 @@
+import { Container } from '@n8n/di';
+import { BinaryDataService, ExecuteContext, PollContext } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { createRunExecutionData, Workflow } from 'n8n-workflow';
+
+import { WebsiteExportApi } from '../../credentials/WebsiteExportApi.credentials';
+import { CredentialStore, TestCredentialsHelper } from './credentials';
+
+export { CredentialStore, TestCredentialsHelper } from './credentials';
+
+const CREDENTIAL_TYPE = 'websiteExportApi';
+const CREDENTIAL_ID = 'website-export-credential';
+
+export interface AccountLogin {
+	baseUrl: string;
+	apiKey: string;
+	email: string;
+	password: string;
+}
+
+export interface ExecuteOptions {
+	parameters: INodeParameters;
+	/** Input items; one empty item when omitted, as after a Manual Trigger. */
+	items?: INodeExecutionData[];
+	onError?: INode['onError'];
+	mode?: WorkflowExecuteMode;
+}
+
+export interface PollOptions {
+	parameters: INodeParameters;
+	/** 'manual' is the editor's "Fetch Test Event". */
+	mode?: 'trigger' | 'manual';
+	/** The workflow's static data, as n8n stores it between polls (JSON round-tripped). */
+	staticData?: IDataObject;
+	nodeName?: string;
+}
+
+let binaryDataReady: Promise<void> | undefined;
+
+/** n8n-core's binary data store, in its default (filesystem) mode under N8N_USER_FOLDER. */
+function initBinaryData(): Promise<void> {
+	process.env.N8N_BINARY_DATA_SIGNING_SECRET ??= 'website-export-tests';
+	binaryDataReady ??= Container.get(BinaryDataService).init();
+	return binaryDataReady;
+}
+
+function nodeTypesOf(nodeType: INodeType): INodeTypes {
+	return {
+		getByName: () => nodeType,
+		getByNameAndVersion: () => nodeType,
+		getKnownTypes: () => ({}),
+	};
+}
+
+/**
+ * Runs this pack's nodes through n8n-core's own execution contexts (ExecuteContext,
+ * PollContext): parameters, expressions, continueOnFail, binary data and
+ * httpRequestWithAuthentication are n8n's code, and requests go over real HTTP.
+ * The credential is kept in a CredentialStore shared by all runs of one harness, the way n8n
+ * keeps it in its database.
+ */
+export class NodeHarness {
+	readonly store = new CredentialStore();
+
+	readonly credentialType: ICredentialType = new WebsiteExportApi();
+
+	private readonly helper: TestCredentialsHelper;
+
+	private executions = 0;
+
+	constructor(login: AccountLogin) {
+		this.store.set(CREDENTIAL_ID, { ...login, accessToken: '' });
+		this.helper = new TestCredentialsHelper({ [CREDENTIAL_TYPE]: this.credentialType }, this.store);
+	}
+
+	/** The stored credential (token included), as n8n would persist it. */
+	get credential() {
+		return this.store.get(CREDENTIAL_ID);
+	}
+
+	updateCredential(changes: IDataObject): void {
+		this.store.set(CREDENTIAL_ID, { ...this.store.get(CREDENTIAL_ID), ...changes } as ICredentialDataDecryptedObject);
+	}
+
+	private node(nodeType: INodeType, parameters: INodeParameters, name = 'Website Export', onError?: INode['onError']): INode {
+		return {
+			id: 'node-1',
+			name,
+			type: nodeType.description.name,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters,
+			credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: 'Website Export account' } },
+			...(onError ? { onError } : {}),
+		};
+	}
+
+	private additionalData(): IWorkflowExecuteAdditionalData {
+		return {
+			credentialsHelper: this.helper,
+			executionId: `execution-${++this.executions}`,
+			currentNodeExecutionIndex: 0,
+			restApiUrl: 'http://localhost:5678/rest',
+			instanceBaseUrl: 'http://localhost:5678/',
+			// n8n builds $execution.resumeUrl from these with `new URL()` on every parameter read.
+			formBaseUrl: 'http://localhost:5678/form',
+			formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+			formTestBaseUrl: 'http://localhost:5678/form-test',
+			webhookBaseUrl: 'http://localhost:5678/webhook',
+			webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+			webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+			mcpBaseUrl: '',
+			mcpTestBaseUrl: '',
+			variables: {},
+		} as unknown as IWorkflowExecuteAdditionalData;
+	}
+
+	/** Runs a node's execute() once over `items`; resolves to its outputs, rejects with its error. */
+	async execute(nodeType: INodeType, options: ExecuteOptions): Promise<INodeExecutionData[][]> {
+		await initBinaryData();
+		const node = this.node(nodeType, options.parameters, undefined, options.onError);
+		const workflow = new Workflow({
+			id: 'workflow-1',
+			nodes: [node],
+			connections: {},
+			active: false,
+			nodeTypes: nodeTypesOf(nodeType),
+		});
+		const items = options.items ?? [{ json: {} }];
+		const inputData = { main: [items] };
+		const context = new ExecuteContext(
+			workflow,
+			node,
+			this.additionalData(),
+			options.mode ?? 'manual',
+			createRunExecutionData(),
+			0,
+			items,
+			inputData,
+			{ node, data: inputData, source: null },
+			[],
+		);
+		const output = await nodeType.execute!.call(context);
+		return (output ?? []) as INodeExecutionData[][];
+	}
+
+	/**
+	 * Runs a trigger's poll() once. `staticData` goes in and comes out JSON round-tripped, the
+	 * way n8n stores it; like n8n, the caller should keep the new static data only when the
+	 * poll emitted (n8n saves it with the execution the poll starts).
+	 */
+	async poll(nodeType: INodeType, options: PollOptions): Promise<{ emitted: INodeExecutionData[][] | null; staticData: IDataObject }> {
+		const node = this.node(nodeType, options.parameters, options.nodeName ?? 'Website Export Trigger');
+		const workflow = new Workflow({
+			id: 'workflow-1',
+			nodes: [node],
+			connections: {},
+			active: options.mode !== 'manual',
+			nodeTypes: nodeTypesOf(nodeType),
+			staticData: JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject,
+		});
+		const mode = options.mode ?? 'trigger';
+		const context = new PollContext(workflow, node, this.additionalData(), mode, mode === 'manual' ? 'manual' : 'activate');
+		const emitted = await nodeType.poll!.call(context);
+		return { emitted, staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject };
+	}
+
+	/**
+	 * Runs the credential's `test` the way n8n's credentials tester does: a forced login, then
+	 * the test request through httpRequestWithAuthentication, with the tester's
+	 * responseCode rules and fallbacks deciding the message the user sees.
+	 */
+	async testCredential(): Promise<{ status: 'OK' | 'Error'; message: string }> {
+		const test = this.credentialType.test!;
+		const data = this.store.get(CREDENTIAL_ID);
+		const base = String(data.baseUrl).trim().replace(/\/+$/, '');
+		const probe: INodeType = {
+			description: {
+				displayName: 'Credential test',
+				name: 'n8n-nodes-base.noOp',
+				group: [],
+				version: 1,
+				description: '',
+				defaults: {},
+				inputs: [],
+				outputs: [],
+				properties: [],
+				credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+			},
+			execute: async function () {
+				await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
+					method: 'GET',
+					url: `${base}${test.request.url}`,
+					qs: test.request.qs,
+					json: true,
+				});
+				return [[]];
+			},
+		};
+		try {
+			// The tester's mock node has `temp: ''`, which makes n8n log in again even with a stored token.
+			await this.execute(probe, { parameters: { temp: '' } });
+			return { status: 'OK', message: 'Connection successful!' };
+		} catch (error) {
+			const response = error.cause?.response;
+			if (response) {
+				const rule = test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === response.status);
+				if (rule && rule.type === 'responseCode') return { status: 'Error', message: rule.properties.message };
+				return { status: 'Error', message: response.statusText || `Received HTTP status code: ${response.status}` };
+			}
+			if (error.cause?.code) return { status: 'Error', message: String(error.cause.code) };
+			return { status: 'Error', message: String(error.message) };
+		}
+	}
+}

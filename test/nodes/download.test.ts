@@ -1,0 +1,438 @@
+import { Container } from '@n8n/di';
+import { createServer, get, type IncomingHttpHeaders, type Server } from 'http';
+import type { AddressInfo } from 'net';
+import { BinaryDataConfig, BinaryDataService } from 'n8n-core';
+import type { IBinaryData, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import { existsSync, readdirSync } from 'fs';
+import { crc32 } from 'zlib';
+
+import type { DownloadRecord } from '../../nodes/shared/downloads';
+import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
+import { NodeHarness } from '../harness';
+import { requestsSince, startService, type Service } from '../support';
+import { runError, runNode } from './helpers';
+
+const HOUR = 60 * 60 * 1000;
+const MiB = 1024 * 1024;
+
+/** A zip's entries, read from its central directory; the CRC-32 of every stored entry is checked. */
+function readZip(zip: Buffer): Array<{ name: string; size: number }> {
+	const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+	if (eocd < 0) throw new Error('not a zip: no end of central directory');
+	const count = zip.readUInt16LE(eocd + 10);
+	let at = zip.readUInt32LE(eocd + 16);
+	const entries: Array<{ name: string; size: number }> = [];
+	for (let i = 0; i < count; i++) {
+		if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error('broken central directory');
+		const [method, crc, compressed, size] = [zip.readUInt16LE(at + 10), zip.readUInt32LE(at + 16), zip.readUInt32LE(at + 20), zip.readUInt32LE(at + 24)];
+		const nameLength = zip.readUInt16LE(at + 28);
+		const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+		const local = zip.readUInt32LE(at + 42);
+		if (zip.readUInt32LE(local) !== 0x04034b50) throw new Error(`no local header for ${name}`);
+		const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+		if (method === 0 && crc32(zip.subarray(start, start + compressed)) !== crc) throw new Error(`CRC mismatch in ${name}`);
+		entries.push({ name, size });
+		at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+	}
+	return entries;
+}
+
+const binaryData = () => Container.get(BinaryDataService);
+
+describe('Website Export node, Download resource', () => {
+	let service: Service;
+	const emu = () => service.emulator;
+
+	beforeEach(async () => {
+		service = await startService();
+	});
+	afterEach(async () => {
+		await service.emulator.close();
+	});
+
+	/**
+	 * Downloads of `count` jobs that finished `agoMs` before now by the node's (real) clock, all
+	 * at the same moment: the emulator clock is set back, the jobs run, and it comes back.
+	 */
+	function finishedDownloads(count: number, agoMs = 0): DownloadRecord[] {
+		const finishAt = Date.now() - agoMs;
+		emu().clock.set(finishAt - emu().settings.jobDurationMs);
+		const jobs = emu().insert(
+			'jobs',
+			Array.from({ length: count }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'owner@example.com' })),
+		) as Array<{ id: number }>;
+		emu().clock.set(finishAt);
+		emu().clock.set(Date.now());
+		const jobIds = new Set(jobs.map((job) => job.id));
+		const downloads = (emu().rows('downloads') as DownloadRecord[]).filter((d) => jobIds.has(d.job_id as number));
+		expect(downloads).toHaveLength(count);
+		return downloads;
+	}
+
+	const run = async (parameters: INodeParameters, items?: INodeExecutionData[], onError?: INode['onError']) =>
+		await runNode(service, { resource: 'download', ...parameters }, { items, onError });
+
+	const failure = async (parameters: INodeParameters, items?: INodeExecutionData[]) =>
+		(await runError(service, { resource: 'download', ...parameters }, { items })) as unknown as Error & {
+			description?: string;
+			httpCode?: string;
+			context: { itemIndex?: number };
+		};
+
+	const archiveRequests = (since = 0) => requestsSince(emu(), since).entries.filter((e) => e.kind === 'archive');
+
+	describe('get', () => {
+		it('returns one download by ID, with its expiry', async () => {
+			const [, download] = finishedDownloads(3);
+			const before = emu().log.length;
+			const output = await run({ operation: 'get', selectBy: 'id', recordId: String(download.id) });
+			expect(output).toHaveLength(1);
+			const expiresAt = new Date(Date.parse(download.created_at) + 24 * HOUR).toISOString();
+			expect(output[0].json).toEqual({ ...download, expires_at: expiresAt, is_expired: false });
+			expect(requestsSince(emu(), before).rest).toBe(1);
+		});
+
+		it('finds a download by another field and marks an old link as expired', async () => {
+			const [download] = finishedDownloads(1, 30 * HOUR);
+			finishedDownloads(2);
+			for (const [field, value] of [
+				['job_id', String(download.job_id)],
+				['download_link', download.download_link],
+			]) {
+				const output = await run({ operation: 'get', selectBy: 'field', selectField: field, selectValue: value });
+				expect(output.map((item) => item.json)).toEqual([expect.objectContaining({ id: download.id, is_expired: true })]);
+			}
+		});
+
+		it('says which download is missing', async () => {
+			const error = await failure({ operation: 'get', selectBy: 'id', recordId: '999' });
+			expect(error.message).toBe('No download with ID 999 was found');
+			expect(error.httpCode).toBe('404');
+		});
+	});
+
+	describe('getAll', () => {
+		it('returns only links that still work by default, filtered on the server, newest first', async () => {
+			const old = finishedDownloads(2, 25 * HOUR);
+			const older = finishedDownloads(1, 30 * HOUR);
+			const fresh = finishedDownloads(2, 1 * HOUR);
+			const newest = finishedDownloads(1, 0);
+			const before = emu().log.length;
+
+			const valid = await run({ operation: 'getAll', returnAll: true, onlyValidLinks: true });
+			// Same created_at within a batch: the id breaks the tie, newest (highest) first.
+			expect(valid.map((item) => item.json.id)).toEqual([newest[0].id, fresh[1].id, fresh[0].id]);
+			expect(valid.every((item) => item.json.is_expired === false && typeof item.json.expires_at === 'string')).toBe(true);
+			const [request] = requestsSince(emu(), before).entries.filter((e) => e.kind === 'rest');
+			expect(decodeURIComponent(request.query)).toMatch(/created_at=gt\.\d{4}-\d\d-\d\dT/);
+
+			const all = await run({ operation: 'getAll', returnAll: true, onlyValidLinks: false });
+			expect(all.map((item) => item.json.id)).toEqual([newest[0].id, fresh[1].id, fresh[0].id, old[1].id, old[0].id, older[0].id]);
+			expect(all.map((item) => item.json.is_expired)).toEqual([false, false, false, true, true, true]);
+		});
+
+		it('counts Limit over valid links only and pages through Return All', async () => {
+			const valid = finishedDownloads(5, 2 * HOUR);
+			finishedDownloads(4, 26 * HOUR);
+			const newestFirst = valid.map((d) => d.id).reverse();
+
+			const limited = await run({ operation: 'getAll', returnAll: false, limit: 3 });
+			expect(limited.map((item) => item.json.id)).toEqual(newestFirst.slice(0, 3));
+
+			emu().settings.maxRows = 2;
+			const before = emu().log.length;
+			const all = await run({ operation: 'getAll', returnAll: true });
+			expect(all.map((item) => item.json.id)).toEqual(newestFirst);
+			expect(requestsSince(emu(), before).rest).toBe(3);
+		});
+
+		it('filters by job ID', async () => {
+			const downloads = finishedDownloads(3);
+			const output = await run({ operation: 'getAll', returnAll: true, filters: { jobId: String(downloads[1].job_id) } });
+			expect(output.map((item) => item.json.id)).toEqual([downloads[1].id]);
+		});
+
+		it('refuses a job ID that is not a number before sending anything', async () => {
+			const before = emu().log.length;
+			const error = await failure({ operation: 'getAll', returnAll: true, filters: { jobId: 'abc' } });
+			expect(error.message).toBe('Invalid input: Job ID must be a whole number greater than 0');
+			expect(requestsSince(emu(), before).entries).toHaveLength(0);
+		});
+	});
+
+	describe('downloadArchive', () => {
+		const byId = (id: number | string, extra: INodeParameters = {}): INodeParameters => ({
+			operation: 'downloadArchive',
+			downloadBy: 'id',
+			downloadId: String(id),
+			binaryPropertyName: 'data',
+			...extra,
+		});
+		const byLink = (link: string, extra: INodeParameters = {}): INodeParameters => ({
+			operation: 'downloadArchive',
+			downloadBy: 'link',
+			downloadLink: link,
+			binaryPropertyName: 'data',
+			...extra,
+		});
+		const linkName = (link: string) => link.slice(link.lastIndexOf('/') + 1);
+
+		async function expectZip(binary: IBinaryData | undefined, size: number) {
+			expect(binary).toBeDefined();
+			expect(binary!.id).toBeDefined(); // stored in the filesystem, not inline as base64
+			expect(binary!.mimeType).toBe('application/zip');
+			const bytes = await binaryData().getAsBuffer(binary!);
+			expect(bytes.length).toBe(size);
+			expect(readZip(bytes)).toEqual([
+				{ name: 'index.html', size: expect.any(Number) },
+				{ name: 'payload.bin', size: emu().settings.archiveBytes },
+			]);
+		}
+
+		it('downloads by ID: one lookup, one archive request, a valid zip in binary data', async () => {
+			const [download] = finishedDownloads(1);
+			const before = emu().log.length;
+			const [item, ...rest] = await run(byId(download.id, { binaryPropertyName: 'archive' }));
+			expect(rest).toHaveLength(0);
+			const log = requestsSince(emu(), before);
+			expect(log.rest).toBe(1);
+			const [archive] = archiveRequests(before);
+			expect(archive.status).toBe(200);
+			expect(item.json).toEqual({
+				...download,
+				expires_at: expect.any(String),
+				is_expired: false,
+				fileName: linkName(download.download_link),
+				fileSize: archive.responseBytes,
+			});
+			expect(Object.keys(item.binary!)).toEqual(['archive']);
+			expect(item.binary!.archive.fileName).toBe(linkName(download.download_link));
+			await expectZip(item.binary!.archive, archive.responseBytes);
+		});
+
+		it('downloads by link from the input with no request to the API', async () => {
+			const [download] = finishedDownloads(2);
+			const listed = await run({ operation: 'getAll', returnAll: false, limit: 1 });
+			const before = emu().log.length;
+			const output = await run(byLink('={{ $json.download_link }}'), listed);
+			expect(requestsSince(emu(), before).rest).toBe(0);
+			const [archive] = archiveRequests(before);
+			expect(output).toHaveLength(1);
+			const link = listed[0].json.download_link as string;
+			expect(link).not.toBe(download.download_link); // the newest one was listed
+			expect(output[0].json).toEqual({ download_link: link, fileName: linkName(link), fileSize: archive.responseBytes });
+			expect(output[0].pairedItem).toEqual({ item: 0 });
+			await expectZip(output[0].binary!.data, archive.responseBytes);
+		});
+
+		it.each([
+			['25 h ago', () => finishedDownloads(1, 25 * HOUR)[0]],
+			// Links expire by the service's clock: the node reads it from the lookup's Date header.
+			['now, with the service clock 25 h ahead', () => {
+				const [download] = finishedDownloads(1);
+				emu().clock.advance(25 * HOUR);
+				return download;
+			}],
+		])('refuses a link that expired (job finished %s) before asking for the archive', async (_, arrange) => {
+			const download = arrange();
+			const before = emu().log.length;
+			const error = await failure(byId(download.id));
+			const expired = new Date(Date.parse(download.created_at) + 24 * HOUR).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+			expect(error.message).toBe(`The download link of download ${download.id} expired on ${expired}`);
+			expect(error.description).toMatch(/valid for 24 hours after the job finished: run the job again/);
+			expect(error.httpCode).toBe('410');
+			expect(requestsSince(emu(), before).rest).toBe(1);
+			expect(archiveRequests(before)).toHaveLength(0);
+		});
+
+		it('explains a link that storage no longer serves (400 "Object not found")', async () => {
+			const [download] = finishedDownloads(1);
+			// By ID the record looks valid, and storage has lost the object all the same.
+			emu().fault({ match: { path: /^\/storage\// }, status: 400, body: { statusCode: '404', error: 'not_found', message: 'Object not found' } });
+			const cases: Array<[INodeParameters, string, () => void]> = [
+				[byId(download.id), `The download link of download ${download.id}`, () => {}],
+				// By link the node cannot know the age: storage's clock decides.
+				[byLink(download.download_link), 'The download link', () => emu().clock.advance(25 * HOUR)],
+			];
+			for (const [parameters, subject, arrange] of cases) {
+				arrange();
+				const before = emu().log.length;
+				const error = await failure(parameters);
+				expect(error.message).toBe(`${subject} no longer works: the storage answered "Object not found"`);
+				expect(error.description).toMatch(/expired or was removed.*run the job again/);
+				expect(error.httpCode).toBe('400');
+				expect(archiveRequests(before).map((e) => e.status)).toEqual([400]);
+			}
+		});
+
+		it('with Continue On Fail, reports a failing item and downloads the others', async () => {
+			const [fresh] = finishedDownloads(1);
+			const [stale] = finishedDownloads(1, 48 * HOUR);
+			const items = [{ json: { id: stale.id } }, { json: { id: fresh.id } }, { json: { id: 'x' } }];
+			const output = await run(byId('={{ $json.id }}'), items, 'continueRegularOutput');
+			expect(output).toHaveLength(3);
+			expect(output[0].json.error).toMatch(new RegExp(`^The download link of download ${stale.id} expired on `));
+			expect(output[0].binary).toBeUndefined();
+			expect(output[1].json).toMatchObject({ id: fresh.id, is_expired: false });
+			expect(output[1].binary!.data.mimeType).toBe('application/zip');
+			expect(output[2].json.error).toBe('Invalid input: Download ID must be a whole number greater than 0');
+			expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		});
+
+		it.each([
+			['', 'Invalid input: Put Output File in Field is required, e.g. data'],
+			['my archive', 'Invalid input: Put Output File in Field must not contain spaces, e.g. data or archive_zip'],
+		])('validates the output field name %p before any request', async (name, message) => {
+			const [download] = finishedDownloads(1);
+			const before = emu().log.length;
+			const error = await failure(byId(download.id, { binaryPropertyName: name }));
+			expect(error.message).toBe(message);
+			expect(error.context.itemIndex).toBe(0);
+			expect(requestsSince(emu(), before).entries).toHaveLength(0);
+		});
+
+		it.each(['ftp://example.com/site.zip', 'site.zip', ''])('refuses the link %p before any request', async (link) => {
+			const before = emu().log.length;
+			const error = await failure(byLink(link));
+			expect(error.message).toMatch(/^Invalid input: Download Link (is required|must be a full http:\/\/ or https:\/\/ address)/);
+			expect(requestsSince(emu(), before).entries).toHaveLength(0);
+		});
+
+		describe('a link on another origin', () => {
+			let server: Server;
+			let origin: string;
+			const seen: Array<{ path: string; headers: IncomingHttpHeaders }> = [];
+			let zip: Buffer;
+
+			beforeEach(async () => {
+				const [download] = finishedDownloads(1);
+				zip = await new Promise<Buffer>((resolve, reject) => {
+					get(download.download_link, (res) => {
+						const chunks: Buffer[] = [];
+						res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => resolve(Buffer.concat(chunks)));
+					}).on('error', reject);
+				});
+				seen.length = 0;
+				server = createServer((req, res) => {
+					seen.push({ path: req.url ?? '', headers: req.headers });
+					if (req.url === '/exports/cut.zip') {
+						// Headers and a first part, then the connection drops.
+						res.writeHead(200, { 'content-type': 'application/zip', 'content-length': zip.length });
+						res.write(zip.subarray(0, 1000), () => res.destroy());
+						return;
+					}
+					// The same server, as the service itself (the credential's origin is 127.0.0.1:port).
+					if (req.url?.startsWith('/auth/v1/token')) {
+						res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"fake-token"}');
+						return;
+					}
+					if (req.url?.startsWith('/storage/')) {
+						const to = req.url.endsWith('ftp.zip') ? 'ftp://example.com/site.zip' : `${origin.replace('127.0.0.1', 'localhost')}/exports/site%20copy.zip`;
+						res.writeHead(302, { location: to }).end();
+						return;
+					}
+					if (req.url !== '/exports/site%20copy.zip') {
+						res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Object not found"}');
+						return;
+					}
+					res.writeHead(200, { 'content-type': 'application/zip', 'content-length': zip.length }).end(zip);
+				});
+				await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+				// 127.0.0.1 like the emulator, but another port: another origin.
+				origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			});
+			afterEach(async () => {
+				server.closeAllConnections();
+				await new Promise((resolve) => server.close(resolve));
+			});
+
+			it('gets neither the API key nor the token', async () => {
+				const [item] = await run(byLink(`${origin}/exports/site%20copy.zip`));
+				expect(seen).toHaveLength(1);
+				expect(seen[0].headers.apikey).toBeUndefined();
+				expect(seen[0].headers.authorization).toBeUndefined();
+				expect(item.json.fileName).toBe('site copy.zip');
+				expect((await binaryData().getAsBuffer(item.binary!.data)).equals(zip)).toBe(true);
+			});
+
+			it('follows a redirect from the service to another host without the key or the token', async () => {
+				const service = new NodeHarness({ baseUrl: origin, apiKey: 'fake-api-key', email: 'owner@example.com', password: 'secret' });
+				const parameters = { resource: 'download', ...byLink(`${origin}/storage/v1/object/public/exports/moved.zip`) };
+				const [[item]] = await service.execute(new WebsiteExport(), { parameters });
+				const archive = seen.filter((request) => !request.path.startsWith('/auth/'));
+				expect(archive.map((request) => [request.headers.host?.split(':')[0], request.path])).toEqual([
+					['127.0.0.1', '/storage/v1/object/public/exports/moved.zip'],
+					['localhost', '/exports/site%20copy.zip'],
+				]);
+				expect(archive[0].headers).toMatchObject({ apikey: 'fake-api-key', authorization: 'Bearer fake-token' });
+				expect(archive[1].headers.apikey).toBeUndefined();
+				expect(archive[1].headers.authorization).toBeUndefined();
+				expect((await binaryData().getAsBuffer(item.binary!.data)).equals(zip)).toBe(true);
+
+				const error = await service
+					.execute(new WebsiteExport(), { parameters: { ...parameters, downloadLink: `${origin}/storage/v1/object/public/exports/ftp.zip` } })
+					.catch((e: Error) => e);
+				expect((error as Error).message).toBe('The archive link redirects too often, or to something that is not an http(s) address');
+			});
+
+			it('fails clearly when the connection drops halfway, keeping no partial file', async () => {
+				const storage = Container.get(BinaryDataConfig).localStoragePath;
+				const storedFiles = () =>
+					existsSync(storage) ? readdirSync(storage, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length : 0;
+				const before = storedFiles();
+				const error = await failure(byLink(`${origin}/exports/cut.zip`));
+				expect(storedFiles()).toBe(before);
+				expect(error.message).toBe('The archive download was interrupted (aborted)');
+				expect(error.description).toMatch(/Run the node again while the link is valid/);
+			});
+
+			it('reports a 404 as a link that no longer works', async () => {
+				const error = await failure(byLink(`${origin}/exports/gone.zip`));
+				expect(error.message).toBe('The download link no longer works: the storage answered "Object not found"');
+				expect(error.httpCode).toBe('404');
+			});
+		});
+
+		it('streams a 256 MiB archive to binary data without holding it in memory', async () => {
+			emu().settings.archiveBytes = 256 * MiB;
+			const [download] = finishedDownloads(1);
+			// RSS is what the brief measures; Buffer memory (arrayBuffers) is measured too, as RSS can
+			// hide an allocation that reuses pages an earlier test freed in this worker.
+			const usage = () => {
+				const { rss, arrayBuffers } = process.memoryUsage();
+				return { rss, arrayBuffers };
+			};
+			const baseline = usage();
+			const peak = { ...baseline };
+			const sample = () => {
+				const now = usage();
+				peak.rss = Math.max(peak.rss, now.rss);
+				peak.arrayBuffers = Math.max(peak.arrayBuffers, now.arrayBuffers);
+			};
+			const sampler = setInterval(sample, 20);
+			let output: INodeExecutionData[];
+			try {
+				output = await run(byId(download.id));
+			} finally {
+				clearInterval(sampler);
+			}
+			sample();
+			const rssMiB = (peak.rss - baseline.rss) / MiB;
+			const buffersMiB = (peak.arrayBuffers - baseline.arrayBuffers) / MiB;
+			console.log(
+				`downloadArchive of a ${emu().settings.archiveBytes / MiB} MiB archive: peak RSS growth ${rssMiB.toFixed(1)} MiB, peak Buffer memory growth ${buffersMiB.toFixed(1)} MiB`,
+			);
+			expect(rssMiB).toBeLessThan(96);
+			expect(buffersMiB).toBeLessThan(96);
+
+			const [archive] = archiveRequests();
+			expect(archive.responseBytes).toBeGreaterThan(256 * MiB);
+			const binary = output[0].binary!.data;
+			expect(binary.bytes).toBe(archive.responseBytes);
+			expect(output[0].json.fileSize).toBe(archive.responseBytes);
+			let stored = 0;
+			for await (const chunk of await binaryData().getAsStream(binary.id!)) stored += (chunk as Buffer).length;
+			expect(stored).toBe(archive.responseBytes);
+		});
+	});
+});

@@ -1,0 +1,55 @@
+import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
+import type { Service } from '../support';
+
+export interface RunOptions {
+	items?: INodeExecutionData[];
+	onError?: INode['onError'];
+}
+
+/** Runs the Website Export node once and returns its output items. */
+export async function runNode(service: Service, parameters: INodeParameters, options: RunOptions = {}): Promise<INodeExecutionData[]> {
+	const [output] = await service.harness.execute(new WebsiteExport(), { parameters, ...options });
+	return output;
+}
+
+/** Like runNode, for the JSON of the output items only. */
+export async function runJson(service: Service, parameters: INodeParameters, options: RunOptions = {}): Promise<IDataObject[]> {
+	return (await runNode(service, parameters, options)).map((item) => item.json);
+}
+
+/** The error a run fails with (the test fails when the run succeeds). */
+export async function runError(service: Service, parameters: INodeParameters, options: RunOptions = {}): Promise<Error & IDataObject> {
+	try {
+		await runNode(service, parameters, options);
+	} catch (error) {
+		return error;
+	}
+	throw new Error('Expected the node to fail, but it succeeded');
+}
+
+/** Input items with the given JSON, e.g. for parameters such as `={{ $json.id }}`. */
+export const itemsOf = (...json: IDataObject[]): INodeExecutionData[] => json.map((j) => ({ json: j }));
+
+/** Waits (in real time, briefly) until `condition` holds; for acting while the node runs. */
+export async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+	const started = Date.now();
+	while (!condition()) {
+		if (Date.now() - started > timeoutMs) throw new Error('Condition not met in time');
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
+/**
+ * Asserts that a run fails on bad input the way users need it to: a NodeOperationError whose
+ * message names the field, pointing at item 0, found before any request was sent.
+ */
+export async function expectInputError(service: Service, parameters: INodeParameters, message: string): Promise<void> {
+	const error = await runError(service, parameters);
+	expect(error).toBeInstanceOf(NodeOperationError);
+	expect(error.message).toContain(message);
+	expect((error as unknown as NodeOperationError).context.itemIndex).toBe(0);
+	expect(service.emulator.log).toHaveLength(0);
+}

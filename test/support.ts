@@ -1,0 +1,48 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+
+import { startEmulator, type Emulator, type EmulatorOptions } from './emulator';
+import { NodeHarness } from './harness';
+
+export interface Service {
+	emulator: Emulator;
+	harness: NodeHarness;
+}
+
+/** An emulator on a free port and a harness logged in as its demo Business-plan account. */
+export async function startService(options: EmulatorOptions = {}): Promise<Service> {
+	const emulator = await startEmulator({ port: 0, ...options });
+	const harness = new NodeHarness({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, ...emulator.demoUser });
+	return { emulator, harness };
+}
+
+/**
+ * A throwaway node type whose execute() runs `body` in n8n's real ExecuteContext: for
+ * exercising the transport directly, below the operations.
+ */
+export function probeNode(body: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>): INodeType {
+	return {
+		description: {
+			displayName: 'Probe',
+			name: 'probe',
+			group: [],
+			version: 1,
+			description: '',
+			defaults: {},
+			inputs: [],
+			outputs: [],
+			properties: [],
+			credentials: [{ name: 'websiteExportApi', required: true }],
+		},
+		execute: body,
+	};
+}
+
+/** Requests of the emulator's log by kind, since `since` (a log length taken earlier). */
+export function requestsSince(emulator: Emulator, since = 0) {
+	const entries = emulator.log.slice(since);
+	return {
+		token: entries.filter((e) => e.kind === 'token').length,
+		rest: entries.filter((e) => e.kind === 'rest').length,
+		entries,
+	};
+}

@@ -1,0 +1,126 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { WebsiteExportClient, type ClientOptions } from '../../nodes/shared/transport';
+import { probeNode, requestsSince, startService, type Service } from '../support';
+
+/** Runs `work` with a real client inside n8n's ExecuteContext and returns what it produced. */
+async function withClient<T>(service: Service, work: (client: WebsiteExportClient) => Promise<T>, options: ClientOptions = {}): Promise<T> {
+	let result: T | undefined;
+	await service.harness.execute(
+		probeNode(async function () {
+			result = await work(await WebsiteExportClient.connect(this, options));
+			return [[]];
+		}),
+		{ parameters: {} },
+	);
+	return result as T;
+}
+
+const ids = (rows: IDataObject[]) => rows.map((row) => row.id as number);
+
+describe('WebsiteExportClient against the emulator', () => {
+	let service: Service;
+
+	beforeEach(async () => {
+		service = await startService();
+	});
+	afterEach(async () => {
+		await service.emulator.close();
+	});
+
+	describe('paging under a silent max-rows cap', () => {
+		beforeEach(() => {
+			service.emulator.insert('jobs', Array.from({ length: 2500 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
+		});
+
+		it('returns all 2 500 rows in order with the minimum number of requests', async () => {
+			const before = service.emulator.log.length;
+			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id' }] }));
+			expect(rows).toHaveLength(2500);
+			expect(ids(rows)).toEqual([...ids(rows)].sort((a, b) => a - b));
+			expect(new Set(ids(rows)).size).toBe(2500);
+			expect(requestsSince(service.emulator, before).rest).toBe(3);
+		});
+
+		it('stays complete when the server caps pages below what it is asked for', async () => {
+			service.emulator.settings.maxRows = 300;
+			for (const pageConcurrency of [1, 4]) {
+				const before = service.emulator.log.length;
+				const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id', descending: true }] }), { pageConcurrency });
+				expect(rows).toHaveLength(2500);
+				expect(ids(rows)).toEqual([...ids(rows)].sort((a, b) => b - a));
+				expect(requestsSince(service.emulator, before).rest).toBe(Math.ceil(2500 / 300));
+			}
+		});
+
+		it('stops at the requested maximum', async () => {
+			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id' }] }, { max: 1234 }));
+			expect(ids(rows)).toEqual(Array.from({ length: 1234 }, (_, i) => ids(rows)[0] + i));
+		});
+	});
+
+	describe('retries', () => {
+		const fastRetry = { retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5000 } };
+
+		it('retries a GET after 429, waiting Retry-After', async () => {
+			service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 429, retryAfter: 1, times: 1 });
+			const started = Date.now();
+			const page = await withClient(service, (client) => client.select('jobs', {}), fastRetry);
+			expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+			expect(page.rows).toEqual([]);
+			expect(requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest').map((e) => e.status)).toEqual([429, 200]);
+		});
+
+		it('retries a POST refused with 429 (not processed) without creating a duplicate', async () => {
+			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 429, retryAfter: 0, times: 2 });
+			const rows = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }), fastRetry);
+			expect(rows).toHaveLength(1);
+			expect(service.emulator.count('jobs')).toBe(1);
+		});
+
+		it('never re-sends a POST whose outcome is unknown (500 after the write)', async () => {
+			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 500, applyAfterHandling: true, times: 1 });
+			const error = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }), fastRetry).catch((e: Error) => e);
+			expect(error).toBeInstanceOf(Error);
+			expect((error as { description?: string }).description).toMatch(/may have reached the service/);
+			expect(service.emulator.count('jobs')).toBe(1);
+			expect(requestsSince(service.emulator).rest).toBe(1);
+		});
+
+		it('retries idempotent requests after 5xx, then gives up with the service message', async () => {
+			service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 503, times: 2 });
+			await expect(withClient(service, (client) => client.select('jobs', {}), fastRetry)).resolves.toMatchObject({ rows: [] });
+			service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 500, times: 10 });
+			const error = await withClient(service, (client) => client.select('jobs', {}), fastRetry).catch((e: Error) => e);
+			expect((error as { description?: string }).description).toMatch(/Gave up after 4 attempts/);
+		});
+	});
+
+	describe('filter values', () => {
+		const hostile = ['a&b=c', 'x,y', 'f(x)', '100%', 'say "hi"', 'p.q:r', 'id=eq.1', 'plus+sign', 'back\\slash'];
+
+		beforeEach(() => {
+			service.emulator.insert('jobs', [...hostile, 'decoy'].map((tail) => ({ url: `https://example.com/${tail}`, email: 'a@example.com' })));
+		});
+
+		it('match exactly and cannot inject filters or parameters', async () => {
+			for (const tail of hostile) {
+				const page = await withClient(service, (client) =>
+					client.select('jobs', { filters: [{ column: 'url', operator: 'eq', value: `https://example.com/${tail}` }] }),
+				);
+				expect(page.rows.map((row) => row.url)).toEqual([`https://example.com/${tail}`]);
+			}
+		});
+
+		it('match exactly inside in-lists', async () => {
+			const wanted = hostile.map((tail) => `https://example.com/${tail}`);
+			const page = await withClient(service, (client) => client.select('jobs', { filters: [{ column: 'url', operator: 'in', value: wanted }] }));
+			expect(page.rows.map((row) => row.url).sort()).toEqual([...wanted].sort());
+		});
+	});
+
+	it('refuses to update or delete without a filter', async () => {
+		await expect(withClient(service, (client) => client.remove('jobs', []))).rejects.toThrow('without a filter');
+		expect(requestsSince(service.emulator).rest).toBe(0);
+	});
+});

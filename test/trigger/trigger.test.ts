@@ -1,0 +1,316 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
+
+import { OVERLAP_MS } from '../../nodes/WebsiteExportTrigger/cursor';
+import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
+import { NodeHarness } from '../harness';
+import type { Service } from '../support';
+import { ActiveTrigger, DAY, HOUR, insertDownloads, MINUTE, restRequests, SECOND, startFrozenService } from './support';
+
+describe('Website Export Trigger', () => {
+	let service: Service;
+	const emu = () => service.emulator;
+	const now = () => emu().clock.now();
+
+	afterEach(async () => {
+		await service?.emulator.close();
+	});
+
+	describe('description', () => {
+		it('is a polling trigger with one event, on the shared credential', () => {
+			const { description } = new WebsiteExportTrigger();
+			expect(description).toMatchObject({
+				name: 'websiteExportTrigger',
+				displayName: 'Website Export Trigger',
+				polling: true,
+				inputs: [],
+				outputs: ['main'],
+				group: ['trigger'],
+				credentials: [{ name: 'websiteExportApi', required: true }],
+			});
+			expect(description.usableAsTool).toBeUndefined();
+			const event = description.properties.find((p) => p.name === 'event');
+			expect(event?.options).toEqual([expect.objectContaining({ name: 'Download Ready', value: 'downloadReady' })]);
+			const includeJob = description.properties.find((p) => p.name === 'includeJob');
+			expect(includeJob?.default).toBe(true);
+		});
+	});
+
+	describe('against the emulator', () => {
+		let jobId: number;
+
+		beforeEach(async () => {
+			service = await startFrozenService();
+			const [job] = emu().insert('jobs', [{ url: 'https://Docs.Example.com/guide', email: 'ops@example.com', status: 'finished', files: 12 }]) as IDataObject[];
+			jobId = job.id as number;
+		});
+
+		it('takes a baseline on the first poll, then emits each new download once, with its job', async () => {
+			insertDownloads(emu(), [now() - 3 * HOUR, now() - MINUTE, now()], jobId);
+			const trigger = new ActiveTrigger(service.harness);
+			expect(await trigger.ids()).toEqual([]);
+			expect(trigger.state).toMatchObject({ version: 1 });
+
+			emu().clock.advance(MINUTE);
+			expect(await trigger.ids()).toEqual([]);
+
+			emu().clock.advance(MINUTE);
+			const fresh = insertDownloads(emu(), [now() - 10 * SECOND, now()], jobId);
+			emu().clock.advance(MINUTE);
+			const result = await trigger.poll();
+			expect(result.emitted.map((json) => json.id)).toEqual(fresh);
+			const [first] = result.emitted;
+			expect(first).toEqual({
+				id: fresh[0],
+				created_at: expect.stringMatching(/\+00:00$/),
+				job_id: jobId,
+				download_link: expect.stringContaining('/storage/v1/object/public/exports/'),
+				expires_at: new Date(Date.parse(first.created_at as string) + DAY).toISOString(),
+				is_expired: false,
+				job: { url: 'https://Docs.Example.com/guide', email: 'ops@example.com', status: 'finished', files: 12 },
+			});
+
+			emu().clock.advance(MINUTE);
+			expect(await trigger.ids()).toEqual([]);
+		});
+
+		it('emits the downloads already available on the first poll when asked to, valid ones only, once', async () => {
+			const valid = insertDownloads(emu(), [now() - 23 * HOUR, now() - MINUTE]);
+			insertDownloads(emu(), [now() - DAY - MINUTE]);
+			const trigger = new ActiveTrigger(service.harness, { options: { emitExisting: true } });
+			expect(await trigger.ids()).toEqual(valid);
+			emu().clock.advance(MINUTE);
+			expect(await trigger.ids()).toEqual([]);
+		});
+
+		it('costs one request per idle poll, and one more (for all jobs) per poll with new downloads', async () => {
+			const trigger = new ActiveTrigger(service.harness);
+			await trigger.ids();
+			emu().clock.advance(MINUTE);
+			let since = emu().log.length;
+			await trigger.ids();
+			expect(restRequests(emu(), since).all).toHaveLength(1);
+
+			const jobs = emu().insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' }))) as IDataObject[];
+			for (const job of jobs) insertDownloads(emu(), [now()], job.id as number);
+			emu().clock.advance(MINUTE);
+			since = emu().log.length;
+			const result = await trigger.poll();
+			expect(result.emitted).toHaveLength(50);
+			expect(result.emitted.every((json) => (json.job as IDataObject).email === 'a@example.com')).toBe(true);
+			const requests = restRequests(emu(), since);
+			expect(requests.downloads).toHaveLength(1);
+			expect(requests.jobs).toHaveLength(1);
+			expect(decodeURIComponent(requests.jobs[0].query)).toContain(`id=in.(${jobs.map((j) => j.id).join(',')})`);
+		});
+
+		it('emits downloads sharing a time stamp, including one committed after the others were emitted', async () => {
+			const trigger = new ActiveTrigger(service.harness);
+			await trigger.ids();
+			emu().clock.advance(MINUTE);
+			const stamp = now();
+			const pair = insertDownloads(emu(), [stamp, stamp]);
+			expect(await trigger.ids()).toEqual(pair);
+			emu().clock.advance(MINUTE);
+			const third = insertDownloads(emu(), [stamp]);
+			expect(await trigger.ids()).toEqual(third);
+			expect(await trigger.ids()).toEqual([]);
+		});
+
+		it('emits a download committed late with an earlier created_at, within the overlap', async () => {
+			const trigger = new ActiveTrigger(service.harness);
+			await trigger.ids();
+			emu().clock.advance(MINUTE);
+			const onTime = insertDownloads(emu(), [now()]);
+			expect(await trigger.ids()).toEqual(onTime);
+			emu().clock.advance(2 * MINUTE);
+			// Its transaction started 8 minutes ago, before the row already emitted.
+			const late = insertDownloads(emu(), [now() - 8 * MINUTE]);
+			const current = insertDownloads(emu(), [now()]);
+			expect(await trigger.ids()).toEqual([...late, ...current]);
+			// The designed limit: a row that shows up more than the overlap after its created_at.
+			emu().clock.advance(MINUTE);
+			insertDownloads(emu(), [now() - OVERLAP_MS - 2 * MINUTE]);
+			expect(await trigger.ids()).toEqual([]);
+		});
+
+		describe('a failed poll', () => {
+			/** The node's own static data object, as n8n hands it to the node (mutations in place). */
+			function watchStaticData(): IDataObject[] {
+				const seen: IDataObject[] = [];
+				const original = Workflow.prototype.getStaticData;
+				jest.spyOn(Workflow.prototype, 'getStaticData').mockImplementation(function (this: Workflow, ...args) {
+					const data = original.apply(this, args);
+					seen.push(data);
+					return data;
+				});
+				return seen;
+			}
+
+			afterEach(() => jest.restoreAllMocks());
+
+			it.each([
+				['the downloads request fails for good (503 on every retry)', { match: { path: '/rest/v1/downloads' }, status: 503, retryAfter: 0, times: 4 }, '503'],
+				['the token is refused again after the one re-login (401)', { match: { path: '/rest/v1/downloads' }, status: 401, times: 2 }, '401'],
+				['the jobs request fails after the downloads were read', { match: { path: '/rest/v1/jobs' }, status: 503, retryAfter: 0, times: 4 }, '503'],
+			])('throws and changes no state when %s; the next poll emits what was missed, once', async (_, fault, httpCode) => {
+				const trigger = new ActiveTrigger(service.harness);
+				await trigger.ids();
+				emu().clock.advance(MINUTE);
+				const missed = insertDownloads(emu(), [now() - SECOND, now()], jobId);
+				const before = JSON.stringify(trigger.state);
+
+				emu().fault(fault);
+				const touched = watchStaticData();
+				const since = emu().log.length;
+				const failed = await trigger.poll();
+				expect(failed.ok).toBe(false);
+				expect(failed.error).toBeInstanceOf(NodeApiError);
+				expect(failed.error?.httpCode).toBe(httpCode);
+				// A 401 is tried again once, after n8n has logged in again.
+				const logins = emu().log.slice(since).filter((entry) => entry.kind === 'token');
+				expect(logins).toHaveLength(httpCode === '401' ? 1 : 0);
+				// n8n (without durable cursors) hands the node its live static data: it must be untouched.
+				expect(touched.length).toBeGreaterThan(0);
+				for (const data of touched) expect(JSON.stringify(data)).toBe(before);
+				jest.restoreAllMocks();
+
+				emu().clock.advance(MINUTE);
+				const later = insertDownloads(emu(), [now()], jobId);
+				expect(await trigger.ids()).toEqual([...missed, ...later]);
+				expect(await trigger.ids()).toEqual([]);
+			});
+		});
+
+		it('survives a restart: static data through JSON, a new harness (new login) and a new node instance', async () => {
+			const first = new ActiveTrigger(service.harness);
+			await first.ids();
+			emu().clock.advance(MINUTE);
+			const before = insertDownloads(emu(), [now()]);
+			expect(await first.ids()).toEqual(before);
+
+			const restarted = new ActiveTrigger(new NodeHarness({ baseUrl: emu().baseUrl, apiKey: emu().apiKey, ...emu().demoUser }));
+			restarted.staticData = JSON.parse(JSON.stringify(first.staticData));
+			restarted.activating = false;
+			emu().clock.advance(MINUTE);
+			const after = insertDownloads(emu(), [now() - 30 * SECOND, now()]);
+			expect(await restarted.ids()).toEqual(after);
+		});
+
+		it('never emits links that expired while the workflow was inactive, and emits the ones still valid', async () => {
+			const trigger = new ActiveTrigger(service.harness);
+			await trigger.ids();
+			emu().clock.advance(MINUTE);
+			const early = insertDownloads(emu(), [now()]);
+			emu().clock.advance(3 * HOUR);
+			const later = insertDownloads(emu(), [now()]);
+			// Inactive (or every poll failing) for a day: the first link has expired by now.
+			emu().clock.advance(DAY - HOUR);
+			const result = await trigger.poll();
+			expect(result.emitted.map((json) => json.id)).toEqual(later);
+			expect(result.emitted[0].is_expired).toBe(false);
+			expect(early).toHaveLength(1);
+			emu().clock.advance(2 * HOUR);
+			expect(await trigger.ids()).toEqual([]);
+		});
+
+		it('reads 10 000 historical downloads once; then 3 new ones cost one request and give 3 items', async () => {
+			// One every 8 s over the last 22 hours: 10 000 links still valid.
+			const start = now() - 10_000 * 8 * SECOND;
+			insertDownloads(emu(), Array.from({ length: 10_000 }, (_, i) => start + i * 8 * SECOND));
+			const trigger = new ActiveTrigger(service.harness, { includeJob: false });
+			expect(await trigger.ids()).toEqual([]);
+			expect(Object.keys(trigger.state.seen as IDataObject).length).toBeLessThanOrEqual(OVERLAP_MS / (8 * SECOND) + 1);
+
+			emu().clock.advance(MINUTE);
+			let since = emu().log.length;
+			expect(await trigger.ids()).toEqual([]);
+			const idle = restRequests(emu(), since);
+			expect(idle.all).toHaveLength(1);
+			// The idle answer holds the overlap's 75 rows, not the history.
+			expect(idle.all[0].responseBytes).toBeLessThan(100 * 160);
+
+			emu().clock.advance(MINUTE);
+			const fresh = insertDownloads(emu(), [now() - 2 * SECOND, now() - SECOND, now()]);
+			since = emu().log.length;
+			expect(await trigger.ids()).toEqual(fresh);
+			expect(emu().log.slice(since)).toHaveLength(1);
+		});
+
+		describe('clock skew between this machine and the service', () => {
+			it.each([
+				['ahead', 5 * MINUTE],
+				['behind', -5 * MINUTE],
+			])('is exact when the service clock is 5 minutes %s', async (_, skew) => {
+				await service.emulator.close();
+				service = await startFrozenService(skew);
+				// Judged by this machine's clock, one of these two would be wrong either way.
+				const stillValid = insertDownloads(emu(), [now() - DAY + 2 * MINUTE]);
+				insertDownloads(emu(), [now() - DAY - 2 * MINUTE]);
+				const trigger = new ActiveTrigger(service.harness, { includeJob: false, options: { emitExisting: true } });
+				expect(await trigger.ids()).toEqual(stillValid);
+
+				// The cursor is the service's created_at, not this machine's "now".
+				emu().clock.advance(SECOND);
+				const fresh = insertDownloads(emu(), [now()]);
+				expect(await trigger.ids()).toEqual(fresh);
+				emu().clock.advance(MINUTE);
+				const next = insertDownloads(emu(), [now()]);
+				expect(await trigger.ids()).toEqual(next);
+				expect(await trigger.ids()).toEqual([]);
+			});
+		});
+
+		describe('Job URL Contains', () => {
+			it('emits only downloads of matching jobs (not case-sensitive), with one jobs request even without Include Job', async () => {
+				const [other] = emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
+				const trigger = new ActiveTrigger(service.harness, { includeJob: false, options: { jobUrlContains: ' docs.example.COM ' } });
+				await trigger.ids();
+				emu().clock.advance(MINUTE);
+				const wanted = insertDownloads(emu(), [now() - SECOND], jobId);
+				insertDownloads(emu(), [now()], other.id as number);
+				insertDownloads(emu(), [now()], null);
+				const since = emu().log.length;
+				const result = await trigger.poll();
+				expect(result.emitted.map((json) => json.id)).toEqual(wanted);
+				expect(result.emitted[0].job).toBeUndefined();
+				expect(restRequests(emu(), since).jobs).toHaveLength(1);
+				// The others were looked at: they do not come back.
+				emu().clock.advance(MINUTE);
+				expect(await trigger.ids()).toEqual([]);
+			});
+		});
+
+		describe('Fetch Test Event (manual mode)', () => {
+			it('shows the most recent valid download without touching the cursor', async () => {
+				const trigger = new ActiveTrigger(service.harness);
+				insertDownloads(emu(), [now() - HOUR], jobId);
+				const [latest] = insertDownloads(emu(), [now() - MINUTE], jobId);
+				await trigger.ids();
+				const state = JSON.stringify(trigger.staticData);
+				const { emitted, staticData } = await trigger.fetchTestEvent();
+				expect(emitted?.[0].map((item) => item.json.id)).toEqual([latest]);
+				expect(emitted?.[0][0].json).toMatchObject({ is_expired: false, job: { url: 'https://Docs.Example.com/guide' } });
+				expect(JSON.stringify(staticData)).toBe(state);
+			});
+
+			it('finds the most recent download of a matching job', async () => {
+				const [other] = emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
+				const [wanted] = insertDownloads(emu(), [now() - 2 * HOUR], jobId);
+				insertDownloads(emu(), [now() - HOUR], other.id as number);
+				const trigger = new ActiveTrigger(service.harness, { options: { jobUrlContains: 'docs.example' } });
+				const { emitted } = await trigger.fetchTestEvent();
+				expect(emitted?.[0].map((item) => item.json.id)).toEqual([wanted]);
+			});
+
+			it('says clearly that there is nothing to show, instead of returning nothing', async () => {
+				insertDownloads(emu(), [now() - DAY - MINUTE], jobId);
+				const trigger = new ActiveTrigger(service.harness);
+				await expect(trigger.fetchTestEvent()).rejects.toThrow(NodeOperationError);
+				await expect(trigger.fetchTestEvent()).rejects.toThrow('No download with a valid link');
+				await expect(trigger.fetchTestEvent({ options: { jobUrlContains: 'shop' } })).rejects.toThrow('No download with a valid link whose job URL contains "shop"');
+				expect(trigger.staticData).toEqual({});
+			});
+		});
+	});
+});
