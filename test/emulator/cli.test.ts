@@ -1,20 +1,35 @@
 // The CLI as a process: it starts, prints how to reach it, and stops cleanly on a signal.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as ts from 'typescript';
 import { request } from 'undici';
 
-/** Runs cli.ts in a child node, transpiling TypeScript on the fly (no build step needed). */
+const children: ChildProcess[] = [];
+let outDir: string;
+
+/** The emulator's modules transpiled once into a temporary directory: children start in ~0.1 s. */
+beforeAll(() => {
+	outDir = mkdtempSync(join(tmpdir(), 'wex-cli-'));
+	for (const file of readdirSync(__dirname).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+		const source = readFileSync(join(__dirname, file), 'utf8');
+		const { outputText } = ts.transpileModule(source, {
+			compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+		});
+		writeFileSync(join(outDir, file.replace(/\.ts$/, '.js')), outputText);
+	}
+});
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+// A failed test must not leave an emulator process behind.
+afterEach(() => {
+	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function runCli(args: string[]): ChildProcess {
-	const bootstrap = `
-		const fs = require('node:fs');
-		const ts = require('typescript');
-		require.extensions['.ts'] = (module, file) => module._compile(
-			ts.transpileModule(fs.readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText,
-			file,
-		);
-		require(${JSON.stringify(join(__dirname, 'cli.ts'))}).main(process.argv.slice(1)).catch((e) => { console.error(e.message); process.exit(1); });
-	`;
-	return spawn(process.execPath, ['-e', bootstrap, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, [join(outDir, 'cli.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(__dirname, '..', '..') });
+	children.push(child);
+	return child;
 }
 
 function output(child: ChildProcess, until: RegExp): Promise<string> {
@@ -44,7 +59,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 		child.kill(signal);
 		expect(await exited).toBe(0);
-	}, 20_000);
+	});
 }
 
 it('refuses unknown options with exit code 1', async () => {
