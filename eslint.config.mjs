@@ -5,7 +5,7 @@ import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 const packageCode = ['nodes/**/*.ts', 'credentials/**/*.ts'];
 
 export default [
-	{ ignores: ['dist/**', '.build/**', '.tools/**', 'node_modules/**', 'coverage/**', '.e2e/**', '.n8n-cache/**'] },
+	{ ignores: ['dist/**', '.build/**', '.tools/**', 'node_modules/**', 'coverage/**', '.e2e/**', '.n8n-cache/**', '.n8n-local/**'] },
 	{
 		files: ['**/*.ts'],
 		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },

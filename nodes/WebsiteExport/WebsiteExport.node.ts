@@ -37,13 +37,22 @@ export class WebsiteExport implements INodeType {
 			...option.description,
 			...download.description,
 			{
-				displayName: 'Requests in Flight',
-				name: 'requestsInFlight',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 32 },
-				default: 8,
-				description:
-					'How many requests the node may have open at once, across input items and pages. 1 sends them one after another. Output order is the same either way.',
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Requests in Flight',
+						name: 'requestsInFlight',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 32 },
+						default: 8,
+						description:
+							'How many requests the node may have open at once: across input items for single-record operations, across pages for Get Many. 1 sends them one after another. Output order is the same either way.',
+					},
+				],
 			},
 		],
 	};

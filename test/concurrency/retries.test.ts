@@ -17,7 +17,7 @@ describe('Requests in Flight > 1: retries', () => {
 
 	it('pauses the whole pool after a 429 until its Retry-After has passed', async () => {
 		const jobs = service.emulator.insert('jobs', Array.from({ length: 20 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
-		const parameters = { resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', requestsInFlight: IN_FLIGHT };
+		const parameters = { resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', options: { requestsInFlight: IN_FLIGHT } };
 		const items = itemsOf(...jobs.map((job) => ({ id: job.id })));
 		await runNode(service, parameters, { items: items.slice(0, 1) }); // logged in: the 8 requests start together
 		const before = service.emulator.log.length;
@@ -43,7 +43,7 @@ describe('Requests in Flight > 1: retries', () => {
 	it('never sends a POST again after a 500 that came after the write', async () => {
 		service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 500, applyAfterHandling: true });
 		const items = itemsOf(...Array.from({ length: 10 }, (_, i) => ({ url: `https://site${i}.example.com` })));
-		const parameters = { resource: 'job', operation: 'create', url: '={{ $json.url }}', email: 'me@example.com', requestsInFlight: IN_FLIGHT };
+		const parameters = { resource: 'job', operation: 'create', url: '={{ $json.url }}', email: 'me@example.com', options: { requestsInFlight: IN_FLIGHT } };
 
 		const output = await runNode(service, parameters, { items, onError: 'continueRegularOutput' });
 

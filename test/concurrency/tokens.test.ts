@@ -17,11 +17,11 @@ describe('Requests in Flight > 1: logins', () => {
 		await service.emulator.close();
 	});
 
-	const jobGet = (requestsInFlight: number) => ({ resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', requestsInFlight });
+	const jobGet = (requestsInFlight: number) => ({ resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', options: { requestsInFlight } });
 
 	it('logs in once for a fresh credential with 8 requests in flight', async () => {
 		// Slow answers, so that the requests really overlap once the token is there.
-		service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, delayMs: 30, times: 16 });
+		service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, delayMs: 100, times: 16 });
 		const inFlight = trackInFlight(service.emulator);
 		const output = await runNode(service, jobGet(8), { items });
 		inFlight.stop();

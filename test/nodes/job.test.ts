@@ -91,7 +91,7 @@ describe('Website Export node: Job resource', () => {
 
 		it('waits for several items side by side; continueOnFail keeps the failed one as an error item', async () => {
 			service.emulator.settings.jobDurationMs = 1;
-			const output = await runNode(service, { ...waiting({ url: '={{ $json.url }}' }), requestsInFlight: 3 }, {
+			const output = await runNode(service, { ...waiting({ url: '={{ $json.url }}' }), options: { requestsInFlight: 3 } }, {
 				items: itemsOf({ url: 'https://one.example.com' }, { url: 'https://two.invalid' }, { url: 'https://three.example.com' }),
 				onError: 'continueRegularOutput',
 			});
@@ -125,7 +125,7 @@ describe('Website Export node: Job resource', () => {
 			// A little latency, so that the items really overlap.
 			service.emulator.settings.latencyMs = 20;
 			const stored = addJobs(...Array.from({ length: 6 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
-			const output = await runJson(service, { ...job('get', { selectBy: 'id', recordId: '={{ $json.id }}' }), requestsInFlight: 4 }, {
+			const output = await runJson(service, { ...job('get', { selectBy: 'id', recordId: '={{ $json.id }}' }), options: { requestsInFlight: 4 } }, {
 				items: itemsOf(...stored.map(({ id }) => ({ id }))),
 			});
 			expect(output.map((j) => j.id)).toEqual(stored.map((j) => j.id));

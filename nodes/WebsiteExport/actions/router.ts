@@ -25,7 +25,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	// Requests in Flight bounds one of two things, never both at once: items side by side for the
 	// single-record operations, the pages of Return All side by side for the others.
-	const inFlight = Math.max(1, (this.getNodeParameter('requestsInFlight', 0, 1) as number) || 1);
+	const inFlight = Math.max(1, (this.getNodeParameter('options.requestsInFlight', 0, 8) as number) || 1);
 	const [itemsInFlight, pagesInFlight] = operation.concurrent ? [inFlight, 1] : [1, inFlight];
 	const client = await WebsiteExportClient.connect(this, { pageConcurrency: pagesInFlight });
 

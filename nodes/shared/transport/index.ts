@@ -318,7 +318,9 @@ export class WebsiteExportClient {
 	 */
 	private async admit(): Promise<(() => Promise<void>) | undefined> {
 		while (this.tokenRenewal) await this.tokenRenewal;
-		if (this.tokenExpiresAt !== undefined && Date.now() < this.tokenExpiresAt - TOKEN_MARGIN_MS) return undefined;
+		// The token's `exp` is the service's time: compare it with the service's clock once known.
+		const now = this.serverNow() ?? Date.now();
+		if (this.tokenExpiresAt !== undefined && now < this.tokenExpiresAt - TOKEN_MARGIN_MS) return undefined;
 		let release = () => {};
 		this.tokenRenewal = new Promise<void>((resolve) => (release = resolve));
 		return async () => {

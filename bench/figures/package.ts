@@ -1,0 +1,64 @@
+/** The published package: its size, and what loading it costs n8n. */
+import { execFileSync } from 'child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
+import { join } from 'path';
+
+import { kb, median, ratio } from '../stats';
+import { judged, reported, type Row } from '../table';
+
+const root = join(__dirname, '..', '..', '..');
+
+function newestSource(folder: string): number {
+	let newest = 0;
+	for (const entry of readdirSync(folder, { withFileTypes: true })) {
+		const path = join(folder, entry.name);
+		newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+	}
+	return newest;
+}
+
+/** Builds dist/ unless it is newer than every source file it is made of. */
+function ensureBuilt(entries: string[]): void {
+	const built = entries.every((entry) => existsSync(join(root, entry)));
+	const sources = Math.max(newestSource(join(root, 'nodes')), newestSource(join(root, 'credentials')));
+	if (built && entries.every((entry) => statSync(join(root, entry)).mtimeMs >= sources)) return;
+	process.stderr.write('bench: dist/ is missing or older than the sources: npm run build\n');
+	execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'pipe' });
+}
+
+/** Milliseconds `require` of `modules` takes in a fresh Node process. */
+function coldRequire(modules: string[]): number {
+	const script = 'const t=process.hrtime.bigint();for(const m of JSON.parse(process.argv[1]))require(m);process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))';
+	try {
+		return Number(execFileSync(process.execPath, ['-e', script, JSON.stringify(modules)], { cwd: root, encoding: 'utf8', stdio: 'pipe' }));
+	} catch (error) {
+		const stderr = String((error as { stderr?: unknown }).stderr ?? '');
+		const reason = stderr.split('\n').find((line) => /Error/.test(line)) ?? (error as Error).message;
+		throw new Error(`require(${modules.map((m) => m.replace(root, '.')).join(', ')}) failed: ${reason}`);
+	}
+}
+
+export async function packageFigures(rounds: number): Promise<Row[]> {
+	const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+	const entries: string[] = [manifest.main, ...manifest.n8n.credentials, ...manifest.n8n.nodes];
+	ensureBuilt(entries);
+	const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+	const size = packed.size as number;
+
+	const ours = entries.map((entry) => join(root, entry));
+	const times = { ours: [] as number[], workflow: [] as number[] };
+	for (let round = 0; round < rounds; round++) {
+		// Alternating, so that a busy moment of the machine falls on both.
+		if (round % 2) times.workflow.push(coldRequire(['n8n-workflow']));
+		times.ours.push(coldRequire(ours));
+		if (!(round % 2)) times.workflow.push(coldRequire(['n8n-workflow']));
+	}
+	const [own, workflow] = [median(times.ours), median(times.workflow)];
+	return [
+		judged({ figure: 'Package: npm pack size', measured: `${kb(size)} (${packed.entryCount} files)`, target: '≤ 60 KB', strict: true }, size <= 60_000, 'the tarball holds more than the nodes need'),
+		reported(
+			`Package: cold require of every dist entry vs require('n8n-workflow'), median of ${rounds}`,
+			`${ratio(own / workflow)} (${own.toFixed(0)} ms vs ${workflow.toFixed(0)} ms; ours includes n8n-workflow)`,
+		),
+	];
+}

@@ -1,0 +1,80 @@
+/** Paging and polling counts, against an emulator in this process (counts only). */
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { startEmulator } from '../../test/emulator';
+import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
+import { harnessFor, runNode } from '../nodes';
+import { count, range, ratio } from '../stats';
+import { judged, type Row } from '../table';
+
+/** Return All of `total` jobs when the service caps every page at `maxRows`. */
+export async function returnAll(total: number, maxRows: number): Promise<Row> {
+	const emulator = await startEmulator({ port: 0, maxRows });
+	try {
+		emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
+		const harness = harnessFor(emulator);
+		const output: INodeExecutionData[] = await runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true });
+		const { rest } = emulator.stats();
+		const minimum = Math.ceil(total / maxRows);
+		const ids = new Set(output.map((item) => item.json.id));
+		if (output.length !== total || ids.size !== total) throw new Error(`Return All gave ${output.length} items (${ids.size} distinct), not ${total}`);
+		return judged(
+			{ figure: `Return All: ${count(total)} jobs under a ${count(maxRows)}-row cap`, measured: `${rest} requests, ratio ${ratio(rest / minimum)}`, target: `${minimum} (ratio 1.00)`, strict: true },
+			rest === minimum,
+			`${rest - minimum} requests more than ⌈${total} / ${maxRows}⌉`,
+		);
+	} finally {
+		await emulator.close();
+	}
+}
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/**
+ * One idle poll (nothing new since the last one) of the trigger, with `stored` downloads in the
+ * account: the same 10 recent ones (the last hour) and, beyond them, a history spread over the
+ * past year. Returns the REST requests and response bytes of that poll.
+ */
+async function idlePoll(stored: number): Promise<{ requests: number; bytes: number }> {
+	const emulator = await startEmulator({ port: 0 });
+	try {
+		const now = emulator.clock.now();
+		const recent = 10;
+		const history = stored - recent;
+		const rows = [
+			...range(history).map((i) => ({ created_at: new Date(now - 2 * DAY - Math.floor((i * 365 * DAY) / history)).toISOString() })),
+			...range(recent).map((i) => ({ created_at: new Date(now - (recent - i) * 5 * MINUTE).toISOString() })),
+		].map((row) => ({ ...row, job_id: null }));
+		emulator.insert('downloads', rows);
+		const harness = harnessFor(emulator);
+		const trigger = new WebsiteExportTrigger();
+		const parameters = { event: 'downloadReady', includeJob: true, options: {} };
+		// The first poll after activation takes the baseline (it emits nothing), the next one is idle.
+		const first = await harness.poll(trigger, { parameters });
+		if (first.emitted !== null) throw new Error('the first poll emitted');
+		emulator.clearLog();
+		const idle = await harness.poll(trigger, { parameters, staticData: first.staticData });
+		if (idle.emitted !== null) throw new Error('the idle poll emitted');
+		const entries = emulator.log.filter((entry) => entry.kind === 'rest');
+		return { requests: entries.length, bytes: entries.reduce((sum, entry) => sum + entry.responseBytes, 0) };
+	} finally {
+		await emulator.close();
+	}
+}
+
+export async function idleTriggerPoll(small: number, large: number): Promise<Row> {
+	const a = await idlePoll(small);
+	const b = await idlePoll(large);
+	const bytes = b.bytes / a.bytes;
+	return judged(
+		{
+			figure: `Idle trigger poll: ${count(small)} vs ${count(large)} stored downloads`,
+			measured: `${a.requests} vs ${b.requests} request, ${count(a.bytes)} vs ${count(b.bytes)} bytes (ratio ${ratio(bytes)})`,
+			target: '1 request each, bytes ratio ≤ 1.10',
+			strict: true,
+		},
+		a.requests === 1 && b.requests === 1 && bytes <= 1.1,
+		`the poll's cost grows with the stored history`,
+	);
+}

@@ -1,0 +1,195 @@
+/**
+ * Wall-time figures, against the emulator in a child process: it answers on the other core while
+ * the node works, as a real service would, so the node's process holds only n8n and our code.
+ * (In this process, the emulator's own CPU time would be added to every run and push every
+ * ratio towards 1.)
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
+import { Pool } from 'undici';
+
+import type { NodeHarness } from '../../test/harness';
+import { bareHelperLoop, DEFAULT_IN_FLIGHT, harnessFor, idItems, jobGet, runNode } from '../nodes';
+import { RemoteEmulator } from '../remote';
+import { collectGarbage, count, median, range, ratio, seconds, timed } from '../stats';
+import { judged, reported, type Row } from '../table';
+
+interface Bench {
+	emulator: RemoteEmulator;
+	harness: NodeHarness;
+	items: INodeExecutionData[];
+}
+
+/** A child emulator holding `n` jobs, and a harness already logged in (no login inside a timed run). */
+async function prepare(n: number): Promise<Bench> {
+	const emulator = await RemoteEmulator.start();
+	const jobs = await emulator.insert('jobs', range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
+	const items = idItems(jobs);
+	const harness = harnessFor(emulator);
+	await runNode(harness, jobGet(1), items.slice(0, 1));
+	return { emulator, harness, items };
+}
+
+function expectRecords(output: INodeExecutionData[], n: number, what: string): void {
+	if (output.length !== n || output.some((item) => item.json.id === undefined)) throw new Error(`${what} returned ${output.length} items, not ${n} records`);
+}
+
+/**
+ * Our overhead (the node vs n8n's bare helper loop) and n8n's floor (the bare helper loop vs raw
+ * undici on a keep-alive connection): the same N requests, one at a time, same process, the
+ * three variants alternating in a rotating order, median of `rounds` after one warm-up round.
+ */
+export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]> {
+	const { emulator, harness, items } = await prepare(n);
+	const pool = new Pool(emulator.baseUrl, { connections: 1 });
+	try {
+		const token = harness.credential.accessToken as string;
+		const bare = bareHelperLoop(emulator.baseUrl);
+		const parameters = { recordId: '={{ $json.id }}' };
+		const variants: Record<string, (items: INodeExecutionData[]) => Promise<INodeExecutionData[]>> = {
+			node: (input) => runNode(harness, jobGet(1), input),
+			helper: async (input) => (await harness.execute(bare, { parameters, items: input }))[0],
+			undici: async (input) => {
+				const output: INodeExecutionData[] = [];
+				for (const item of input) {
+					const { body } = await pool.request({
+						method: 'GET',
+						path: `/rest/v1/jobs?select=*&id=eq.${item.json.id as number}&limit=2`,
+						headers: { apikey: emulator.apiKey, authorization: `Bearer ${token}`, accept: 'application/json' },
+					});
+					output.push({ json: ((await body.json()) as INodeExecutionData['json'][])[0] });
+				}
+				return output;
+			},
+		};
+		const names = Object.keys(variants);
+
+		// The three send the very same requests.
+		const sent: string[][] = [];
+		for (const name of names) {
+			await emulator.clearLog();
+			await variants[name](items.slice(0, 3));
+			sent.push((await emulator.log()).log.map((entry) => `${entry.method} ${entry.path}?${entry.query}`));
+		}
+		if (sent.some((requests) => JSON.stringify(requests) !== JSON.stringify(sent[0]))) throw new Error(`the variants send different requests: ${JSON.stringify(sent)}`);
+
+		const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+		const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+		for (let round = -1; round < rounds; round++) {
+			const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
+			for (const name of order) {
+				collectGarbage();
+				const before = process.cpuUsage();
+				const { seconds: took, value } = await timed(() => variants[name](items));
+				const used = process.cpuUsage(before);
+				expectRecords(value, n, name);
+				if (round < 0) continue;
+				times[name].push(took);
+				cpu[name].push((used.user + used.system) / 1e6);
+			}
+		}
+		// Each round's own ratio (the runs of one round share the machine's load of the moment), then their median.
+		const perRound = (of: Record<string, number[]>, a: string, b: string) => median(of[a].map((value, round) => value / of[b][round]));
+		const [node, helper, undici] = names.map((name) => median(times[name]));
+		const overhead = perRound(times, 'node', 'helper');
+		const spread = (name: string) => `${Math.min(...times[name]).toFixed(2)}–${Math.max(...times[name]).toFixed(2)} s`;
+		return [
+			judged(
+				{
+					figure: `Our overhead: ${count(n)} × job.get (1 in flight) vs n8n's bare helper loop, median of ${rounds} rounds`,
+					measured: `${ratio(overhead)} (medians ${seconds(node)} vs ${seconds(helper)}; CPU-time ratio ${ratio(perRound(cpu, 'node', 'helper'))})`,
+					target: '≤ 1.10',
+				},
+				overhead <= 1.1,
+				`the node took ${(((node - helper) / n) * 1e6).toFixed(0)} µs more per item than n8n's helper alone, whose own rounds took ${spread('helper')}`,
+			),
+			reported(`n8n's floor: bare helper loop vs raw undici keep-alive loop, median of ${rounds} rounds`, `${ratio(perRound(times, 'helper', 'undici'))} (medians ${seconds(helper)} vs ${seconds(undici)})`, 'reported (about 8)'),
+		];
+	} finally {
+		await pool.close();
+		await emulator.close();
+	}
+}
+
+/**
+ * Why the default width misses its latency target: the answers of one round arrive together and
+ * the event loop interleaves their handling, so a round lasts the latency plus the CPU time of
+ * all its answers (n8n's helper: a new connection and axios for every request).
+ */
+function missedLatency(n: number, latencyMs: number, cpuSeconds: number): string {
+	const perRequestMs = (cpuSeconds / n) * 1000;
+	const rounds = n / DEFAULT_IN_FLIGHT;
+	const modelSeconds = (rounds * (latencyMs + DEFAULT_IN_FLIGHT * perRequestMs)) / 1000;
+	return (
+		`the node's process spent ${perRequestMs.toFixed(1)} ms of CPU per request (mostly n8n's helper: see n8n's floor); ` +
+		`the ${DEFAULT_IN_FLIGHT} answers of a round are handled interleaved, so ${rounds} rounds × (${latencyMs} ms + ${DEFAULT_IN_FLIGHT} × ${perRequestMs.toFixed(1)} ms) ≈ ${seconds(modelSeconds)}`
+	);
+}
+
+/**
+ * N × Job → Get with every answer delayed by the emulator (`latencyMs`), one request at a time
+ * and with Requests in Flight at its default; `extra` adds rows for other widths.
+ */
+export async function latencyBound(n: number, latencyMs: number, extra: number[]): Promise<Row[]> {
+	const { emulator, harness, items } = await prepare(n);
+	try {
+		await emulator.settings({ latencyMs });
+		let cpu = 0;
+		const run = async (inFlight: number) => {
+			collectGarbage();
+			const before = process.cpuUsage();
+			const { seconds: took, value } = await timed(() => runNode(harness, jobGet(inFlight), items));
+			const used = process.cpuUsage(before);
+			cpu = (used.user + used.system) / 1e6;
+			expectRecords(value, n, `${inFlight} in flight`);
+			return took;
+		};
+		const sequential = await run(1);
+		const concurrent = await run(DEFAULT_IN_FLIGHT);
+		const concurrentCpu = cpu;
+		const scale = n / 1000;
+		const floor = (n * latencyMs) / 1000;
+		if (sequential < floor) throw new Error(`sequential took ${seconds(sequential)}, less than ${n} × ${latencyMs} ms: the latency was not applied`);
+		const label = `Latency-bound: ${count(n)} × job.get, ${latencyMs} ms per answer`;
+		const rows: Row[] = [
+			// Below n × latency the emulator did not delay (thrown above): this target cannot be missed.
+			judged({ figure: `${label}, sequential (1 in flight)`, measured: seconds(sequential), target: `≥ ${seconds(50 * scale)}` }, true, ''),
+			judged(
+				{ figure: `${label}, ${DEFAULT_IN_FLIGHT} in flight (default)`, measured: `${seconds(concurrent)}, ${ratio(sequential / concurrent)}× faster`, target: `≤ ${seconds(8 * scale)}` },
+				concurrent <= 8 * scale,
+				missedLatency(n, latencyMs, concurrentCpu),
+			),
+		];
+		for (const inFlight of extra) {
+			const took = await run(inFlight);
+			rows.push(reported(`${label}, ${inFlight} in flight`, `${seconds(took)}, ${ratio(sequential / took)}× faster`));
+		}
+		return rows;
+	} finally {
+		await emulator.close();
+	}
+}
+
+/** Return All of `total` jobs (1 000-row pages) with every answer delayed: pages one at a time vs side by side. */
+export async function returnAllLatency(total: number, latencyMs: number): Promise<Row> {
+	const emulator = await RemoteEmulator.start();
+	try {
+		await emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
+		const harness = harnessFor(emulator);
+		const run = async (requestsInFlight: number) => {
+			collectGarbage();
+			const { seconds: took, value } = await timed(() => runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true, options: { requestsInFlight } }));
+			expectRecords(value, total, `Return All with ${requestsInFlight} in flight`);
+			return took;
+		};
+		await run(1); // login and warm-up
+		await emulator.settings({ latencyMs });
+		const sequential = await run(1);
+		const concurrent = await run(DEFAULT_IN_FLIGHT);
+		return reported(
+			`Return All: ${count(total)} jobs, ${latencyMs} ms per answer, pages 1 vs ${DEFAULT_IN_FLIGHT} in flight`,
+			`${seconds(sequential)} vs ${seconds(concurrent)}, ${ratio(sequential / concurrent)}× faster`,
+		);
+	} finally {
+		await emulator.close();
+	}
+}

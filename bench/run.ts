@@ -1,0 +1,81 @@
+/**
+ * `npm run bench` (full, a few minutes, writes bench/results.md) and `npm run bench -- --quick`
+ * (seconds, small N, the same table; part of `npm run test:all`). Prints one table of figures
+ * measured in this run, each a count or a ratio; see bench/README.md for how each is measured.
+ *
+ * Exit code 1 when a figure could not be measured or a count target (requests, tokens, bytes,
+ * package size: the same on every machine) is missed. Timing and memory targets that are missed
+ * print MISSED with the reason, without failing the run: shared machines are noisy.
+ */
+import './env';
+
+import { writeFileSync } from 'fs';
+import { cpus, loadavg } from 'os';
+import { join } from 'path';
+
+import { archiveMemory } from './figures/archive';
+import { packageFigures } from './figures/package';
+import { idleTriggerPoll, returnAll } from './figures/polling';
+import { singleRecordRequests, tokenExpiresMidRun, tokenRejectedUnforeseen, tokensAcrossExecutions } from './figures/requests';
+import { latencyBound, overheadAndFloor, returnAllLatency } from './figures/timing';
+import { DEFAULT_IN_FLIGHT } from './nodes';
+import { failed, renderMarkdown, renderText, type Header, type Row } from './table';
+
+const quick = process.argv.includes('--quick');
+
+/** N and sizes: the issue's in the full run, smaller ones in the quick run. */
+const size = quick
+	? { items: 100, executions: 20, itemsEach: 10, midRun: 200, timing: 100, rounds: 7, latencyItems: 100, extraInFlight: [] as number[], archive: 64 * 1024 ** 2, requireRounds: 3 }
+	: { items: 1000, executions: 20, itemsEach: 50, midRun: 1000, timing: 1000, rounds: 11, latencyItems: 1000, extraInFlight: [2, 4, 16, 32], archive: 1024 ** 3, requireRounds: 7 };
+
+const figures: Array<[string, () => Promise<Row | Row[]>]> = [
+	['Requests per single-record operation', () => singleRecordRequests(size.items)],
+	['Token requests across executions', () => tokensAcrossExecutions(size.executions, size.itemsEach)],
+	['Token expiring mid-run, default concurrency', () => tokenExpiresMidRun(size.midRun, DEFAULT_IN_FLIGHT)],
+	['Token expiring mid-run, sequential', () => tokenExpiresMidRun(size.midRun, 1)],
+	['Token refused early, default concurrency', () => tokenRejectedUnforeseen(size.midRun, DEFAULT_IN_FLIGHT)],
+	['Our overhead and n8n\'s floor', () => overheadAndFloor(size.timing, size.rounds)],
+	['Latency-bound', () => latencyBound(size.latencyItems, 50, size.extraInFlight)],
+	['Return All', () => returnAll(25_000, 1000)],
+	['Return All, latency-bound', () => returnAllLatency(25_000, 50)],
+	['Idle trigger poll', () => idleTriggerPoll(10, 100_000)],
+	['Download Archive memory', () => archiveMemory(size.archive)],
+	['Package', () => packageFigures(size.requireRounds)],
+];
+
+async function main(): Promise<void> {
+	const started = Date.now();
+	const loadAtStart = loadavg()[0];
+	const rows: Row[] = [];
+	for (const [name, measure] of figures) {
+		const figureStarted = Date.now();
+		try {
+			rows.push(...[await measure()].flat());
+		} catch (error) {
+			rows.push(failed(name, error));
+		}
+		process.stderr.write(`bench: ${name} (${((Date.now() - figureStarted) / 1000).toFixed(1)} s)\n`);
+	}
+	const cpuList = cpus();
+	const header: Header = {
+		date: `${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+		command: quick ? 'npm run bench -- --quick' : 'npm run bench',
+		node: process.version,
+		cpus: `${cpuList.length} CPU${cpuList.length === 1 ? '' : 's'} (${cpuList[0]?.model.trim() ?? 'unknown'})`,
+		load: [loadAtStart, loadavg()[0]],
+		seconds: (Date.now() - started) / 1000,
+	};
+	console.log(renderText(header, rows));
+	if (!quick) {
+		const file = join(__dirname, '..', '..', 'bench', 'results.md');
+		writeFileSync(file, `${renderMarkdown(header, rows)}\n`);
+		console.log(`\nWritten to ${file}`);
+	}
+	const fatal = rows.filter((row) => row.verdict === 'error' || (row.verdict === 'missed' && row.strict));
+	process.exit(fatal.length > 0 ? 1 : 0);
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});

@@ -1,0 +1,27 @@
+/** Small helpers for measuring and printing figures. */
+
+export function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Wall time of `work`, in seconds. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+	const started = process.hrtime.bigint();
+	const value = await work();
+	return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
+}
+
+/** Frees what earlier runs left behind, so that one run does not pay for another's garbage. */
+export function collectGarbage(): void {
+	(globalThis as { gc?: () => void }).gc?.();
+}
+
+export const count = (n: number) => n.toLocaleString('en-US');
+export const ratio = (n: number) => n.toFixed(2);
+export const seconds = (s: number) => `${s < 10 ? s.toFixed(2) : s.toFixed(1)} s`;
+export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+export const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
+
+export const range = (n: number) => Array.from({ length: n }, (_, i) => i);
