@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-
 import { startEmulator, type Emulator, type EmulatorOptions } from './emulator';
 import { NodeHarness } from './harness';
+
+export { probeNode } from './harness';
 
 export interface Service {
 	emulator: Emulator;
@@ -13,28 +13,6 @@ export async function startService(options: EmulatorOptions = {}): Promise<Servi
 	const emulator = await startEmulator({ port: 0, ...options });
 	const harness = new NodeHarness({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, ...emulator.demoUser });
 	return { emulator, harness };
-}
-
-/**
- * A throwaway node type whose execute() runs `body` in n8n's real ExecuteContext: for
- * exercising the transport directly, below the operations.
- */
-export function probeNode(body: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>): INodeType {
-	return {
-		description: {
-			displayName: 'Probe',
-			name: 'probe',
-			group: [],
-			version: 1,
-			description: '',
-			defaults: {},
-			inputs: [],
-			outputs: [],
-			properties: [],
-			credentials: [{ name: 'websiteExportApi', required: true }],
-		},
-		execute: body,
-	};
 }
 
 /** Requests of the emulator's log by kind, since `since` (a log length taken earlier). */

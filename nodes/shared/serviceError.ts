@@ -13,6 +13,8 @@ export interface ServiceFailure {
 	retryAfterMs?: number;
 	/** Where a redirect (3xx) points, for requests that follow redirects themselves. */
 	location?: string;
+	/** The credential's login failed before the request was sent: the message says what to fix. */
+	login?: boolean;
 }
 
 type AnyRecord = Record<string, unknown>;
@@ -26,15 +28,31 @@ const asText = (value: unknown): string | undefined => {
 	return undefined;
 };
 
-/** The axios-like error object under whatever n8n wrapped around it. */
-function findHttpError(error: unknown): AnyRecord | undefined {
+/** Name of the errors the credential's login throws; n8n wraps them (as `cause`) in a NodeApiError. */
+export const LOGIN_ERROR_NAME = 'WebsiteExportLoginError';
+
+/** An error of the credential's login (preAuthentication): its message is for the user and holds no secret. */
+export function loginError(message: string): Error {
+	const error = new Error(message);
+	error.name = LOGIN_ERROR_NAME;
+	return error;
+}
+
+/** The first error that `match` accepts, under whatever n8n wrapped around it (`cause`). */
+function findInChain(error: unknown, match: (candidate: AnyRecord) => boolean): AnyRecord | undefined {
 	let current = asRecord(error);
 	for (let depth = 0; current && depth < 4; depth++) {
-		if (asRecord(current.response) || typeof current.code === 'string') return current;
+		if (match(current)) return current;
 		current = asRecord(current.cause);
 	}
 	return undefined;
 }
+
+/** The axios-like error object. */
+const findHttpError = (error: unknown) => findInChain(error, (e) => asRecord(e.response) !== undefined || typeof e.code === 'string');
+
+/** The error the credential's login threw. */
+const findLoginError = (error: unknown) => findInChain(error, (e) => e.name === LOGIN_ERROR_NAME);
 
 function parseBody(data: unknown): AnyRecord | undefined {
 	if (typeof data === 'string') {
@@ -100,6 +118,8 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 	const httpError = findHttpError(error);
 	const response = asRecord(httpError?.response);
 	if (!response) {
+		const login = findLoginError(error);
+		if (login) return { message: asText(login.message) ?? 'Login failed', login: true };
 		const code = asText(httpError?.code);
 		return {
 			code,

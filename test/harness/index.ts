@@ -2,6 +2,7 @@ import { Container } from '@n8n/di';
 import { BinaryDataService, ExecuteContext, PollContext } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
 	ICredentialType,
 	IDataObject,
 	INode,
@@ -44,6 +45,28 @@ export interface PollOptions {
 	/** The workflow's static data, as n8n stores it between polls (JSON round-tripped). */
 	staticData?: IDataObject;
 	nodeName?: string;
+}
+
+/**
+ * A throwaway node type whose execute() runs `body` in n8n's real ExecuteContext, with this
+ * pack's credential: for exercising the transport or the credential below the operations.
+ */
+export function probeNode(body: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>, name = 'probe'): INodeType {
+	return {
+		description: {
+			displayName: 'Probe',
+			name,
+			group: [],
+			version: 1,
+			description: '',
+			defaults: {},
+			inputs: [],
+			outputs: [],
+			properties: [],
+			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		},
+		execute: body,
+	};
 }
 
 let binaryDataReady: Promise<void> | undefined;
@@ -185,29 +208,16 @@ export class NodeHarness {
 		const test = this.credentialType.test!;
 		const data = this.store.get(CREDENTIAL_ID);
 		const base = String(data.baseUrl).trim().replace(/\/+$/, '');
-		const probe: INodeType = {
-			description: {
-				displayName: 'Credential test',
-				name: 'n8n-nodes-base.noOp',
-				group: [],
-				version: 1,
-				description: '',
-				defaults: {},
-				inputs: [],
-				outputs: [],
-				properties: [],
-				credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-			},
-			execute: async function () {
-				await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-					method: 'GET',
-					url: `${base}${test.request.url}`,
-					qs: test.request.qs,
-					json: true,
-				});
-				return [[]];
-			},
-		};
+		// n8n's tester runs the request as its mock node type, `n8n-nodes-base.noOp`.
+		const probe = probeNode(async function () {
+			await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
+				method: 'GET',
+				url: `${base}${test.request.url}`,
+				qs: test.request.qs,
+				json: true,
+			});
+			return [[]];
+		}, 'n8n-nodes-base.noOp');
 		try {
 			// The tester's mock node has `temp: ''`, which makes n8n log in again even with a stored token.
 			await this.execute(probe, { parameters: { temp: '' } });

@@ -139,6 +139,11 @@ export async function resolveTarget(
 	return [{ column: 'id', operator: 'eq', value: record.id as number }];
 }
 
+/** A Job ID field (options and downloads belong to a job); validated with `recordId`. */
+export function jobIdField(description: string): INodeProperties {
+	return { displayName: 'Job ID', name: 'jobId', type: 'string', default: '', placeholder: 'e.g. 42', description };
+}
+
 /** Return All / Limit, as every n8n "Get Many" operation offers them. */
 export const returnAllOrLimit: INodeProperties[] = [
 	{

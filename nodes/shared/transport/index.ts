@@ -341,7 +341,9 @@ export class WebsiteExportClient {
 		if (failure.status === 401) {
 			notes.push('n8n logged in again and the service still refused the token: check the credential (API key, email, password).');
 		}
-		if (!isIdempotent(method) && failure.status !== 429 && (failure.status === undefined || failure.status >= 500)) {
+		// A failed login sent nothing to the API: no duplicate to fear, the credential to fix.
+		if (failure.login) notes.push('Open the Website Export credential of this node and correct it: saving it tests the login.');
+		else if (!isIdempotent(method) && failure.status !== 429 && (failure.status === undefined || failure.status >= 500)) {
 			notes.push('The request may have reached the service, so it was not sent again (that could create a duplicate): check whether the record exists before running the node again.');
 		}
 		if (attempts > 1) notes.push(`Gave up after ${attempts} attempts.`);

@@ -6,7 +6,7 @@ import { DOWNLOAD_VALIDITY_MS } from '../../../shared/constants';
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import type { Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { readMax, returnAllOrLimit, toItems } from '../common';
+import { jobIdField, readMax, returnAllOrLimit, toItems } from '../common';
 import type { ItemRun } from '../types';
 import { serviceNow } from './record';
 
@@ -27,14 +27,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Filter',
 		default: {},
 		options: [
-			{
-				displayName: 'Job ID',
-				name: 'jobId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 42',
-				description: 'Only the downloads of this job',
-			},
+			jobIdField('Only the downloads of this job'),
 		],
 	},
 ];

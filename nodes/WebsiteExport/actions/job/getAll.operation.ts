@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import type { Filter } from '../../../shared/transport';
 import { text, validate } from '../../../shared/validation';
-import { readMax, returnAllOrLimit, toItems, given } from '../common';
+import { given, readMax, returnAllOrLimit, toItems } from '../common';
 import type { ItemRun } from '../types';
 import { instant, STATUS_OPTIONS, status } from './fields';
 

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
-import { toItems } from '../common';
+import { jobIdField, toItems } from '../common';
 import type { ItemRun } from '../types';
 import { MODE_LABELS, modeFields, modeProperties } from './mode';
 
@@ -16,14 +16,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		options: [
-			{
-				displayName: 'Job ID',
-				name: 'jobId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 42',
-				description: 'Job the option belongs to',
-			},
+			jobIdField('Job the option belongs to'),
 		],
 	},
 ];

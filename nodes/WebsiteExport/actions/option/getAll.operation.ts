@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import type { Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { readMax, returnAllOrLimit, toItems } from '../common';
+import { jobIdField, readMax, returnAllOrLimit, toItems } from '../common';
 import type { ItemRun } from '../types';
 import { MODE_OPTIONS } from './mode';
 
@@ -17,14 +17,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Filter',
 		default: {},
 		options: [
-			{
-				displayName: 'Job ID',
-				name: 'jobId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 42',
-				description: 'Only the options of this job',
-			},
+			jobIdField('Only the options of this job'),
 			{
 				displayName: 'Mode',
 				name: 'mode',

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { given, recordSelector, updateSelected } from '../common';
+import { given, jobIdField, recordSelector, updateSelected } from '../common';
 import type { ItemRun } from '../types';
 import { OPTION_FIELDS } from './fields';
 import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
@@ -17,7 +17,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		options: [
-			{ displayName: 'Job ID', name: 'jobId', type: 'string', default: '', placeholder: 'e.g. 42', description: 'Job the option belongs to' },
+			jobIdField('Job the option belongs to'),
 			{ displayName: 'Mode', name: 'mode', type: 'options', options: MODE_OPTIONS, default: 'offline', description: 'How links inside the exported site are treated. Relative needs a Relative Path, Absolute a Replace URL.' },
 			{ displayName: 'Relative Path', name: 'relativePath', type: 'string', default: '', placeholder: 'e.g. /docs/', description: 'Path the links are made relative to (mode Relative)' },
 			{ displayName: 'Replace URL', name: 'replaceUrl', type: 'string', default: '', placeholder: 'e.g. https://mirror.example.com', description: 'Address the links are rewritten to (mode Absolute)' },
