@@ -15,13 +15,13 @@ describe('the published package', () => {
 	}, 120_000);
 
 	it('holds only dist, package.json, the README and the licence', () => {
-		const stray = files.filter((file) => !file.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE', 'index.js'].includes(file));
+		const stray = files.filter((file) => !file.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(file));
 		expect(stray).toEqual([]);
 		expect(files.filter((file) => /test|emulator|bench|\.map$/.test(file))).toEqual([]);
 	});
 
 	it('ships every entry the n8n section names, with their icons', () => {
-		const entries: string[] = [...manifest.n8n.credentials, ...manifest.n8n.nodes];
+		const entries: string[] = [manifest.main, ...manifest.n8n.credentials, ...manifest.n8n.nodes];
 		for (const entry of entries) expect(files).toContain(entry);
 		for (const icon of ['dist/nodes/WebsiteExport/websiteExport.svg', 'dist/nodes/WebsiteExport/websiteExport.dark.svg']) {
 			expect(files).toContain(icon);
