@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import { checkBaseUrl, isServiceUrl } from '../nodes/shared/baseUrl';
-import { readServiceFailure } from '../nodes/shared/serviceError';
+import { loginError, readServiceFailure } from '../nodes/shared/serviceError';
 
 interface TokenResponse {
 	access_token?: string;
@@ -94,7 +94,7 @@ export class WebsiteExportApi implements ICredentialType {
 	/** Exchanges the login for a 1-hour bearer token (`/auth/v1/token?grant_type=password`). */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		const baseUrl = checkBaseUrl(credentials.baseUrl);
-		if (!baseUrl.ok) throw new Error(baseUrl.reason);
+		if (!baseUrl.ok) throw loginError(baseUrl.reason);
 		let response: TokenResponse;
 		try {
 			response = (await this.helpers.httpRequest({
@@ -107,10 +107,10 @@ export class WebsiteExportApi implements ICredentialType {
 			})) as TokenResponse;
 		} catch (error) {
 			// A fresh error on purpose: the original one carries the request, password included.
-			throw new Error(loginFailureMessage(error));
+			throw loginError(loginFailureMessage(error));
 		}
 		if (!response?.access_token) {
-			throw new Error('Login failed: the token endpoint answered without an access token');
+			throw loginError('Login failed: the token endpoint answered without an access token');
 		}
 		return { accessToken: response.access_token };
 	}

@@ -39,18 +39,26 @@ function sleep(ms) {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Process-group ids of run() children still running (provision.sh, npm, n8n CLI calls). */
-const activeRuns = new Set();
+/** run() children still running (provision.sh, npm, n8n CLI calls): process-group id → exit promise. */
+const activeRuns = new Map();
 
 /**
- * Signal every command that run() started and that is still running (each is in its own process
+ * Stop every command that run() started and that is still running (each is in its own process
  * group, so a terminal's Ctrl-C does not reach it): for a caller that handles SIGINT itself and
- * must not leave, say, a half-done provision.sh behind. Returns how many groups were signalled.
+ * must not leave, say, a half-done provision.sh behind. Sends `signal` to each group, waits up
+ * to `timeoutMs` for them to exit, then SIGKILLs what is left. Resolves to how many there were.
  */
-function killActiveRuns(signal = 'SIGTERM') {
-	let n = 0;
-	for (const pid of activeRuns) if (killGroup(pid, signal)) n++;
-	return n;
+async function killActiveRuns(signal = 'SIGTERM', { timeoutMs = 5000 } = {}) {
+	const runs = [...activeRuns.entries()];
+	for (const [pid] of runs) killGroup(pid, signal);
+	let timer;
+	await Promise.race([
+		Promise.all(runs.map(([, exited]) => exited)),
+		new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+	]);
+	clearTimeout(timer);
+	for (const [pid] of runs) killGroup(pid, 'SIGKILL'); // stragglers in the groups, if any
+	return runs.length;
 }
 
 /** Run a command, capture output. Never rejects on a non-zero exit unless `check` is true. */
@@ -63,7 +71,7 @@ function run(cmd, args, { cwd, env, timeoutMs = 10 * 60 * 1000, check = false, s
 			detached: true, // own process group, so a timeout can kill the whole tree
 			stdio: stdio || ['ignore', 'pipe', 'pipe'],
 		});
-		activeRuns.add(child.pid);
+		activeRuns.set(child.pid, new Promise((done) => child.once('close', done).once('error', done)));
 		let stdout = '';
 		let stderr = '';
 		if (child.stdout) child.stdout.on('data', (d) => (stdout += d));
@@ -618,6 +626,35 @@ function httpRequest(method, url, { body, headers = {}, timeoutMs = 15000 } = {}
 	});
 }
 
+/**
+ * Spawn a long-running process (a server) in its own process group, its stdout and stderr
+ * appended to `logFile`. Returns { child, pid, exited() (null while it runs, else { code, signal }),
+ * whenExited (a promise of that), stop({ timeoutMs = 15000 }) }: stop sends SIGTERM to the group,
+ * SIGKILL after timeoutMs, then SIGKILL to anything left in the group; it resolves to exited().
+ */
+function spawnServer(cmd, args, { cwd, env, logFile, append = true } = {}) {
+	const out = fs.openSync(logFile, append ? 'a' : 'w');
+	const child = spawn(cmd, args, { cwd, env: env || process.env, detached: true, stdio: ['ignore', out, out] });
+	fs.closeSync(out);
+	let exited = null;
+	const whenExited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+	return {
+		child,
+		pid: child.pid,
+		exited: () => exited,
+		whenExited,
+		async stop({ timeoutMs = 15000 } = {}) {
+			if (exited) return exited;
+			killGroup(child.pid, 'SIGTERM');
+			const t = setTimeout(() => killGroup(child.pid, 'SIGKILL'), timeoutMs);
+			await whenExited;
+			clearTimeout(t);
+			killGroup(child.pid, 'SIGKILL'); // stragglers in the group, if any
+			return exited;
+		},
+	};
+}
+
 const liveServers = new Set();
 function killLiveServers({ onSignal = false } = {}) {
 	for (const h of liveServers) if (!onSignal || h.killOnSignal) killGroup(h.pid, 'SIGKILL');
@@ -663,24 +700,16 @@ async function startN8n(opts = {}) {
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
 	if (!env.WEBHOOK_URL) env.WEBHOOK_URL = `http://127.0.0.1:${port}/`;
 	const logFile = opts.logFile || path.join(env.N8N_USER_FOLDER, `n8n-start-${port}.log`);
-	const out = fs.openSync(logFile, 'a');
 	const started = Date.now();
-	const child = spawn(p.nodeBin, [p.n8nBin, 'start'], {
-		cwd: env.N8N_USER_FOLDER,
-		env,
-		detached: true,
-		stdio: ['ignore', out, out],
-	});
-	fs.closeSync(out);
+	const server = spawnServer(p.nodeBin, [p.n8nBin, 'start'], { cwd: env.N8N_USER_FOLDER, env, logFile });
+	const child = server.child;
 	let exited = null;
-	const exitPromise = new Promise((resolve) =>
-		child.on('exit', (code, signal) => {
-			exited = { code, signal };
-			liveServers.delete(handle);
-			if (![...liveServers].some((h) => h.killOnSignal)) disarmSignalCleanup();
-			resolve(exited);
-		}),
-	);
+	const exitPromise = server.whenExited.then((info) => {
+		exited = info;
+		liveServers.delete(handle);
+		if (![...liveServers].some((h) => h.killOnSignal)) disarmSignalCleanup();
+		return info;
+	});
 	const baseUrl = `http://127.0.0.1:${port}`;
 	let cookie = '';
 	const handle = {
@@ -755,12 +784,8 @@ async function startN8n(opts = {}) {
 		/** SIGTERM the process group, wait (default 15 s), then SIGKILL. Resolves to the exit info. */
 		async stop({ timeoutMs = 15000 } = {}) {
 			if (exited) return exited;
-			killGroup(child.pid, 'SIGTERM');
-			const t = setTimeout(() => killGroup(child.pid, 'SIGKILL'), timeoutMs);
-			const r = await exitPromise;
-			clearTimeout(t);
-			killGroup(child.pid, 'SIGKILL'); // stragglers in the group (task runners), if any
-			return r;
+			await server.stop({ timeoutMs }); // also kills stragglers in the group (task runners)
+			return exitPromise;
 		},
 	};
 	liveServers.add(handle);
@@ -836,6 +861,7 @@ module.exports = {
 	parseLogLines,
 	getFreePort,
 	killActiveRuns,
+	spawnServer,
 	httpRequest,
 	sleep,
 };

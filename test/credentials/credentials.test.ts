@@ -80,6 +80,15 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		service = await startService(); // for afterEach
 	});
 
+	it('names the failed login when a node runs with a wrong password, and tries it once', async () => {
+		const { emulator, harness } = service;
+		harness.updateCredential({ password: 'wrong-password' });
+		const error = (await harness.execute(listJobs, { parameters: {} }).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe('Login failed (Invalid login credentials): check the email and password of the Website Export account');
+		expect(error.description).toMatch(/Website Export credential/);
+		expect(requestsSince(emulator)).toMatchObject({ token: 1, rest: 0 });
+	});
+
 	it('refuses a plain-http Base URL off this machine before sending anything', async () => {
 		const { emulator, harness } = service;
 		harness.updateCredential({ baseUrl: 'http://example.com' });

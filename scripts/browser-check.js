@@ -1,0 +1,394 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * `npm run test:browser`: the `npm start` stack driven through a real browser.
+ *
+ * Starts the same stack as `npm start` (scripts/start.js → startStack), in a throwaway n8n
+ * folder on free ports, then with Debian's Chromium (installed with apt-get when missing and
+ * running as root) and playwright-core:
+ *   1. signs in to the editor with the demo login
+ *   2. opens the job example's Website Export node            → docs/node-panel.png
+ *   3. runs that workflow with "Execute workflow", checks every node succeeded and the last
+ *      node's output panel shows items (the downloaded ZIP)     → docs/run-output.png
+ *   4. opens the trigger example's trigger node, Fetch Test Event → docs/trigger-panel.png
+ *   5. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
+ *                                                               → docs/credential.png
+ * On a failed step the page is saved as docs/browser-check-<step>.tmp.png (gitignored).
+ * The last line is `browser-check: N passed, N failed`; the exit code is 1 when any failed.
+ *
+ *   npm run test:browser [-- --keep-open]   (--keep-open: leave the stack running until Ctrl-C)
+ */
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const n8n = require('./n8n/lib');
+const { startStack, whenParentExits, readExamples, DEFAULTS, DEMO_OWNER, StartError } = require('./start');
+
+const REPO = path.resolve(__dirname, '..');
+const DOCS = path.join(REPO, 'docs');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
+const NODE_TYPE = 'n8n-nodes-website-export.websiteExport';
+const TRIGGER_TYPE = 'n8n-nodes-website-export.websiteExportTrigger';
+const STEP_TIMEOUT_MS = 60000;
+/** Screenshots leave out hints that pop up on their own (e.g. "You can pin this output ..."): pictures stay the same run to run. */
+const SCREENSHOT_STYLE = '[role="tooltip"], .el-popper, [data-reka-popper-content-wrapper] { display: none !important; }';
+
+function log(msg) {
+	console.log(`[browser-check] ${msg}`);
+}
+
+/** Debian's chromium at /usr/bin/chromium; installs it (apt-get) when missing and we are root. */
+function ensureChromium() {
+	if (fs.existsSync(CHROMIUM)) return { installedMs: 0 };
+	const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+	if (!isRoot) {
+		throw new StartError(
+			`${CHROMIUM} is missing. Install Debian's chromium package first:\n\n    sudo apt-get update && sudo apt-get install -y chromium\n`,
+		);
+	}
+	log(`${CHROMIUM} is missing: installing Debian's chromium package (apt-get, about 40 s) ...`);
+	const t = Date.now();
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	for (const args of [['update'], ['install', '-y', 'chromium']]) {
+		const r = spawnSync('apt-get', args, { stdio: ['ignore', 'pipe', 'pipe'], env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+		if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${r.status}):\n${(r.stdout + r.stderr).slice(-3000)}`);
+	}
+	if (!fs.existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium but ${CHROMIUM} is still missing`);
+	const installedMs = Date.now() - t;
+	log(`chromium installed in ${(installedMs / 1000).toFixed(1)} s`);
+	return { installedMs };
+}
+
+function loadPlaywright() {
+	try {
+		return require('playwright-core');
+	} catch {
+		throw new StartError('playwright-core is not installed: run `npm ci` first (it is a devDependency).');
+	}
+}
+
+/** Picks the examples to drive: the job → download workflow and the trigger workflow. */
+function pickExamples() {
+	const all = readExamples(DEFAULTS.examplesDir);
+	const ours = (wf) => wf.nodes.filter((n) => n.type === NODE_TYPE);
+	const runnable = all.filter((wf) => wf.nodes.some((n) => n.type === 'n8n-nodes-base.manualTrigger') && ours(wf).length);
+	const job =
+		runnable.find((wf) => ours(wf).some((n) => n.parameters && n.parameters.resource === 'job' && n.parameters.operation === 'create')) ||
+		runnable[0];
+	const trigger = all.find((wf) => wf.nodes.some((n) => n.type === TRIGGER_TYPE));
+	if (!job) throw new Error('examples/ has no workflow with a Manual Trigger and a Website Export node');
+	if (!trigger) throw new Error('examples/ has no workflow with the Website Export Trigger');
+	// The node panel shows the first Website Export node; the run output the last one (no outgoing connection).
+	const nodes = ours(job);
+	const last = nodes.find((n) => !(job.connections[n.name] && job.connections[n.name].main || []).some((o) => o && o.length)) || nodes[nodes.length - 1];
+	return {
+		job,
+		trigger,
+		panelNode: nodes[0].name,
+		lastNode: last.name,
+		runNodes: job.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote').map((n) => n.name),
+		triggerNode: trigger.nodes.find((n) => n.type === TRIGGER_TYPE).name,
+	};
+}
+
+async function portOr(preferred) {
+	const net = require('node:net');
+	const free = await new Promise((resolve) => {
+		const s = net.createServer();
+		s.once('error', () => resolve(false));
+		s.listen(preferred, '127.0.0.1', () => s.close(() => resolve(true)));
+	});
+	return free ? preferred : n8n.getFreePort();
+}
+
+// ---------------------------------------------------------------------------------------------
+// page helpers
+
+function canvasNode(page, name) {
+	return page.locator(`[data-test-id="canvas-node"][data-node-name="${name.replace(/"/g, '\\"')}"]`);
+}
+
+/** Visible error toasts (n8n shows failures as element-plus notifications). */
+async function errorToasts(page) {
+	const toasts = page.locator('.el-notification');
+	const out = [];
+	for (let i = 0; i < (await toasts.count()); i++) {
+		const t = toasts.nth(i);
+		if (!(await t.isVisible())) continue;
+		const isError = (await t.locator('.el-notification--error, [class*="error"]').count()) > 0;
+		if (isError) out.push((await t.innerText()).replace(/\s+/g, ' ').trim());
+	}
+	return out;
+}
+
+async function closeToasts(page) {
+	const close = page.locator('.el-notification .el-notification__closeBtn');
+	for (let i = (await close.count()) - 1; i >= 0; i--) await close.nth(i).click().catch(() => {});
+	await page.locator('.el-notification').first().waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
+}
+
+/** Waits until the page is quiet (no network, fonts loaded, no spinner in `scope`), closes toasts. */
+async function settle(page, scope) {
+	await page.waitForLoadState('networkidle');
+	await page.evaluate(() => document.fonts.ready);
+	const spinner = (scope || page.locator('body')).locator('.el-loading-mask, [class*="spinner"]:visible, .n8n-spinner');
+	await spinner.first().waitFor({ state: 'hidden', timeout: 15000 }).catch(() => {});
+	const errors = await errorToasts(page);
+	if (errors.length) throw new Error(`error toast: ${errors.join(' | ')}`);
+	await closeToasts(page);
+	// no hover effects (tooltips, a parameter's Fixed/Expression toggle) in the picture
+	await page.mouse.move(2, 2);
+	await page
+		.waitForFunction(
+			() =>
+				[...document.querySelectorAll('[data-test-id="ndv"] [data-test-id="radio-button-fixed"]')].every(
+					(e) => !e.checkVisibility({ opacityProperty: true, visibilityProperty: true }),
+				),
+			null,
+			{ timeout: 5000 },
+		)
+		.catch(() => {});
+}
+
+/** The value a node parameter's input shows (a select shows its option's display name). */
+function paramValue(page, name) {
+	return page.getByTestId(`parameter-input-${name}`).locator('input').first().inputValue();
+}
+
+async function openNode(page, name) {
+	const ndv = page.getByTestId('ndv');
+	if (await ndv.isVisible()) {
+		await page.getByTestId('ndv-close-button').click();
+		await ndv.waitFor({ state: 'hidden' });
+	}
+	await canvasNode(page, name).dblclick();
+	await ndv.waitFor();
+	await page.getByTestId('node-title-container').filter({ hasText: name }).waitFor();
+	await page.getByTestId('node-parameters').waitFor();
+	return ndv;
+}
+
+async function openWorkflow(page, baseUrl, wf) {
+	await page.goto(`${baseUrl}/workflow/${wf.id}`);
+	await page.getByTestId('canvas-node').first().waitFor();
+	await page.getByTestId('workflow-name-input').filter({ hasText: wf.name }).waitFor();
+}
+
+async function expectText(locator, re, what) {
+	const text = await locator.innerText();
+	if (!re.test(text)) throw new Error(`${what}: expected ${re} in:\n${text.slice(0, 600)}`);
+	return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(argv) {
+	const keepOpen = argv.includes('--keep-open');
+	const t0 = Date.now();
+	const results = [];
+	const timings = {};
+	let stack = null;
+	let context = null;
+	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-n8n-'));
+	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-profile-'));
+
+	const cleanup = async () => {
+		if (context) await context.close().catch(() => {});
+		if (stack) await stack.stop();
+		fs.rmSync(userFolder, { recursive: true, force: true });
+		fs.rmSync(userDataDir, { recursive: true, force: true });
+	};
+	let interrupted = false;
+	const interrupt = (why) => {
+		if (interrupted) return;
+		interrupted = true;
+		log(`${why}: stopping`);
+		Promise.all([n8n.killActiveRuns('SIGTERM'), cleanup()]).finally(() => process.exit(130));
+	};
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => interrupt(sig));
+	whenParentExits(() => interrupt('the parent process exited'));
+
+	try {
+		const chromium = ensureChromium();
+		timings.chromiumInstallMs = chromium.installedMs;
+		const { chromium: browserType, selectors } = loadPlaywright();
+		selectors.setTestIdAttribute('data-test-id'); // n8n's attribute
+		const ex = pickExamples();
+
+		let t = Date.now();
+		stack = await startStack({
+			userFolder,
+			n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
+			emulatorPort: await portOr(DEFAULTS.emulatorPort), // 54321 when free: the credential screenshot shows it
+			log: (m) => log(m.trim()),
+		});
+		timings.stackMs = Date.now() - t;
+		const baseUrl = stack.n8n.baseUrl;
+		log(`stack ready in ${(timings.stackMs / 1000).toFixed(1)} s: n8n ${baseUrl}, emulator ${stack.emulator.baseUrl}`);
+
+		t = Date.now();
+		context = await browserType.launchPersistentContext(userDataDir, {
+			executablePath: CHROMIUM,
+			headless: true,
+			args: CHROMIUM_ARGS,
+			viewport: { width: 1440, height: 900 },
+			deviceScaleFactor: 1,
+			locale: 'en-US',
+			timezoneId: 'UTC',
+		});
+		context.setDefaultTimeout(STEP_TIMEOUT_MS);
+		const page = context.pages()[0] || (await context.newPage());
+		timings.browserLaunchMs = Date.now() - t;
+		const pageErrors = [];
+		page.on('pageerror', (e) => pageErrors.push(e.message));
+
+		const step = async (name, fn) => {
+			const ts = Date.now();
+			try {
+				const detail = await fn();
+				results.push({ name, ok: true, ms: Date.now() - ts, detail });
+				log(`ok   ${name} (${((Date.now() - ts) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`);
+				return true;
+			} catch (e) {
+				const shot = path.join(DOCS, `browser-check-${name.replace(/[^a-z0-9]+/gi, '-')}.tmp.png`);
+				await page.screenshot({ path: shot }).catch(() => {});
+				results.push({ name, ok: false, ms: Date.now() - ts, error: e.message });
+				log(`FAIL ${name}: ${e.message.split('\n').slice(0, 8).join('\n     ')}\n     page: ${path.relative(REPO, shot)}`);
+				return false;
+			}
+		};
+
+		const signedIn = await step('sign in', async () => {
+			await page.goto(`${baseUrl}/signin`);
+			await page.getByTestId('emailOrLdapLoginId').locator('input').fill(DEMO_OWNER.email);
+			await page.getByTestId('password').locator('input').fill(DEMO_OWNER.password);
+			await page.getByTestId('form-submit-button').click();
+			await page.waitForURL(/\/home\//);
+			const list = page.getByTestId('resources-list-item-workflow');
+			await list.first().waitFor();
+			return `${await list.count()} workflows listed`;
+		});
+
+		if (signedIn) {
+			await step('node panel', async () => {
+				await openWorkflow(page, baseUrl, ex.job);
+				const ndv = await openNode(page, ex.panelNode);
+				const shown = `${await paramValue(page, 'resource')} → ${await paramValue(page, 'operation')}`;
+				if (!/\S → \S/.test(shown)) throw new Error(`Resource/Operation show "${shown}"`);
+				await page.getByTestId('node-credentials-select').locator('input').first().waitFor();
+				const cred = await page.getByTestId('node-credentials-select').locator('input').first().inputValue();
+				if (cred !== stack.credential.name) throw new Error(`credential select shows "${cred}", expected "${stack.credential.name}"`);
+				await settle(page, ndv);
+				await ndv.screenshot({ path: path.join(DOCS, 'node-panel.png'), style: SCREENSHOT_STYLE });
+				return `"${ex.panelNode}" (${shown}) with credential "${cred}" → docs/node-panel.png`;
+			});
+
+			await step('run from the editor', async () => {
+				await openWorkflow(page, baseUrl, ex.job);
+				await page.getByTestId('execute-workflow-button').click();
+				// every node green, or fail fast on a red node or an error toast
+				const done = Promise.all(ex.runNodes.map((n) => canvasNode(page, n).getByTestId('canvas-node-status-success').waitFor()));
+				const redNode = page.locator('[data-test-id="canvas-node"]:has([data-test-id="canvas-node-status-mark-error"])').first();
+				const failed = Promise.race([
+					redNode.waitFor(),
+					page.locator('.el-notification:has([class*="error"])').first().waitFor(),
+				]).then(async () => {
+					const node = (await redNode.count()) ? await redNode.getAttribute('data-node-name') : 'unknown';
+					throw new Error(`the run failed (node: ${node}; toasts: ${(await errorToasts(page)).join(' | ') || 'none'})`);
+				});
+				failed.catch(() => {}); // settles when the page closes
+				await Promise.race([done, failed]);
+				const ndv = await openNode(page, ex.lastNode);
+				const output = page.getByTestId('output-panel');
+				const count = await expectText(output.getByTestId('ndv-items-count'), /^[1-9]\d* items?/, 'output item count');
+				await output.getByTestId('node-run-status-success').waitFor();
+				const binary = output.getByTestId('ndv-binary-data_0');
+				let detail = count.trim();
+				if (await binary.count()) detail += `, binary: ${(await expectText(binary, /\.zip/, 'binary output')).replace(/\s+/g, ' ').slice(0, 120)}`;
+				await settle(page, ndv);
+				await ndv.screenshot({ path: path.join(DOCS, 'run-output.png'), style: SCREENSHOT_STYLE });
+				return `${ex.runNodes.length} nodes succeeded; "${ex.lastNode}" output: ${detail} → docs/run-output.png`;
+			});
+
+			await step('trigger panel', async () => {
+				await openWorkflow(page, baseUrl, ex.trigger);
+				const ndv = await openNode(page, ex.triggerNode);
+				const event = await paramValue(page, 'event');
+				if (event !== 'Download Ready') throw new Error(`Event shows "${event}"`);
+				// Fetch Test Event: the download the run above produced
+				await page.getByTestId('trigger-execute-button').click();
+				const output = page.getByTestId('output-panel');
+				const count = await output.getByTestId('ndv-items-count').innerText({ timeout: 30000 });
+				await output.getByTestId('radio-button-schema').click();
+				await output.getByText('download_link').first().waitFor();
+				await settle(page, ndv);
+				await ndv.screenshot({ path: path.join(DOCS, 'trigger-panel.png'), style: SCREENSHOT_STYLE });
+				return `"${ex.triggerNode}" (Event: ${event}), Fetch Test Event: ${count.trim()} → docs/trigger-panel.png`;
+			});
+
+			await step('credential', async () => {
+				// from a node panel: the pencil beside the credential
+				if (!(await page.getByTestId('credential-edit-button').isVisible())) {
+					await openWorkflow(page, baseUrl, ex.trigger);
+					await openNode(page, ex.triggerNode);
+				}
+				await page.getByTestId('credential-edit-button').click();
+				const modal = page.getByTestId('editCredential-modal');
+				await modal.waitFor();
+				const baseUrlInput = modal.getByTestId('parameter-input-baseUrl').locator('input');
+				if ((await baseUrlInput.inputValue()) !== stack.emulator.baseUrl) throw new Error(`Base URL shows ${await baseUrlInput.inputValue()}`);
+				// Save makes n8n test the credential against the emulator
+				await modal.getByTestId('credential-save-button').click();
+				await modal.getByText('Connection tested successfully').waitFor({ timeout: 30000 });
+				// secrets: masked inputs, and the real values never reach the browser
+				const secrets = [stack.emulator.apiKey, stack.emulator.demoUser.password];
+				for (const field of ['apiKey', 'password']) {
+					const input = modal.getByTestId(`parameter-input-${field}`).locator('input');
+					if ((await input.getAttribute('type')) !== 'password') throw new Error(`${field} is not a password field`);
+					if (secrets.includes(await input.inputValue())) throw new Error(`${field}: the real secret was sent to the browser`);
+				}
+				const html = await page.content();
+				const leaked = secrets.filter((s) => html.includes(s));
+				if (leaked.length) throw new Error('a secret appears in the page');
+				await settle(page, modal);
+				await modal.screenshot({ path: path.join(DOCS, 'credential.png'), style: SCREENSHOT_STYLE });
+				return 'connection tested successfully, API key and password masked → docs/credential.png';
+			});
+		}
+		if (pageErrors.length) log(`page errors (not failing the check): ${pageErrors.slice(0, 5).join(' | ')}`);
+		if (keepOpen) {
+			log(`--keep-open: ${baseUrl} (${DEMO_OWNER.email} / ${DEMO_OWNER.password}); Ctrl-C to stop`);
+			await new Promise(() => {});
+		}
+	} catch (e) {
+		results.push({ name: 'setup', ok: false, error: e.message });
+		log(`FAIL setup: ${e instanceof StartError ? e.message : e.stack || e}`);
+	} finally {
+		const t = Date.now();
+		await cleanup();
+		timings.stopMs = Date.now() - t;
+	}
+	const passed = results.filter((r) => r.ok).length;
+	const failed = results.length - passed;
+	log(
+		`timings: total ${((Date.now() - t0) / 1000).toFixed(1)} s, stack ${((timings.stackMs || 0) / 1000).toFixed(1)} s, ` +
+			`browser launch ${((timings.browserLaunchMs || 0) / 1000).toFixed(1)} s, stop ${(timings.stopMs / 1000).toFixed(1)} s` +
+			(timings.chromiumInstallMs ? `, chromium install ${(timings.chromiumInstallMs / 1000).toFixed(1)} s` : ''),
+	);
+	console.log(`browser-check: ${passed} passed, ${failed} failed`);
+	process.exitCode = failed || !passed ? 1 : 0;
+}
+
+if (require.main === module) main(process.argv.slice(2));

@@ -1,0 +1,595 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * `npm start`: a local n8n editor with this node pack, a ready credential and the example
+ * workflows, talking to the Website Export emulator instead of the paid service.
+ *
+ *   npm start                 http://localhost:5678 (n8n) + http://127.0.0.1:54321 (emulator)
+ *   npm start -- --reimport   import the example workflows and the credential again (replaces edits)
+ *   npm start -- --fresh      delete .n8n-local/ first: new database, owner, examples
+ *
+ * As a module: `startStack(options)` starts the same stack (used by scripts/browser-check.js)
+ * and resolves to a handle with `stop()`.
+ *
+ * Plain CommonJS on the machine's Node 20; n8n itself runs on the Node 24 that
+ * scripts/n8n/provision.sh installs from the npm registry (see scripts/n8n/README.md).
+ */
+
+const { spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const fsp = require('node:fs/promises');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const n8n = require('./n8n/lib');
+
+const REPO = path.resolve(__dirname, '..');
+const PACKAGE_NAME = 'n8n-nodes-website-export';
+const NODE_TYPES = [`${PACKAGE_NAME}.websiteExport`, `${PACKAGE_NAME}.websiteExportTrigger`];
+const CREDENTIAL_TYPE = 'websiteExportApi';
+
+const DEFAULTS = Object.freeze({
+	n8nPort: 5678,
+	emulatorPort: 54321,
+	/** Persistent (gitignored): the database with the owner, credential, workflows and executions. */
+	userFolder: path.join(REPO, '.n8n-local'),
+	examplesDir: path.join(REPO, 'examples'),
+});
+
+/** The editor login printed for the newcomer (n8n wants 8+ characters, a digit and an uppercase letter). */
+const DEMO_OWNER = Object.freeze({
+	email: 'demo@example.com',
+	password: 'Demo-Passw0rd',
+	firstName: 'Demo',
+	lastName: 'User',
+});
+
+/** The credential the examples use; its id is the one the example workflows reference. */
+const CREDENTIAL = Object.freeze({ id: 'website-export-demo', name: 'Website Export (local emulator)' });
+
+/** What a newcomer can fix: printed without a stack trace. */
+class StartError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// small helpers
+
+function killGroup(pid, signal) {
+	try {
+		process.kill(-pid, signal);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function seconds(ms) {
+	return ms >= 60000 ? `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function hash(value) {
+	return crypto.createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+}
+
+function rel(p) {
+	const r = path.relative(process.cwd(), p);
+	return r && !r.startsWith('..') ? r : p;
+}
+
+/** Throws a StartError unless nothing listens on `port` (on 127.0.0.1, nor on ::1 where a browser may look first). */
+async function assertPortFree(port, what) {
+	const busy = (err) =>
+		new StartError(
+			`Port ${port} (${what}) is already in use${err ? ` (${err.code})` : ''}. ` +
+				`Is another n8n or \`npm start\` still running? Stop it and run \`npm start\` again ` +
+				`(\`ss -ltnp 'sport = :${port}'\` shows which process holds the port).`,
+		);
+	await new Promise((resolve, reject) => {
+		const srv = net.createServer();
+		srv.once('error', (err) => reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? busy(err) : err));
+		srv.listen(port, '127.0.0.1', () => srv.close(resolve));
+	});
+	const takenOnV6 = await new Promise((resolve) => {
+		const sock = net.connect({ host: '::1', port });
+		sock.setTimeout(1000);
+		sock.once('connect', () => (sock.destroy(), resolve(true)));
+		sock.once('error', () => resolve(false));
+		sock.once('timeout', () => (sock.destroy(), resolve(false)));
+	});
+	if (takenOnV6) throw busy();
+}
+
+function assertDependenciesInstalled() {
+	const needed = ['typescript', 'gulp', 'n8n-workflow'];
+	const missing = needed.filter((m) => !fs.existsSync(path.join(REPO, 'node_modules', m, 'package.json')));
+	if (missing.length) {
+		throw new StartError(
+			`This checkout's dependencies are not installed (missing: ${missing.join(', ')}).\n` +
+				`Run this first, in ${REPO}:\n\n    npm ci\n\nthen \`npm start\` again.`,
+		);
+	}
+}
+
+/** Where provision.sh keeps (or will keep) the pinned n8n + Node 24, and whether it is complete. */
+function provisionCache() {
+	const sh = fs.readFileSync(path.join(__dirname, 'n8n', 'provision.sh'), 'utf8');
+	const pin = (name) => (new RegExp(`^${name}=(\\S+)`, 'm').exec(sh) || [])[1];
+	const n8nVersion = process.env.WEX_N8N_VERSION || pin('_wex_n8n_version_default');
+	const nodeVersion = process.env.WEX_NODE_VERSION || pin('_wex_node_version_default');
+	const root = process.env.WEX_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-website-export');
+	const dir = path.join(root, `n8n-${n8nVersion}-node-${nodeVersion}`);
+	return { root, dir, n8nVersion, nodeVersion, complete: fs.existsSync(path.join(dir, '.complete')) };
+}
+
+/** The first provisioning compiles sqlite3 for Node 24 (node-gyp): say so before a 5-minute install fails. */
+function assertBuildToolsForProvisioning() {
+	const missing = ['python3', 'make', 'g++'].filter(
+		(tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0,
+	);
+	if (missing.length) {
+		throw new StartError(
+			`The first start compiles sqlite3 for Node 24 and needs ${missing.join(', ')}, which this machine lacks.\n` +
+				'On Debian/Ubuntu:\n\n    sudo apt-get install -y python3 make g++\n',
+		);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// the emulator (a child process in its own process group)
+
+/**
+ * Compiles test/emulator (and only what it imports) into .build/ with the repo's tsconfig
+ * options: the same files `npm run build:tools` writes, without waiting for (or failing on)
+ * the rest of the tree.
+ */
+function buildEmulator() {
+	const ts = require(path.join(REPO, 'node_modules', 'typescript'));
+	const configPath = path.join(REPO, 'tsconfig.json');
+	const read = ts.readConfigFile(configPath, ts.sys.readFile);
+	if (read.error) throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
+	const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, REPO);
+	const host = ts.createCompilerHost(parsed.options);
+	host.getCurrentDirectory = () => REPO; // type roots resolve from here, whatever the cwd
+	const program = ts.createProgram([path.join(REPO, 'test', 'emulator', 'cli.ts')], parsed.options, host);
+	const result = program.emit();
+	const errors = ts
+		.getPreEmitDiagnostics(program)
+		.concat(result.diagnostics)
+		.filter((d) => d.category === ts.DiagnosticCategory.Error);
+	if (errors.length) {
+		const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => REPO, getNewLine: () => '\n' };
+		throw new StartError(`The emulator does not compile:\n${ts.formatDiagnostics(errors.slice(0, 20), host)}`);
+	}
+	return path.join(parsed.options.outDir, 'test', 'emulator', 'cli.js');
+}
+
+/** buildEmulator() off the main thread (tsc takes seconds; progress and signals keep flowing). */
+function buildEmulatorInWorker() {
+	const { Worker } = require('node:worker_threads');
+	const code = `
+		const { parentPort } = require('node:worker_threads');
+		try { parentPort.postMessage({ cli: require(${JSON.stringify(__filename)}).buildEmulator() }); }
+		catch (e) { parentPort.postMessage({ error: e.message }); }`;
+	return new Promise((resolve, reject) => {
+		const worker = new Worker(code, { eval: true });
+		worker.once('message', (m) => (m.error ? reject(new StartError(m.error)) : resolve(m.cli)));
+		worker.once('error', reject);
+		worker.once('exit', (c) => c !== 0 && reject(new Error(`emulator build worker exited with ${c}`)));
+	});
+}
+
+async function startEmulator({ cli, port, logFile }) {
+	// own process group: a terminal's Ctrl-C reaches only us, and we stop it in order
+	const server = n8n.spawnServer(process.execPath, [cli, '--port', String(port)], { cwd: REPO, logFile, append: false });
+	const killOnExit = () => server.exited() || killGroup(server.pid, 'SIGKILL'); // 'exit' handlers must be synchronous
+	process.on('exit', killOnExit);
+	const handle = {
+		pid: server.pid,
+		logFile,
+		baseUrl: `http://127.0.0.1:${port}`,
+		exited: server.exited,
+		whenExited: () => server.whenExited,
+		async stop({ timeoutMs = 5000 } = {}) {
+			process.removeListener('exit', killOnExit);
+			return server.stop({ timeoutMs });
+		},
+	};
+	const deadline = Date.now() + 30000;
+	for (;;) {
+		if (server.exited()) {
+			throw new StartError(`The emulator stopped at start (${JSON.stringify(server.exited())}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+		}
+		try {
+			const r = await n8n.httpRequest('GET', `${handle.baseUrl}/__emulator/health`, { timeoutMs: 1000 });
+			if (r.status === 200 && r.json && r.json.ok) {
+				Object.assign(handle, { apiKey: r.json.apiKey, demoUser: r.json.demoUser });
+				return handle;
+			}
+		} catch {
+			/* not listening yet */
+		}
+		if (Date.now() > deadline) {
+			await handle.stop();
+			throw new StartError(`The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`);
+		}
+		await n8n.sleep(100);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// examples and the credential
+
+/** The workflows in examples/*.json (a file may hold one workflow or an array), sorted by name. */
+function readExamples(dir) {
+	if (!fs.existsSync(dir)) return [];
+	const workflows = [];
+	for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+		const data = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+		for (const wf of Array.isArray(data) ? data : [data]) {
+			if (!wf || typeof wf !== 'object' || !Array.isArray(wf.nodes)) continue;
+			if (!wf.id) throw new StartError(`${path.join(dir, f)}: a workflow without an "id" cannot be imported idempotently`);
+			workflows.push({ ...wf, file: f });
+		}
+	}
+	return workflows.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+}
+
+/** The credential id the examples use most (they are written against one fixed id). */
+function credentialIdOf(workflows) {
+	const count = new Map();
+	for (const wf of workflows)
+		for (const node of wf.nodes) {
+			const ref = node.credentials && node.credentials[CREDENTIAL_TYPE];
+			if (ref && ref.id) count.set(ref.id, (count.get(ref.id) || 0) + 1);
+		}
+	const [best] = [...count.entries()].sort((a, b) => b[1] - a[1]);
+	return best ? best[0] : CREDENTIAL.id;
+}
+
+/** Which workflow / credential ids already exist in the folder's database (Node 24 has node:sqlite). */
+function existingIds(nodeBin, dbFile) {
+	if (!fs.existsSync(dbFile)) return { workflows: [], credentials: [] };
+	const script = `
+		const { DatabaseSync } = require('node:sqlite');
+		const db = new DatabaseSync(process.argv[1], { readOnly: true });
+		const ids = (t) => { try { return db.prepare('SELECT id FROM ' + t).all().map((r) => r.id); } catch { return []; } };
+		console.log(JSON.stringify({ workflows: ids('workflow_entity'), credentials: ids('credentials_entity') }));`;
+	const r = spawnSync(nodeBin, ['--no-warnings', '-e', script, dbFile], { encoding: 'utf8', timeout: 30000 });
+	if (r.status !== 0) return null; // unknown: import everything
+	return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+/**
+ * Imports the credential and the example workflows that are missing from the database or
+ * changed since the last start (or all of them with `force`). Workflows a user edited in the
+ * editor are left alone until their example file changes.
+ */
+async function importDemoData({ env, nodeBin, userFolder, credential, workflows, force, log }) {
+	const stateFile = path.join(userFolder, '.n8n', 'npm-start-imports.json');
+	let state = {};
+	try {
+		state = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
+	} catch {
+		/* first start */
+	}
+	const existing = existingIds(nodeBin, path.join(userFolder, '.n8n', 'database.sqlite'));
+	const stale = (kind, id, h) => force || !existing || !existing[kind].includes(id) || state[`${kind}:${id}`] !== h;
+
+	const credHash = hash(credential);
+	const wfs = workflows.map(({ file, ...wf }) => ({ wf, h: hash(wf) }));
+	const todoWfs = wfs.filter(({ wf, h }) => stale('workflows', wf.id, h));
+	if (stale('credentials', credential.id, credHash)) {
+		const t = Date.now();
+		await n8n.importCredentials([credential], { env });
+		state[`credentials:${credential.id}`] = credHash;
+		log(`  imported the credential "${credential.name}" (${seconds(Date.now() - t)})`);
+	}
+	if (todoWfs.length) {
+		const t = Date.now();
+		await n8n.importWorkflows(todoWfs.map((x) => x.wf), { env });
+		for (const { wf, h } of todoWfs) state[`workflows:${wf.id}`] = h;
+		log(`  imported ${todoWfs.length} example workflow(s): ${todoWfs.map((x) => x.wf.name).join(', ')} (${seconds(Date.now() - t)})`);
+	}
+	fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+}
+
+// ---------------------------------------------------------------------------------------------
+// the stack
+
+/**
+ * Provision (cached), build + pack + install this pack into `userFolder`, start the emulator,
+ * import the credential + examples, start n8n and set up (or log in) the owner.
+ *
+ * Options: { n8nPort = 5678, emulatorPort = 54321, userFolder = .n8n-local, examplesDir,
+ *   owner = DEMO_OWNER, reimport = false, log = console.log, onStarted(component) }.
+ * Resolves to { n8n (lib handle), emulator, userFolder, owner, credential, workflows, editorUrl,
+ *   timings, banner(), stop() }. On failure everything already started is stopped again.
+ */
+async function startStack(options = {}) {
+	const o = { ...DEFAULTS, owner: DEMO_OWNER, reimport: false, log: console.log, ...options };
+	const log = o.log;
+	const t0 = Date.now();
+	const timings = {};
+	const stack = { userFolder: o.userFolder, owner: o.owner, timings, n8n: null, emulator: null };
+	stack.stop = () => stopStack(stack);
+
+	assertDependenciesInstalled();
+	await assertPortFree(o.n8nPort, 'n8n editor');
+	await assertPortFree(o.emulatorPort, 'Website Export emulator');
+	const workflows = readExamples(o.examplesDir);
+	const cache = provisionCache();
+	if (!cache.complete) assertBuildToolsForProvisioning();
+
+	try {
+		// 1. in parallel: the n8n runtime, this pack, the emulator
+		log('Preparing (in parallel): the n8n runtime, this node pack, the emulator');
+		const provisioning = (async () => {
+			const t = Date.now();
+			let slow;
+			const first = setTimeout(
+				() => {
+					log(
+						`  n8n runtime: not cached yet. The first start installs Node ${cache.nodeVersion} and n8n ${cache.n8nVersion} from the npm registry,\n` +
+							`  once: about 6-12 minutes, 3 GB in ${cache.root.replace(os.homedir(), '~')}. Later starts take seconds.`,
+					);
+					slow = setInterval(() => log(`  n8n runtime: still installing (${seconds(Date.now() - t)})`), 60000);
+				},
+				cache.complete ? 3000 : 0,
+			);
+			try {
+				const p = await n8n.provision();
+				timings.provisionMs = Date.now() - t;
+				log(`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(timings.provisionMs)})`);
+				return p;
+			} finally {
+				clearTimeout(first);
+				clearInterval(slow);
+			}
+		})();
+		const packing = (async () => {
+			const t = Date.now();
+			const tgz = await n8n.packPackage(REPO);
+			timings.packMs = Date.now() - t;
+			log(`  node pack: built and packed ${path.basename(tgz)} (${seconds(timings.packMs)})`);
+			return tgz;
+		})();
+		const emulatorCli = (async () => {
+			const t = Date.now();
+			const cli = await buildEmulatorInWorker();
+			timings.emulatorBuildMs = Date.now() - t;
+			return cli;
+		})();
+		const settled = await Promise.allSettled([provisioning, packing, emulatorCli]);
+		const failed = settled.find((s) => s.status === 'rejected');
+		if (failed) throw failed.reason;
+		const [p, tgz, cli] = settled.map((s) => s.value);
+
+		// 2. install the fresh tarball as a community package (replaces the previous one)
+		const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
+		await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
+		log(`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`);
+
+		// 3. the emulator
+		stack.emulator = await startEmulator({ cli, port: o.emulatorPort, logFile: path.join(o.userFolder, 'emulator.log') });
+		if (o.onStarted) o.onStarted('emulator', stack.emulator);
+		log(`Emulator running on ${stack.emulator.baseUrl}`);
+
+		// 4. credential + examples
+		const env = n8n.n8nEnv(uf.userFolder, {
+			codeNode: true, // the editor is a playground: let Code nodes run
+			N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
+			N8N_HOST: 'localhost',
+			N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
+			WEBHOOK_URL: `http://localhost:${o.n8nPort}/`,
+		});
+		const credential = {
+			id: credentialIdOf(workflows),
+			name: CREDENTIAL.name,
+			type: CREDENTIAL_TYPE,
+			data: {
+				baseUrl: stack.emulator.baseUrl,
+				apiKey: stack.emulator.apiKey,
+				email: stack.emulator.demoUser.email,
+				password: stack.emulator.demoUser.password,
+			},
+		};
+		stack.credential = { id: credential.id, name: credential.name };
+		stack.workflows = workflows.map((wf) => ({ id: wf.id, name: wf.name, file: wf.file }));
+		const ti = Date.now();
+		await importDemoData({
+			env,
+			nodeBin: p.nodeBin,
+			userFolder: uf.userFolder,
+			credential,
+			workflows,
+			force: o.reimport,
+			log,
+		});
+		timings.importMs = Date.now() - ti;
+
+		// 5. n8n (its log is appended to: keep the previous one when it grows large)
+		log(`Starting n8n on http://localhost:${o.n8nPort} ...`);
+		const tn = Date.now();
+		const logFile = path.join(o.userFolder, 'n8n.log');
+		if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024) fs.renameSync(logFile, `${logFile}.old`);
+		stack.n8n = await n8n.startN8n({
+			env,
+			port: o.n8nPort,
+			logFile,
+			killOnSignal: false, // the caller stops it gracefully (SIGTERM) on Ctrl-C
+			timeoutMs: 180000,
+			onSpawn: (h) => o.onStarted && o.onStarted('n8n', h),
+		});
+		timings.n8nStartMs = Date.now() - tn;
+		try {
+			await stack.n8n.login(o.owner);
+		} catch (e) {
+			throw new StartError(
+				`Could not log in to n8n as ${o.owner.email}: ${e.message}\n` +
+					`The folder ${rel(o.userFolder)} has an owner with another password. Log in with yours, ` +
+					'or start over with `npm start -- --fresh` (deletes that folder: workflows and executions too).',
+			);
+		}
+		const types = await stack.n8n.nodeTypes();
+		const loaded = types.byPackage[PACKAGE_NAME] || [];
+		const missing = NODE_TYPES.filter((t) => !loaded.includes(t));
+		if (missing.length) {
+			const why = types.failedPackages.filter((f) => f.name === PACKAGE_NAME).map((f) => f.message).join('; ');
+			throw new StartError(`n8n did not load ${missing.join(', ')}${why ? `: ${why}` : ''} (log: ${stack.n8n.logFile})`);
+		}
+		stack.editorUrl = `http://localhost:${o.n8nPort}`;
+		timings.totalMs = Date.now() - t0;
+		stack.banner = () => banner(stack);
+		return stack;
+	} catch (e) {
+		await stopStack(stack);
+		throw e;
+	}
+}
+
+/** Stops n8n (SIGTERM to its process group, then SIGKILL after 15 s) and the emulator, in parallel. */
+async function stopStack(stack) {
+	await Promise.all([
+		n8n.killActiveRuns('SIGTERM'), // a command still under way (provision, build, import)
+		stack.n8n && stack.n8n.stop({ timeoutMs: 15000 }),
+		stack.emulator && stack.emulator.stop(),
+	]);
+}
+
+function banner(stack) {
+	const url = stack.editorUrl;
+	const emu = stack.emulator.baseUrl;
+	const rule = '─'.repeat(78);
+	const wfs = stack.workflows.length
+		? stack.workflows.flatMap((w) => [`   • ${w.name}`, `       ${url}/workflow/${w.id}`])
+		: ['    (none yet: examples/ has no workflows)'];
+	return [
+		rule,
+		' n8n is running with the Website Export nodes',
+		'',
+		`   Open     ${url}`,
+		`   Log in   ${stack.owner.email}  /  ${stack.owner.password}`,
+		'',
+		' Example workflows: open one, then click "Execute workflow" at the bottom of the canvas',
+		...wfs,
+		` They use the credential "${stack.credential.name}" (already set up).`,
+		'',
+		` Emulator (a local stand-in for the Website Export service)   ${emu}`,
+		'   Jobs finish 3 s after they are created. Its data lives in memory: it is empty again after a restart.',
+		`   Reset:        curl -X POST ${emu}/__emulator/reset`,
+		`   Skip 1 hour:  curl -X POST ${emu}/__emulator/clock -H 'content-type: application/json' -d '{"advanceMs":3600000}'`,
+		`   Request log:  curl ${emu}/__emulator/log           (more: test/emulator/README.md)`,
+		'',
+		` Logs: ${rel(stack.n8n.logFile)}, ${rel(stack.emulator.logFile)}`,
+		' Press Ctrl-C to stop n8n and the emulator.',
+		rule,
+	].join('\n');
+}
+
+/**
+ * Calls `onGone` once if this process's parent exits. `npm start` does not pass a SIGTERM on
+ * to its script (it just exits), which would leave us and our children running.
+ */
+function whenParentExits(onGone) {
+	const parent = process.ppid;
+	const timer = setInterval(() => {
+		if (process.ppid !== parent) {
+			clearInterval(timer);
+			onGone();
+		}
+	}, 500);
+	timer.unref();
+	return () => clearInterval(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI
+
+function parseArgs(argv) {
+	const flags = { fresh: false, reimport: false, help: false };
+	for (const a of argv) {
+		if (a === '--fresh') flags.fresh = true;
+		else if (a === '--reimport') flags.reimport = true;
+		else if (a === '--help' || a === '-h') flags.help = true;
+		else throw new StartError(`unknown option ${a} (known: --fresh, --reimport, --help)`);
+	}
+	return flags;
+}
+
+async function main(argv) {
+	const flags = parseArgs(argv);
+	if (flags.help) {
+		console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 10).map((l) => l.replace(/^ \* ?/, '')).join('\n'));
+		return;
+	}
+	const started = Date.now();
+	let stack = null;
+	const partial = { n8n: null, emulator: null };
+	let stopping = null;
+	let firstSignalAt = 0;
+
+	const shutdown = (reason, code) => {
+		if (stopping) return stopping;
+		const t = Date.now();
+		console.log(`\n${reason}: stopping n8n and the emulator ...`);
+		stopping = stopStack(stack || partial).then(
+			() => {
+				console.log(`Stopped (${seconds(Date.now() - t)}).`);
+				process.exit(code);
+			},
+			(e) => {
+				console.error(e);
+				process.exit(1);
+			},
+		);
+		return stopping;
+	};
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+		process.on(sig, () => {
+			// `npm start` forwards the terminal's Ctrl-C, so one press can arrive twice: only a
+			// second press a moment later forces the stop.
+			if (stopping && Date.now() - firstSignalAt > 1000) {
+				console.log('Forced stop.');
+				process.exit(130); // the exit handlers SIGKILL what is left
+			}
+			if (!stopping) firstSignalAt = Date.now();
+			shutdown(sig, 0);
+		});
+	}
+
+	whenParentExits(() => shutdown('The parent process exited', 0));
+
+	if (flags.fresh && fs.existsSync(DEFAULTS.userFolder)) {
+		console.log(`--fresh: deleting ${rel(DEFAULTS.userFolder)}`);
+		await fsp.rm(DEFAULTS.userFolder, { recursive: true, force: true });
+	}
+	try {
+		stack = await startStack({
+			reimport: flags.reimport,
+			onStarted: (what, handle) => (partial[what] = handle),
+		});
+	} catch (e) {
+		if (stopping) return; // interrupted while starting: shutdown() exits
+		console.error(`\nnpm start failed: ${e instanceof StartError ? e.message : e.stack || e}`);
+		process.exit(1);
+	}
+	if (stopping) return;
+	console.log(`Ready in ${seconds(Date.now() - started)}.\n`);
+	console.log(stack.banner());
+
+	// If either process dies on its own, say so and stop the other one.
+	stack.emulator.whenExited().then((x) => shutdown(`The emulator stopped unexpectedly (${JSON.stringify(x)}; see ${rel(stack.emulator.logFile)})`, 1));
+	stack.n8n.process.on('exit', (code, signal) =>
+		shutdown(`n8n stopped unexpectedly (code ${code}, signal ${signal}; see ${rel(stack.n8n.logFile)})`, 1),
+	);
+}
+
+module.exports = { startStack, stopStack, whenParentExits, provisionCache, buildEmulator, DEMO_OWNER, CREDENTIAL, DEFAULTS, StartError, readExamples };
+
+if (require.main === module) {
+	main(process.argv.slice(2)).catch((e) => {
+		console.error(e instanceof StartError ? e.message : e.stack || e);
+		process.exit(1);
+	});
+}

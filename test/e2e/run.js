@@ -1,0 +1,690 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * The end-to-end suite: this pack inside a real n8n (2.41.1 on Node 24, see scripts/n8n/),
+ * against the Website Export emulator.
+ *
+ *   npm run test:e2e            # = node test/e2e/run.js
+ *   node test/e2e/run.js --keep # keep the throwaway n8n user folder (it is also kept on failure)
+ *
+ * 1. Provision n8n (cached), `npm run build` + `npm pack`, install the tarball as a community
+ *    package into a throwaway N8N_USER_FOLDER, check that n8n loaded both node types.
+ * 2. Start the emulator (child process), seed a few rows, import the credential (plaintext,
+ *    encrypted on import) and the workflows of examples/ and test/e2e/workflows/.
+ * 3. `n8n execute` each workflow and check its output items: all 13 operations, Wait for
+ *    Completion, the archive as binary data (and the stored file as a valid ZIP), error items
+ *    under On Error: Continue, the readable reason of a wrong password.
+ * 4. Meanwhile, the trigger live: the trigger example is published, `n8n start` runs, downloads
+ *    are inserted into the emulator over three poll cycles; every one must appear in exactly one
+ *    execution, and one inserted before activation in none.
+ * 5. Token caching from the outside: the emulator's request log holds one token request for
+ *    all of it (each `n8n execute` is its own process; n8n keeps the token in the credential).
+ *
+ * Prints one line per check ("ok  name: details" / "FAIL name: details") and, last, exactly
+ * "N passed, N failed". Exits 1 on any failure. `n8n execute` is never retried: a run has
+ * side effects on the emulator, even when n8n crashes while exiting (scripts/n8n/README.md).
+ */
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const n8n = require('../../scripts/n8n/lib');
+const { startEmulatorProcess } = require('./emulator');
+const { inspectZip } = require('./zip');
+
+const REPO = path.resolve(__dirname, '../..');
+const PACKAGE = 'n8n-nodes-website-export';
+const NODE_TYPE = `${PACKAGE}.websiteExport`;
+const TRIGGER_TYPE = `${PACKAGE}.websiteExportTrigger`;
+/** n8n derives an AI-agent tool variant from every node with `usableAsTool: true`. */
+const TOOL_TYPE = `${PACKAGE}.websiteExportTool`;
+const CREDENTIAL_TYPE = 'websiteExportApi';
+const DAY_MS = 24 * 60 * 60 * 1000;
+const JOB_MS = 2000; // emulated export duration: Wait for Completion sees the job finish in ~2 s
+const SUITE_TIMEOUT_MS = 15 * 60 * 1000; // a guard against hangs, counted after provisioning (a run takes 4-5 min)
+const TRIGGER_CYCLE_TIMEOUT_MS = 150 * 1000; // n8n polls every minute at most: one cycle ≤ 60 s plus the run
+const WRONG_PASSWORD = 'wrong-password-e2e-7Qx';
+
+const KEEP = process.argv.includes('--keep');
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+
+// ---------------------------------------------------------------------------------------------
+// reporting
+
+let passed = 0;
+let failed = 0;
+
+function report(ok, name, detail) {
+	if (ok) passed++;
+	else failed++;
+	const text = String(detail).split('\n').join('\n      ');
+	console.log(`${ok ? 'ok  ' : 'FAIL '}${name}: ${text}`);
+}
+
+/** Runs fn (which throws on a failed expectation and returns the details), prints one line. */
+async function check(name, fn) {
+	try {
+		report(true, name, await fn());
+		return true;
+	} catch (error) {
+		report(false, name, error instanceof assert.AssertionError ? error.message : error.stack || String(error));
+		return false;
+	}
+}
+
+function note(text) {
+	console.log(`--   ${text}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+/** ms of a Postgres timestamp (`…47.487179+00:00`); JS dates hold milliseconds only. */
+const ms = (ts) => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
+const iso = (t) => new Date(t).toISOString();
+const seconds = (t) => `${(t / 1000).toFixed(1)} s`;
+
+function readJson(file) {
+	return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+function runNpm(args) {
+	return new Promise((resolve, reject) => {
+		const child = spawn('npm', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+		let out = '';
+		child.stdout.on('data', (d) => (out += d));
+		child.stderr.on('data', (d) => (out += d));
+		child.on('error', reject);
+		child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`))));
+	});
+}
+
+/** A download as every output carries it: expiry fields right, link an archive link. */
+function assertDownload(d, { expired = false, what = 'download' } = {}) {
+	assert.ok(Number.isInteger(d.id) && d.id > 0, `${what}: id ${d.id}`);
+	assert.equal(ms(d.expires_at), ms(d.created_at) + DAY_MS, `${what} #${d.id}: expires_at ${d.expires_at} is not created_at ${d.created_at} + 24 h`);
+	assert.equal(d.is_expired, expired, `${what} #${d.id}: is_expired ${d.is_expired}, expected ${expired}`);
+	assert.match(String(d.download_link), /^http:\/\/127\.0\.0\.1:\d+\/storage\/v1\/object\/public\/exports\/[^/]+\.zip$/, `${what} #${d.id}: download_link ${d.download_link}`);
+}
+
+function assertPaired(items, what) {
+	items.forEach((item, index) =>
+		assert.deepEqual(item.pairedItem, { item: index }, `${what}: item ${index} pairedItem ${JSON.stringify(item.pairedItem)}`),
+	);
+}
+
+/** Items (with binary and pairedItem) a node emitted; throws with the run's error if it did not run. */
+function outputOf(r, nodeName) {
+	const items = r.items(nodeName, { withBinary: true });
+	if (!items) throw new assert.AssertionError({ message: `node "${nodeName}" did not run${r.error ? `: ${r.error.message}` : ''}` });
+	return items;
+}
+
+const jsonOf = (items) => items.map((i) => i.json);
+
+// ---------------------------------------------------------------------------------------------
+// the suite
+
+const ctx = {
+	emu: null,
+	uf: null,
+	env: null,
+	packDir: null,
+	server: null,
+	/** workflow runs with the good credential, in order: [{ workflow, durationMs }] */
+	runs: [],
+};
+
+async function main() {
+	// 1. n8n, the package, the emulator build: side by side. Provisioning may be a cold install,
+	// or wait for the one .ci/run started in the background (provision.sh's lock).
+	let provisionMs;
+	const [p, tarball] = await Promise.all([
+		n8n.provision().then((result) => ((provisionMs = Date.now() - started), result)),
+		n8n.packPackage(REPO),
+		runNpm(['run', '-s', 'build:tools']),
+	]);
+	// The time limit counts from here: a cold provision (6-12 min) is not the suite's own time.
+	const suiteTimer = setTimeout(() => {
+		report(false, 'suite', `still running ${SUITE_TIMEOUT_MS / 60000} min after provisioning: stopped`);
+		void end();
+	}, SUITE_TIMEOUT_MS);
+	suiteTimer.unref();
+	ctx.packDir = path.dirname(tarball);
+	ctx.uf = await n8n.makeUserFolder({ tarball });
+	ctx.env = n8n.n8nEnv(ctx.uf.userFolder);
+	note(`n8n ${p.n8nVersion} on Node ${p.nodeVersion} (provisioned in ${seconds(provisionMs)}); ${path.basename(tarball)} built, packed and installed in ${ctx.uf.userFolder} (${elapsed()})`);
+
+	const [loaded, emu] = await Promise.all([n8n.listLoadedNodeTypes({ env: ctx.env }), startEmulatorProcess({ jobMs: JOB_MS })]);
+	ctx.emu = emu;
+	await check('package loaded by n8n (export:nodes)', () => {
+		assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
+		const ours = (loaded.byPackage[PACKAGE] || []).sort();
+		assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
+		const node = loaded.descriptions.find((d) => d.name === NODE_TYPE);
+		// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
+		const ops = Object.fromEntries(
+			['option', 'job', 'download'].map((resource) => [
+				resource,
+				node.properties
+					.find((prop) => prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource)
+					.options.map((o) => o.value)
+					.filter((value) => value !== '__CUSTOM_API_CALL__'),
+			]),
+		);
+		const crud = ['create', 'delete', 'get', 'getAll', 'update'];
+		assert.deepEqual(ops, { option: crud, job: crud, download: ['downloadArchive', 'get', 'getAll'] }, 'operations per resource');
+		assert.deepEqual(node.credentials.map((c) => c.name), [CREDENTIAL_TYPE]);
+		const count = Object.values(ops).flat().length;
+		return `${ours.join(', ')} (the tool variant n8n derives for AI agents); no failed packages; ${count} operations (option ${ops.option.length}, job ${ops.job.length}, download ${ops.download.length}); credential ${CREDENTIAL_TYPE}`;
+	});
+
+	// 2. seed rows, import credentials and workflows, publish the trigger
+	const now = await emu.now();
+	await emu.insert('jobs', [
+		{ id: 900, url: 'https://expired.seed.e2e.example.com/', email: 'seed@e2e.example.com', status: 'finished', files: 3, created_at: iso(now - DAY_MS - 3_600_000) },
+		{ id: 901, url: 'https://valid.seed.e2e.example.com/', email: 'seed@e2e.example.com', status: 'finished', files: 5, created_at: iso(now - 2 * 3_600_000) },
+	]);
+	const [expiredSeed, validSeed] = await emu.insert('downloads', [
+		{ id: 900, job_id: 900, created_at: iso(now - DAY_MS - 60_000) },
+		{ id: 901, job_id: 901, created_at: iso(now - 3_600_000) },
+	]);
+	const [seedOption] = await emu.insert('options', [{ mode: 'absolute', replace_url: 'https://seed-mirror.e2e.example.com' }]);
+	ctx.seeds = { expiredSeed, validSeed, seedOption };
+
+	const [template] = readJson(path.join(REPO, 'examples/credentials/website-export-emulator.json'));
+	const login = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, email: emu.demoUser.email, password: emu.demoUser.password };
+	await n8n.importCredentials(
+		[
+			{ ...template, data: { ...template.data, ...login } },
+			{ id: 'website-export-bad-password', name: 'Website Export (wrong password)', type: CREDENTIAL_TYPE, data: { ...login, password: WRONG_PASSWORD } },
+		],
+		{ env: ctx.env },
+	);
+	const workflows = {};
+	for (const dir of ['examples', 'test/e2e/workflows']) {
+		for (const file of fs.readdirSync(path.join(REPO, dir)).filter((f) => f.endsWith('.json')).sort()) {
+			workflows[file.replace(/\.json$/, '')] = readJson(path.join(REPO, dir, file));
+		}
+	}
+	await n8n.importWorkflows(Object.values(workflows), { env: ctx.env });
+	await n8n.publishWorkflow(workflows['trigger-download-ready'].id, { env: ctx.env });
+	note(`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported 2 credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published (${elapsed()})`);
+
+	const execute = async (name) => {
+		const r = await n8n.executeWorkflow(workflows[name].id, { env: ctx.env });
+		if (r.signal) note(`${name}: n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'} (not retried: scripts/n8n/README.md gotcha 2)`);
+		return r;
+	};
+	/** Runs a workflow with the good credential; null (after a FAIL line) when the run failed. */
+	const runGood = async (name) => {
+		const r = await execute(name);
+		ctx.runs.push({ workflow: name, durationMs: r.durationMs });
+		if (!r.ok) {
+			report(false, name, `run ${r.status} after ${seconds(r.durationMs)}: ${r.error ? r.error.message : 'no error'} (last node ${r.lastNode})`);
+			return null;
+		}
+		return r;
+	};
+
+	// 3a. Before the server: these two read the whole downloads table, which the trigger part fills.
+	const settings = await emu.settings();
+	await jobExportAndDownload(await runGood('job-export-and-download'), settings);
+	await downloadListValid(await runGood('download-list-valid'));
+
+	// 3b/4. The trigger (about 3 minutes: n8n polls at most once a minute) and the other
+	// workflows side by side. The baseline download goes in before n8n starts.
+	const [baseline] = await insertTriggerDownloads(['baseline']);
+	const logBefore = await emu.log();
+	await Promise.all([
+		triggerLive(workflows['trigger-download-ready'], baseline, logBefore.length ? logBefore[logBefore.length - 1].seq : 0).catch((error) =>
+			report(false, 'trigger', error.stack || String(error)),
+		),
+		(async () => {
+			await optionManage(await runGood('option-manage'));
+			await jobManage(await runGood('job-manage'));
+			await downloadGet(await runGood('download-get'));
+			await continueOnFail(await runGood('continue-on-fail'));
+			await badCredential(await execute('bad-credential'));
+		})().catch((error) => report(false, 'workflows', error.stack || String(error))),
+	]);
+
+	await tokenCaching();
+}
+
+// ---------------------------------------------------------------------------------------------
+// workflow checks
+
+async function jobExportAndDownload(r, settings) {
+	if (!r) return;
+	const { emu } = ctx;
+	let job;
+	await check('job.create + Wait for Completion (job-export-and-download)', async () => {
+		const items = outputOf(r, 'Export Website');
+		assert.equal(items.length, 1, 'items');
+		assertPaired(items, 'Export Website');
+		job = items[0].json;
+		assert.equal(job.status, 'finished', 'status after waiting');
+		assert.equal(job.url, 'https://example.com');
+		assert.equal(job.email, 'you@example.com');
+		assert.ok(job.files > 0, `files ${job.files}`);
+		assert.equal(job.option.mode, 'offline', 'option.mode');
+		assert.equal(job.option.job_id, job.id, 'option.job_id');
+		assertDownload(job.download, { what: 'job.download' });
+		assert.equal(job.download.job_id, job.id, 'download.job_id');
+		const stored = (await emu.rows('options')).find((o) => o.id === job.option.id);
+		assert.equal(stored && stored.job_id, job.id, 'the option is stored with the job id');
+		return `1 item, job #${job.id} status finished (files ${job.files}), option #${job.option.id} offline for job #${job.id}, download #${job.download.id} expires_at ${job.download.expires_at} = created_at + 24 h, is_expired false`;
+	});
+	let binary;
+	await check('download.downloadArchive by ID (job-export-and-download)', () => {
+		const items = outputOf(r, 'Download Archive');
+		assert.equal(items.length, 1, 'items');
+		assertPaired(items, 'Download Archive');
+		const { json } = items[0];
+		binary = items[0].binary && items[0].binary.data;
+		assert.ok(binary, 'binary property "data"');
+		assert.equal(json.id, job.download.id, 'the download of the job');
+		assert.equal(binary.mimeType, 'application/zip', 'mimeType');
+		assert.equal(binary.fileExtension, 'zip', 'fileExtension');
+		assert.equal(binary.fileName, json.download_link.split('/').pop(), 'fileName = last segment of the link');
+		assert.equal(json.fileName, binary.fileName, 'json.fileName');
+		assert.equal(json.fileSize, binary.bytes, 'json.fileSize = binary bytes');
+		assert.ok(binary.bytes > settings.archiveBytes, `bytes ${binary.bytes} > payload ${settings.archiveBytes}`);
+		assert.match(String(binary.id), /^filesystem(-v2)?:/, `stored in filesystem mode (${binary.id})`);
+		return `1 item, binary "data": ${binary.mimeType}, ${binary.fileName}, ${binary.bytes} bytes (${binary.fileSize}), json.fileSize ${json.fileSize}, ${binary.id.split(':')[0]}`;
+	});
+	if (!binary) return;
+	await check('archive stored by n8n is a valid ZIP', () => {
+		const file = binaryFile(binary.id);
+		const buf = fs.readFileSync(file);
+		assert.equal(buf.length, binary.bytes, `size of ${file}`);
+		const zip = inspectZip(buf);
+		const names = zip.entries.map((e) => e.name);
+		assert.deepEqual(names, ['index.html', 'payload.bin'], 'entries');
+		assert.equal(zip.entries[1].size, settings.archiveBytes, 'payload.bin size');
+		return `${path.relative(ctx.uf.n8nDir, file)}: ${buf.length} bytes, PK signature, EOCD + central directory with ${zip.entries
+			.map((e) => `${e.name} (${e.size} B, CRC-32 ok)`)
+			.join(', ')}`;
+	});
+}
+
+/** Where n8n's filesystem binary data mode keeps a file: <N8N_USER_FOLDER>/.n8n/storage/<id path>. */
+function binaryFile(id) {
+	const rel = String(id).replace(/^filesystem(-v2)?:/, '');
+	for (const root of ['storage', 'binaryData']) {
+		const file = path.join(ctx.uf.n8nDir, root, rel);
+		if (fs.existsSync(file)) return file;
+	}
+	throw new assert.AssertionError({ message: `binary file ${rel} not found under ${ctx.uf.n8nDir}/storage` });
+}
+
+async function downloadListValid(r) {
+	if (!r) return;
+	const now = await ctx.emu.now();
+	let listed;
+	await check('download.getAll, Only Valid Links (download-list-valid)', async () => {
+		const items = outputOf(r, 'Get Valid Download Links');
+		listed = jsonOf(items);
+		const expected = (await ctx.emu.rows('downloads'))
+			.filter((d) => ms(d.created_at) > now - DAY_MS)
+			.sort((a, b) => ms(b.created_at) - ms(a.created_at) || b.id - a.id)
+			.slice(0, 10)
+			.map((d) => d.id);
+		assert.deepEqual(listed.map((d) => d.id), expected, 'the valid downloads, newest first');
+		assert.ok(!expected.includes(ctx.seeds.expiredSeed.id), 'the expired download is left out');
+		for (const d of listed) assertDownload(d, { what: 'listed download' });
+		items.forEach((i) => assert.deepEqual(i.pairedItem, { item: 0 }, 'pairedItem of a Get Many item'));
+		return `${listed.length} items: downloads ${listed.map((d) => `#${d.id}`).join(', ')} (newest first), all is_expired false with expires_at = created_at + 24 h; expired #${ctx.seeds.expiredSeed.id} left out`;
+	});
+	if (!listed) return;
+	await check('download.downloadArchive by Link (download-list-valid)', () => {
+		const items = outputOf(r, 'Download Each Archive');
+		assert.equal(items.length, listed.length, 'one archive per listed download');
+		assertPaired(items, 'Download Each Archive');
+		items.forEach((item, i) => {
+			const b = item.binary && item.binary.data;
+			assert.ok(b, `item ${i}: binary "data"`);
+			assert.equal(item.json.download_link, listed[i].download_link, `item ${i}: link`);
+			assert.equal(b.mimeType, 'application/zip', `item ${i}: mimeType`);
+			assert.equal(b.fileName, listed[i].download_link.split('/').pop(), `item ${i}: fileName`);
+			assert.equal(item.json.fileSize, b.bytes, `item ${i}: fileSize`);
+			inspectZip(fs.readFileSync(binaryFile(b.id)));
+		});
+		return `${items.length} items in input order, each a valid ZIP in binary "data" (${items.map((i) => `${i.binary.data.bytes} B`).join(', ')})`;
+	});
+}
+
+async function optionManage(r) {
+	if (!r) return;
+	let created;
+	await check('option.create (option-manage)', () => {
+		const items = outputOf(r, 'Create Option');
+		assert.equal(items.length, 1, 'items');
+		assertPaired(items, 'Create Option');
+		created = items[0].json;
+		assert.ok(Number.isInteger(created.id), 'id');
+		assert.equal(created.mode, 'relative');
+		assert.equal(created.relative_path, '/docs/');
+		assert.equal(created.job_id, null);
+		return `1 item, option #${created.id} mode relative, relative_path /docs/, job_id null`;
+	});
+	if (!created) return;
+	await check('option.get (option-manage)', () => {
+		const items = jsonOf(outputOf(r, 'Get Option'));
+		assert.deepEqual(items, [created], 'the created option');
+		return `1 item, option #${created.id} as created`;
+	});
+	await check('option.update (option-manage)', () => {
+		const items = jsonOf(outputOf(r, 'Update Option'));
+		assert.equal(items.length, 1, 'items');
+		assert.deepEqual(items[0], { ...created, mode: 'absolute', replace_url: 'https://mirror.example.com' });
+		return `1 item, option #${created.id} mode absolute, replace_url https://mirror.example.com (relative_path kept)`;
+	});
+	await check('option.delete (option-manage)', async () => {
+		const items = jsonOf(outputOf(r, 'Delete Option'));
+		assert.equal(items.length, 1, 'items');
+		assert.equal(items[0].deleted, true, 'deleted');
+		assert.equal(items[0].id, created.id, 'id');
+		const left = (await ctx.emu.rows('options')).map((o) => o.id);
+		assert.ok(!left.includes(created.id), 'the option is gone from the service');
+		return `1 item { deleted: true, id: ${created.id} }; the service no longer has it`;
+	});
+	await check('option.getAll, filter Mode (option-manage)', async () => {
+		const items = jsonOf(outputOf(r, 'List Absolute Options'));
+		const expected = (await ctx.emu.rows('options')).filter((o) => o.mode === 'absolute').map((o) => o.id);
+		assert.deepEqual(items.map((o) => o.id), expected, 'every absolute option, in id order');
+		assert.ok(items.every((o) => o.mode === 'absolute'), 'only absolute ones');
+		assert.ok(expected.includes(ctx.seeds.seedOption.id) && !expected.includes(created.id), 'seeded one in, deleted one out');
+		return `${items.length} item(s): ${items.map((o) => `#${o.id}`).join(', ')}, all mode absolute; deleted #${created.id} not listed`;
+	});
+}
+
+async function jobManage(r) {
+	if (!r) return;
+	let job;
+	await check('job.create without waiting (job-manage)', () => {
+		const items = jsonOf(outputOf(r, 'Create Job'));
+		assert.equal(items.length, 1, 'items');
+		job = items[0];
+		assert.equal(job.status, 'queued', 'status');
+		assert.equal(job.url, 'https://job-manage.e2e.example.com/');
+		assert.ok(!('download' in job), 'no download without waiting');
+		return `1 item, job #${job.id} status queued`;
+	});
+	if (!job) return;
+	await check('job.get (job-manage)', () => {
+		const items = jsonOf(outputOf(r, 'Get Job'));
+		assert.equal(items.length, 1, 'items');
+		assert.equal(items[0].id, job.id);
+		assert.equal(items[0].email, job.email);
+		assert.ok(['queued', 'running', 'finished'].includes(items[0].status), `status ${items[0].status}`);
+		return `1 item, job #${job.id} (${items[0].status})`;
+	});
+	await check('job.update (job-manage)', () => {
+		const items = jsonOf(outputOf(r, 'Update Job'));
+		assert.equal(items.length, 1, 'items');
+		assert.equal(items[0].id, job.id);
+		assert.equal(items[0].email, 'job-manage-updated@e2e.example.com');
+		assert.equal(items[0].url, 'https://job-manage.e2e.example.com/updated');
+		return `1 item, job #${job.id} with the new email and URL`;
+	});
+	await check('job.getAll, filter Email (job-manage)', () => {
+		const items = jsonOf(outputOf(r, 'Get Many Jobs'));
+		assert.deepEqual(items.map((j) => j.id), [job.id], 'exactly the updated job');
+		return `1 item: job #${job.id}`;
+	});
+	await check('job.delete, Select By URL (job-manage)', async () => {
+		const items = jsonOf(outputOf(r, 'Delete Job'));
+		assert.equal(items.length, 1, 'items');
+		assert.equal(items[0].deleted, true);
+		assert.equal(items[0].id, job.id);
+		assert.ok(!(await ctx.emu.rows('jobs')).some((j) => j.id === job.id), 'the job is gone from the service');
+		return `1 item { deleted: true, id: ${job.id} }; the service no longer has it`;
+	});
+}
+
+async function downloadGet(r) {
+	if (!r) return;
+	const { validSeed, expiredSeed } = ctx.seeds;
+	await check('download.get by ID (download-get)', () => {
+		const items = jsonOf(outputOf(r, 'Get Valid Download'));
+		assert.equal(items.length, 1, 'items');
+		assert.equal(items[0].id, validSeed.id);
+		assert.equal(items[0].job_id, validSeed.job_id);
+		assertDownload(items[0]);
+		return `1 item, download #${validSeed.id} is_expired false, expires_at ${items[0].expires_at}`;
+	});
+	await check('download.get, Select By Job ID (download-get)', () => {
+		const items = jsonOf(outputOf(r, 'Get Expired Download'));
+		assert.equal(items.length, 1, 'items');
+		assert.equal(items[0].id, expiredSeed.id);
+		assertDownload(items[0], { expired: true });
+		return `1 item, download #${expiredSeed.id} of job #${expiredSeed.job_id}: is_expired true, expires_at ${items[0].expires_at}`;
+	});
+}
+
+async function continueOnFail(r) {
+	if (!r) return;
+	await check('On Error: Continue, download.get of 3 items (continue-on-fail)', () => {
+		const items = outputOf(r, 'Get Downloads');
+		assert.equal(items.length, 3, 'one output item per input item');
+		assertPaired(items, 'Get Downloads');
+		const [good, invalid, missing] = jsonOf(items);
+		assert.equal(good.id, ctx.seeds.validSeed.id, 'item 0 is the download');
+		assert.equal(invalid.error, 'Invalid input: Download ID must be a whole number greater than 0', 'item 1 error');
+		assert.match(String(invalid.details), /Item 2/, `item 1 details name the item: "${invalid.details}"`);
+		assert.equal(missing.error, 'No download with ID 999999 was found', 'item 2 error');
+		return `3 items paired 0,1,2: download #${good.id}; error "${invalid.error}"; error "${missing.error}"`;
+	});
+	await check('On Error: Continue, downloadArchive of an expired link (continue-on-fail)', () => {
+		const items = outputOf(r, 'Download Expired Archive');
+		assert.equal(items.length, 1, 'items');
+		assert.ok(!items[0].binary, 'no binary data');
+		const { error, details } = items[0].json;
+		assert.match(error, /^The download link of download 900 expired on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, `error: "${error}"`);
+		assert.match(String(details), /24 hours/, `details: "${details}"`);
+		return `1 error item: "${error}" (${details})`;
+	});
+}
+
+async function badCredential(r) {
+	await check('wrong password gives a readable reason (bad-credential)', () => {
+		assert.equal(r.ok, false, 'the run must fail');
+		assert.equal(r.status, 'error', 'run status');
+		const message = String(r.error && r.error.message);
+		assert.match(message, /^Login failed \(Invalid login credentials\)/, `error message: "${message}"`);
+		assert.match(message, /check the email and password/, `error message says what to fix: "${message}"`);
+		assert.equal(r.lastNode, 'List Jobs', 'failing node');
+		assert.ok(!`${r.stdout}${r.stderr}`.includes(WRONG_PASSWORD), 'the password never appears in the output');
+		const description = String(r.error.description || '');
+		assert.match(description, /credential/, `description: "${description}"`);
+		return `run status error at "List Jobs": "${message}" (${description}); the password appears nowhere in n8n's output`;
+	});
+}
+
+async function tokenCaching() {
+	await check('token caching across n8n processes (emulator request log)', async () => {
+		const log = await ctx.emu.log();
+		const tokens = log.filter((e) => e.kind === 'token');
+		const granted = tokens.filter((e) => e.status === 200);
+		const refused = tokens.filter((e) => e.status !== 200);
+		const polls = log.filter(isTriggerPoll).length;
+		const rest = log.filter((e) => e.kind === 'rest').length;
+		assert.equal(granted.length, 1, `token requests answered 200: ${granted.length} (at seq ${granted.map((e) => e.seq).join(', ')})`);
+		assert.equal(granted[0].seq, 1, 'the token request is the first request of the suite');
+		assert.ok(refused.length >= 1 && refused.every((e) => e.status === 400), `refused token requests (wrong password): ${refused.map((e) => e.status).join(', ')}`);
+		return `1 token request (200) for ${ctx.runs.length} workflow runs in ${ctx.runs.length} separate \`n8n execute\` processes and ${polls} trigger polls in \`n8n start\` (${rest} REST requests in all); the wrong-password run: ${refused.length} refused (400)`;
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// the trigger, live
+
+const safeDecode = (s) => {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return s;
+	}
+};
+/** The trigger's poll query: downloads in ascending (created_at, id) order — no operation asks for that. */
+const isTriggerPoll = (e) =>
+	e.kind === 'rest' && e.table === 'downloads' && e.method === 'GET' && /(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query));
+
+let triggerSerial = 0;
+/** One finished job and its download per label, created now by the emulator's clock, in one statement. */
+async function insertTriggerDownloads(labels) {
+	const now = await ctx.emu.now();
+	const jobs = await ctx.emu.insert(
+		'jobs',
+		labels.map((label) => ({ url: `https://${label}.trigger.e2e.example.com/`, email: 'trigger@e2e.example.com', status: 'finished', files: 1 + ++triggerSerial, created_at: iso(now - JOB_MS) })),
+	);
+	return ctx.emu.insert('downloads', jobs.map((job) => ({ job_id: job.id, created_at: iso(now) })));
+}
+
+async function triggerLive(workflow, baseline, seqBefore) {
+	const { emu } = ctx;
+	const t0 = Date.now();
+	const srv = await n8n.startN8n({ env: ctx.env, timeoutMs: 180_000 });
+	ctx.server = srv;
+	const readyMs = Date.now() - t0;
+	await check('n8n start serves the pack (types over REST)', async () => {
+		const nodeTypes = await srv.nodeTypes();
+		assert.deepEqual((nodeTypes.byPackage[PACKAGE] || []).sort(), [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], 'node types');
+		const cred = (await srv.credentialTypes()).find((c) => c.name === CREDENTIAL_TYPE);
+		assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
+		for (const type of [NODE_TYPE, TRIGGER_TYPE]) assert.ok(cred.supportedNodes.includes(type), `supportedNodes ${cred.supportedNodes} lacks ${type}`);
+		return `ready in ${seconds(readyMs)}; /types/nodes.json has the 3 node types, /types/credentials.json has ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`;
+	});
+
+	// Activation polls once (the baseline): only after it may new downloads go in.
+	const deadline = Date.now() + 60_000;
+	let firstPoll;
+	while (!(firstPoll = (await emu.log()).find((e) => e.seq > seqBefore && isTriggerPoll(e)))) {
+		if (Date.now() > deadline) throw new Error(`no poll of the trigger reached the emulator within 60 s of n8n being ready; server log: ${srv.logFile}`);
+		await n8n.sleep(250);
+	}
+	note(`trigger active: baseline poll ${seconds(firstPoll.at - t0)} after n8n start (status ${firstPoll.status}); baseline download #${baseline.id} inserted before activation`);
+
+	const executions = new Map(); // id → { id, mode, status, startedAt, items, notification }
+	const collect = async () => {
+		for (const e of await srv.executions({ workflowId: workflow.id })) {
+			if (executions.has(e.id) || ['new', 'running', 'waiting'].includes(e.status)) continue;
+			const full = await srv.execution(e.id);
+			const runData = (full.data && full.data.resultData && full.data.resultData.runData) || {};
+			const out = (name) => ((runData[name] && runData[name][0] && runData[name][0].data && runData[name][0].data.main[0]) || []).map((i) => i.json);
+			executions.set(e.id, {
+				id: e.id,
+				mode: full.mode,
+				status: full.status,
+				error: full.data && full.data.resultData && full.data.resultData.error,
+				items: out('Website Export Trigger'),
+				notification: out('Prepare Notification'),
+			});
+		}
+	};
+	const containing = (id) => [...executions.values()].filter((x) => x.items.some((d) => d.id === id));
+
+	const batches = [['cycle-1'], ['cycle-2a', 'cycle-2b'], ['cycle-3']];
+	const inserted = [];
+	let previous = null;
+	for (const [index, labels] of batches.entries()) {
+		const rows = await insertTriggerDownloads(labels);
+		inserted.push(...rows);
+		const insertedAt = Date.now();
+		const ok = await check(`trigger poll cycle ${index + 1} (trigger-download-ready, live)`, async () => {
+			const until = insertedAt + TRIGGER_CYCLE_TIMEOUT_MS;
+			while (!rows.every((d) => containing(d.id).length > 0)) {
+				if (Date.now() > until) throw new Error(`downloads ${rows.map((d) => `#${d.id}`).join(', ')} not emitted within ${TRIGGER_CYCLE_TIMEOUT_MS / 1000} s; executions so far: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`);
+				await n8n.sleep(1000);
+				await collect();
+			}
+			const execs = [...new Set(rows.flatMap((d) => containing(d.id)))];
+			assert.equal(execs.length, 1, `one execution holds the whole batch (inserted in one statement): ${execs.map((x) => x.id)}`);
+			const [x] = execs;
+			assert.equal(x.mode, 'trigger', 'execution mode');
+			assert.equal(x.status, 'success', `execution status (${x.error && x.error.message})`);
+			if (previous) assert.notEqual(x.id, previous.id, 'a later poll than the previous cycle');
+			for (const row of rows) {
+				const item = x.items.find((d) => d.id === row.id);
+				assertDownload(item, { what: 'emitted download' });
+				assert.equal(item.job_id, row.job_id, 'job_id');
+				assert.equal(item.job.url, `https://${labels[rows.indexOf(row)]}.trigger.e2e.example.com/`, 'job.url (Include Job)');
+				assert.equal(item.job.status, 'finished', 'job.status');
+				const n = x.notification[x.items.indexOf(item)];
+				assert.deepEqual(n, { site: item.job.url, recipient: item.job.email, downloadLink: item.download_link, expiresAt: item.expires_at, files: item.job.files }, 'Prepare Notification item');
+			}
+			const others = x.items.length - rows.length;
+			previous = x;
+			return `execution ${x.id} (mode trigger, success) ${seconds(Date.now() - insertedAt)} after the insert: ${rows.map((d) => `download #${d.id} (job ${d.job_id})`).join(', ')}${others ? ` + ${others} other new download(s) from the workflows running meanwhile` : ''}; each with job.url, expires_at = created_at + 24 h, is_expired false; Prepare Notification mapped ${x.notification.length} item(s)`;
+		});
+		if (!ok) break;
+	}
+
+	await collect();
+	await check('trigger exactly once across poll cycles (trigger-download-ready, live)', async () => {
+		const all = [...executions.values()];
+		const counts = new Map();
+		for (const x of all) for (const d of x.items) counts.set(d.id, (counts.get(d.id) || 0) + 1);
+		const twice = [...counts].filter(([, c]) => c > 1);
+		assert.deepEqual(twice, [], 'downloads emitted more than once');
+		for (const d of inserted) assert.equal(counts.get(d.id), 1, `inserted download #${d.id} emitted ${counts.get(d.id) || 0} times`);
+		assert.ok(!counts.has(baseline.id), `baseline download #${baseline.id} (inserted before activation) was emitted`);
+		for (const seed of [ctx.seeds.validSeed, ctx.seeds.expiredSeed]) assert.ok(!counts.has(seed.id), `pre-existing download #${seed.id} was emitted`);
+		const withInserted = all.filter((x) => x.items.some((d) => inserted.some((i) => i.id === d.id)));
+		assert.ok(withInserted.length >= 3, `inserted downloads spread over ${withInserted.length} executions`);
+		const polls = (await emu.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
+		assert.ok(polls.every((e) => e.status === 200 || e.status === 206), `poll statuses ${polls.map((e) => e.status)}`);
+		return `${inserted.length} inserted downloads in ${withInserted.length} executions, each exactly once; ${counts.size} distinct downloads emitted in ${all.length} executions, none twice; baseline #${baseline.id} and older ones not emitted; ${polls.length} polls (activation + ${polls.length - 1} scheduled, one a minute)`;
+	});
+
+	await check('n8n server log has no errors', () => {
+		const errors = srv.logs().filter((l) => l.level === 'error');
+		assert.deepEqual(errors.map((l) => l.message), [], 'error lines');
+		return `${srv.logs().length} log lines, none at level error`;
+	});
+	await srv.stop();
+	ctx.server = null;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function finish() {
+	// n8n CLI calls, npm and provision.sh run in process groups of their own: a Ctrl-C or the
+	// suite's timeout does not reach them by itself.
+	if (typeof n8n.killActiveRuns === 'function') await n8n.killActiveRuns('SIGTERM').catch(() => {});
+	if (ctx.server) await ctx.server.stop().catch(() => {});
+	if (ctx.emu) await ctx.emu.stop().catch(() => {});
+	if (ctx.packDir) fs.rmSync(ctx.packDir, { recursive: true, force: true });
+	if (ctx.uf) {
+		if (KEEP || failed > 0) note(`kept the n8n user folder: ${ctx.uf.userFolder}`);
+		else ctx.uf.cleanup();
+	}
+}
+
+let ending = false;
+/** Stops what the suite started, prints the summary (last line: "N passed, N failed") and exits. */
+async function end(exitCode) {
+	if (ending) return;
+	ending = true;
+	await finish();
+	const runs = ctx.runs.map((x) => x.durationMs);
+	if (runs.length) note(`${runs.length} n8n execute runs, ${seconds(Math.min(...runs))}–${seconds(Math.max(...runs))} each`);
+	note(`e2e finished in ${elapsed()}`);
+	console.log(`${passed} passed, ${failed} failed`);
+	process.exit(exitCode ?? (failed > 0 ? 1 : 0));
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+	process.on(signal, () => {
+		report(false, 'suite', `interrupted by ${signal}`);
+		void end(130);
+	});
+}
+
+main()
+	.catch((error) => report(false, 'suite', error.stack || String(error)))
+	.then(() => end());
