@@ -21,7 +21,9 @@ function newestSource(folder: string): number {
 function ensureBuilt(entries: string[]): void {
 	const built = entries.every((entry) => existsSync(join(root, entry)));
 	const sources = Math.max(newestSource(join(root, 'nodes')), newestSource(join(root, 'credentials')));
-	if (built && entries.every((entry) => statSync(join(root, entry)).mtimeMs >= sources)) return;
+	// Only what tsc compiles from those sources: copied files (the entry point) keep their own mtime.
+	const compiled = entries.filter((entry) => /^dist\/(nodes|credentials)\//.test(entry));
+	if (built && compiled.every((entry) => statSync(join(root, entry)).mtimeMs >= sources)) return;
 	process.stderr.write('bench: dist/ is missing or older than the sources: npm run build\n');
 	execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'pipe' });
 }
