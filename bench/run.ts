@@ -15,7 +15,7 @@ import { join } from 'path';
 
 import { archiveMemory } from './figures/archive';
 import { packageFigures } from './figures/package';
-import { idleTriggerPoll, returnAll } from './figures/polling';
+import { idleTriggerPoll, returnAll, returnAllUnderChurn } from './figures/polling';
 import { singleRecordRequests, tokenExpiresMidRun, tokenRejectedUnforeseen, tokensAcrossExecutions } from './figures/requests';
 import { latencyBound, overheadAndFloor, returnAllLatency } from './figures/timing';
 import { DEFAULT_IN_FLIGHT } from './nodes';
@@ -38,6 +38,7 @@ const figures: Array<[string, () => Promise<Row | Row[]>]> = [
 	['Latency-bound', () => latencyBound(size.latencyItems, 50, size.extraInFlight)],
 	['Return All', () => returnAll(25_000, 1000)],
 	['Return All, latency-bound', () => returnAllLatency(25_000, 50)],
+	['Return All under churn', () => returnAllUnderChurn(5_000)],
 	['Idle trigger poll', () => idleTriggerPoll(10, 100_000)],
 	['Download Archive memory', () => archiveMemory(size.archive)],
 	['Package', () => packageFigures(size.requireRounds)],

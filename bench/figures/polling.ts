@@ -5,7 +5,9 @@ import { startEmulator } from '../../test/emulator';
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
 import { harnessFor, runNode } from '../nodes';
 import { count, range, ratio } from '../stats';
-import { judged, type Row } from '../table';
+import { judged, reported, type Row } from '../table';
+import { onArrival } from '../../test/concurrency/scenarios';
+import { offsetReturnAll } from '../offsetPaging';
 
 /** Return All of `total` jobs when the service caps every page at `maxRows`. */
 export async function returnAll(total: number, maxRows: number): Promise<Row> {
@@ -77,4 +79,46 @@ export async function idleTriggerPoll(small: number, large: number): Promise<Row
 		a.requests === 1 && b.requests === 1 && bytes <= 1.1,
 		`the poll's cost grows with the stored history`,
 	);
+}
+
+/**
+ * Return All (newest first) of `total` jobs while 7 jobs are created and 7 not yet returned are
+ * deleted before every page after the first: rows returned twice and rows missing (that existed
+ * throughout), offset paging (before issue 9) vs keyset paging (the node now).
+ */
+export async function returnAllUnderChurn(total: number): Promise<Row[]> {
+	const emulator = await startEmulator({ port: 0 });
+	try {
+		const measure = async (returnAll: () => Promise<number[]>) => {
+			emulator.reset();
+			const existing = (emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }))) as Array<{ id: number }>).map((job) => job.id);
+			const deleted = new Set<number>();
+			let pages = 0;
+			const stop = onArrival(emulator, (entry) => {
+				if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
+				emulator.insert('jobs', range(7).map((i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'bench@example.com' })));
+				const victims = existing.slice(-(pages * 1000 + 7), -(pages * 1000)).filter((id) => !deleted.has(id));
+				for (const id of victims) deleted.add(id);
+				emulator.remove('jobs', victims);
+			});
+			try {
+				const ids = await returnAll();
+				const twice = ids.length - new Set(ids).size;
+				const returned = new Set(ids);
+				const missing = existing.filter((id) => !deleted.has(id) && !returned.has(id)).length;
+				return { twice, missing };
+			} finally {
+				stop();
+			}
+		};
+		const before = await measure(async () => (await offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', 1)).rows.map((row) => row.id));
+		const after = await measure(async () => (await runNode(harnessFor(emulator), { resource: 'job', operation: 'getAll', returnAll: true })).map((item) => item.json.id as number));
+		const figure = `Return All of ${count(total)} jobs (newest first) while 7 are created and 7 deleted before each page: rows twice / missing`;
+		return [
+			reported(`${figure}, offset paging (before)`, `${before.twice} / ${before.missing}`),
+			judged({ figure: `${figure}, keyset paging (now)`, measured: `${after.twice} / ${after.missing}`, target: '0 / 0', strict: true }, after.twice === 0 && after.missing === 0, 'rows repeated or skipped'),
+		];
+	} finally {
+		await emulator.close();
+	}
 }

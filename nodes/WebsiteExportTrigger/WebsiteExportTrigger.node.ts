@@ -2,9 +2,9 @@ import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, 
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/constants';
-import { withExpiry, type DownloadRecord } from '../shared/downloads';
+import { UnreadableTimestampError, unreadableTimestampApiError, windowFilter, withExpiry, type DownloadRecord } from '../shared/downloads';
 import { WebsiteExportClient } from '../shared/transport';
-import { advance, DATE_RESOLUTION_MS, DOWNLOAD_ORDER, isValid, queryFilters, readState, windowFilter, writeState } from './cursor';
+import { advance, DATE_RESOLUTION_MS, DOWNLOAD_ORDER, isValid, queryFilters, readState, writeState } from './cursor';
 
 /** Job ids per `id=in.(…)` request: one request for any usual poll, and a URL of a few kB at most. */
 const JOB_BATCH = 200;
@@ -46,6 +46,7 @@ async function fetchJobs(client: WebsiteExportClient, downloads: DownloadRecord[
 		const rows = await client.selectAll('jobs', {
 			select: JOB_FIELDS,
 			filters: [{ column: 'id', operator: 'in', value: ids.slice(start, start + JOB_BATCH) }],
+			order: [{ column: 'id' }],
 		});
 		for (const row of rows) jobs.set(row.id as number, row);
 	}
@@ -177,7 +178,14 @@ export class WebsiteExportTrigger implements INodeType {
 		const state = readState(staticData);
 		const rows = await client.selectAll<DownloadRecord>('downloads', { filters: queryFilters(state, Date.now()), order: DOWNLOAD_ORDER });
 		const serverNow = serviceTime(client);
-		const { fresh, next } = advance(state, rows, serverNow, { emitExisting: settings.emitExisting });
+		let step: ReturnType<typeof advance<DownloadRecord>>;
+		try {
+			step = advance(state, rows, serverNow, { emitExisting: settings.emitExisting });
+		} catch (error) {
+			// A download the trigger cannot date is never skipped silently: the poll fails and names it.
+			throw error instanceof UnreadableTimestampError ? unreadableTimestampApiError(this.getNode(), error) : error;
+		}
+		const { fresh, next } = step;
 		const items = await toItems(client, fresh, settings, serverNow);
 		// Only now, with every request done: a poll that fails leaves the state as it was.
 		writeState(staticData, next);

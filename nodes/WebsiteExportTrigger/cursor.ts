@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
-import { expiresAt, timestampMs, type DownloadRecord } from '../shared/downloads';
+import { createdMs, expiresAt, isoInstant, windowFilter, type DownloadRecord } from '../shared/downloads';
 import type { Filter, OrderBy } from '../shared/transport';
 
 /**
@@ -22,14 +22,6 @@ import type { Filter, OrderBy } from '../shared/transport';
  * only re-reading the downloads of those 10 minutes on each poll (already-seen ids are dropped).
  */
 export const OVERLAP_MS = 10 * 60_000;
-
-/**
- * The 24 h bound of the query is computed before any answer, with this machine's clock, which
- * may be off from the service's: it reaches back this much further so that no valid row is left
- * out. The extra rows (expired ones) are dropped by `advance`, which judges expiry by the
- * service's clock. Tolerates clocks up to 10 minutes apart.
- */
-export const CLOCK_MARGIN_MS = 10 * 60_000;
 
 /** The HTTP Date header counts whole seconds: the service's clock may be up to this much later. */
 export const DATE_RESOLUTION_MS = 1_000;
@@ -66,13 +58,6 @@ export function writeState(data: IDataObject, state: CursorState): void {
 	Object.assign(data, state);
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The lower bound of the 24 h window, with this machine's clock (see CLOCK_MARGIN_MS). */
-export function windowFilter(localNow: number): Filter {
-	return { column: 'created_at', operator: 'gt', value: iso(localNow - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS) };
-}
-
 /**
  * What one poll asks for: rows from the cursor minus the overlap on, within the 24 h window.
  * Its answer holds the new rows plus those of the overlap: it does not grow with the history.
@@ -80,7 +65,7 @@ export function windowFilter(localNow: number): Filter {
 export function queryFilters(state: CursorState | undefined, localNow: number): Filter[] {
 	const filters = [windowFilter(localNow)];
 	if (state?.newest != null) {
-		filters.unshift({ column: 'created_at', operator: 'gte', value: iso(state.newest - OVERLAP_MS) });
+		filters.unshift({ column: 'created_at', operator: 'gte', value: isoInstant(state.newest - OVERLAP_MS) });
 	}
 	return filters;
 }
@@ -124,8 +109,7 @@ export function advance<T extends DownloadRecord>(
 	for (const row of rows) {
 		const key = String(row.id);
 		if (key in seen) continue;
-		const created = timestampMs(row.created_at);
-		if (Number.isNaN(created)) continue;
+		const created = createdMs(row);
 		if ((state !== undefined || options.emitExisting) && isValid(row, serverNow)) fresh.push(row);
 		seen[key] = created;
 		newest = newest === null ? created : Math.max(newest, created);

@@ -1,30 +1,63 @@
-import type { IDataObject } from 'n8n-workflow';
+/** What every node says about a download: when its created_at was, when its link expires. */
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from './constants';
+import { isoInstant, parseTimestamp } from './timestamps';
+import type { Filter } from './transport';
+
+export { NEWEST_FIRST } from './transport';
+export { isoInstant } from './timestamps';
+
+/**
+ * A query's 24 h bound is computed before any answer, with this machine's clock, which may be
+ * off from the service's: it reaches back this much further so that no valid row is left out.
+ * The extra (expired) rows are dropped by the service's clock. Tolerates clocks 10 minutes apart.
+ */
+export const CLOCK_MARGIN_MS = 10 * 60_000;
+
+/** The lower bound of the 24 h window of valid links, with this machine's clock (see CLOCK_MARGIN_MS). */
+export function windowFilter(localNow: number): Filter {
+	return { column: 'created_at', operator: 'gt', value: isoInstant(localNow - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS) };
+}
 
 export interface DownloadRecord extends IDataObject {
 	id: number;
-	created_at: string;
+	created_at: string | number;
 	job_id: number | null;
 	download_link: string;
 }
 
-/** Milliseconds since the epoch of a PostgREST timestamp (microseconds are dropped). */
-export function timestampMs(value: unknown): number {
-	return typeof value === 'string' ? Date.parse(value) : NaN;
+/** A download whose created_at cannot be read: named, never skipped silently. */
+export class UnreadableTimestampError extends Error {
+	constructor(readonly download: Pick<DownloadRecord, 'id' | 'created_at'>) {
+		super(`Download ${String(download.id)} has a created_at the node cannot read: ${JSON.stringify(download.created_at)}`);
+	}
+}
+
+/** The error as n8n shows a service answer: it names the download and the value. */
+export function unreadableTimestampApiError(node: INode, error: UnreadableTimestampError, itemIndex?: number): NodeApiError {
+	return new NodeApiError(node, { message: 'unreadable timestamp' }, {
+		message: error.message,
+		description: 'The service answered with a created_at in a form the node does not know: please report the value to the maintainers of this node.',
+		itemIndex,
+	});
+}
+
+/** Milliseconds since the epoch of the download's created_at; throws when it cannot be read. */
+export function createdMs(download: Pick<DownloadRecord, 'id' | 'created_at'>): number {
+	const ms = parseTimestamp(download.created_at);
+	if (Number.isNaN(ms)) throw new UnreadableTimestampError(download);
+	return ms;
 }
 
 /** When the link of a download stops working: created_at + 24 h (spec §3). */
-export function expiresAt(download: Pick<DownloadRecord, 'created_at'>): number {
-	return timestampMs(download.created_at) + DOWNLOAD_VALIDITY_MS;
+export function expiresAt(download: Pick<DownloadRecord, 'id' | 'created_at'>): number {
+	return createdMs(download) + DOWNLOAD_VALIDITY_MS;
 }
 
-/** The download as the nodes output it: its fields plus `expires_at` and `is_expired`. */
-export function withExpiry<T extends Pick<DownloadRecord, 'created_at'>>(download: T, now = Date.now()) {
+/** The download as the nodes output it: its fields plus `expires_at` and `is_expired`, judged at `serviceNow`. */
+export function withExpiry<T extends Pick<DownloadRecord, 'id' | 'created_at'>>(download: T, serviceNow: number) {
 	const expires = expiresAt(download);
-	return {
-		...download,
-		expires_at: Number.isNaN(expires) ? null : new Date(expires).toISOString(),
-		is_expired: Number.isNaN(expires) ? false : now >= expires,
-	};
+	return { ...download, expires_at: isoInstant(expires), is_expired: serviceNow >= expires };
 }

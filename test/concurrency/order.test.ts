@@ -66,24 +66,22 @@ describe('Requests in Flight > 1: the same output as one at a time', () => {
 
 	it("fails with the first failing item's error, as a sequential run, even when a later item fails sooner", async () => {
 		const input = ids.map((id) => ({ id }) as IDataObject);
-		input[2] = { id: 999_999 }; // the service says "not found" after its answer's delay
-		input[5] = { id: 'abc' }; // refused at once, before any request
-		service.emulator.fault({ match: GET_JOBS, delayMs: 100, times: 20 });
+		input[2] = { id: 999_999 }; // "not found" after a long delay
+		input[5] = { id: 888_888 }; // "not found" at once
+		for (const [index] of input.entries()) service.emulator.fault({ match: GET_JOBS, delayMs: index === 2 ? 300 : 0 });
 		const error = await runError(service, jobGet(8), { items: itemsOf(...input) });
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toBe('No job with ID 999999 was found');
 		expect((error as unknown as NodeApiError).context.itemIndex).toBe(2);
 	});
 
-	it('fetches the pages of Return All side by side, with the rows and requests of sequential paging', async () => {
-		service.emulator.settings.maxRows = 5;
-		service.emulator.insert('jobs', Array.from({ length: 40 }, (_, i) => ({ url: `https://more${i}.example.com`, email: 'me@example.com' })));
-		const getAll = (requestsInFlight: number): INodeParameters => ({ resource: 'job', operation: 'getAll', returnAll: true, sort: 'oldest', options: { requestsInFlight } });
+	it('checks every item before the first request: a bad item anywhere sends nothing', async () => {
+		const input = ids.map((id) => ({ id }) as IDataObject);
+		input[9] = { id: 'abc' };
 		const before = service.emulator.log.length;
-		const { concurrent, sequential, maxInFlight } = await bothWays(getAll, [{ json: {} }]);
-		expect(maxInFlight).toBeGreaterThan(1);
-		expect(concurrent).toHaveLength(ids.length + 40);
-		expect(concurrent).toEqual(sequential);
-		expect(requestsSince(service.emulator, before).rest).toBe(2 * Math.ceil((ids.length + 40) / 5));
+		const error = await runError(service, jobGet(8), { items: itemsOf(...input) });
+		expect(error.message).toContain('Job ID');
+		expect((error as unknown as NodeApiError).context.itemIndex).toBe(9);
+		expect(requestsSince(service.emulator, before).rest).toBe(0);
 	});
 });

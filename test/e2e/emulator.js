@@ -75,6 +75,12 @@ function handle(child, exitPromise, health, output) {
 		insert: async (table, rows) => asArray(await call('POST', `/__emulator/rows/${table}`, { rows })),
 		rows: async (table) => asArray(await call('GET', `/__emulator/rows/${table}`)),
 		settings: () => call('GET', '/__emulator/settings'),
+		/** Changes settings: maxRows, latencyMs, ignorePrefer, downloadTimestamps, downloadDelayMs, … */
+		patchSettings: (patch) => call('PATCH', '/__emulator/settings', patch),
+		/** Adds a fault: { match: { method, pathRegex }, status, applyAfterHandling, reset, times, delayMs }. */
+		fault: (spec) => call('POST', '/__emulator/faults', spec),
+		clearFaults: () => call('DELETE', '/__emulator/faults'),
+		advanceClock: (ms) => call('POST', '/__emulator/clock', { advanceMs: ms }),
 		/** Every request the service received, in order: { seq, at, method, path, query, status, kind, table }. */
 		log: async () => (await call('GET', '/__emulator/log')).log,
 		async stop() {

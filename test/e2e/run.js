@@ -32,6 +32,7 @@ const path = require('node:path');
 const n8n = require('../../scripts/n8n/lib');
 const { startEmulatorProcess } = require('./emulator');
 const { inspectZip } = require('./zip');
+const adverse = require('./adverse');
 
 const REPO = path.resolve(__dirname, '../..');
 const PACKAGE = 'n8n-nodes-website-export';
@@ -209,7 +210,7 @@ async function main() {
 			workflows[file.replace(/\.json$/, '')] = readJson(path.join(REPO, dir, file));
 		}
 	}
-	await n8n.importWorkflows(Object.values(workflows), { env: ctx.env });
+	await n8n.importWorkflows([...Object.values(workflows), ...adverse.workflows()], { env: ctx.env });
 	await n8n.publishWorkflow(workflows['trigger-download-ready'].id, { env: ctx.env });
 	note(`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported 2 credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published (${elapsed()})`);
 
@@ -252,6 +253,15 @@ async function main() {
 	]);
 
 	await tokenCaching();
+
+	// 5. Last, because they move the emulator's clock and change its settings: issue 9's cases.
+	await adverse.runAdverse({
+		emu,
+		execute: (id, env = {}) => n8n.executeWorkflow(id, { env: { ...ctx.env, ...env } }),
+		check,
+		outputOf,
+		listValid: () => execute('download-list-valid'),
+	});
 }
 
 // ---------------------------------------------------------------------------------------------

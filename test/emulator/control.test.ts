@@ -51,7 +51,19 @@ describe('/__emulator control API', () => {
 
 	it('PATCH /settings validates and updates the settings', async () => {
 		const res = await control('PATCH', '/settings', { maxRows: 5, latencyMs: 0 });
-		expect(res.json).toEqual({ maxRows: 5, tokenLifetimeSeconds: 3600, jobDurationMs: 3000, archiveBytes: 65536, latencyMs: 0 });
+		expect(res.json).toEqual({
+			maxRows: 5,
+			tokenLifetimeSeconds: 3600,
+			jobDurationMs: 3000,
+			archiveBytes: 65536,
+			latencyMs: 0,
+			downloadDelayMs: 0,
+			ignorePrefer: false,
+			downloadTimestamps: 'timestamptz',
+		});
+		expect((await control('PATCH', '/settings', { ignorePrefer: true, downloadTimestamps: 'epoch-ms', downloadDelayMs: 500 })).json).toMatchObject({ ignorePrefer: true, downloadTimestamps: 'epoch-ms', downloadDelayMs: 500 });
+		expect((await control('PATCH', '/settings', { downloadTimestamps: 'roman' })).status).toBe(400);
+		expect((await control('PATCH', '/settings', { ignorePrefer: 1 })).status).toBe(400);
 		expect(emu.settings.maxRows).toBe(5);
 		expect((await control('PATCH', '/settings', { maxRows: 0 })).status).toBe(400);
 		expect((await control('PATCH', '/settings', { colour: 1 })).status).toBe(400);

@@ -6,7 +6,7 @@ import { Lifecycle } from './lifecycle';
 import { TABLES } from './schema';
 import { Store } from './store';
 import { EmulatorClock } from './time';
-import { type Plan, type Settings, type TableName, isTableName } from './types';
+import { type NumericSettings, type Plan, type Settings, type TableName, type TimestampFormat, TIMESTAMP_FORMATS, isTableName } from './types';
 import { Writer } from './writes';
 import { MAX_ZIP_BYTES } from './zip';
 
@@ -102,6 +102,11 @@ export class EmulatorCore {
 		return this.store.tables[checkTable(table)].rows.map((row) => ({ ...row.data }));
 	}
 
+	remove(table: string, ids: number[]): void {
+		const rows = this.store.tables[checkTable(table)];
+		rows.remove(new Set(ids.map((id) => rows.get(id)).filter((row) => row !== undefined)));
+	}
+
 	count(table: string): number {
 		this.lifecycle.evaluate(this.clock.now());
 		return this.store.tables[checkTable(table)].size;
@@ -112,11 +117,21 @@ export class EmulatorCore {
 		const next = { ...this.settings };
 		for (const [key, value] of Object.entries(patch)) {
 			if (!(key in next)) throw new Error(`unknown setting ${key}`);
-			const limits = SETTING_LIMITS[key as keyof Settings];
+			if (key === 'ignorePrefer') {
+				if (typeof value !== 'boolean') throw new Error('ignorePrefer must be true or false');
+				next.ignorePrefer = value;
+				continue;
+			}
+			if (key === 'downloadTimestamps') {
+				if (!TIMESTAMP_FORMATS.includes(value as TimestampFormat)) throw new Error(`downloadTimestamps must be one of ${TIMESTAMP_FORMATS.join(', ')}`);
+				next.downloadTimestamps = value as TimestampFormat;
+				continue;
+			}
+			const limits = SETTING_LIMITS[key as keyof NumericSettings];
 			if (typeof value !== 'number' || !Number.isInteger(value) || value < limits[0] || value > limits[1]) {
 				throw new Error(`${key} must be an integer from ${limits[0]} to ${limits[1]}`);
 			}
-			next[key as keyof Settings] = value;
+			next[key as keyof NumericSettings] = value;
 		}
 		Object.assign(this.settings, next);
 		return { ...this.settings };
@@ -129,12 +144,13 @@ export class EmulatorCore {
 	}
 }
 
-export const SETTING_LIMITS: Readonly<Record<keyof Settings, [number, number]>> = {
+export const SETTING_LIMITS: Readonly<Record<keyof NumericSettings, [number, number]>> = {
 	maxRows: [1, Number.MAX_SAFE_INTEGER],
 	tokenLifetimeSeconds: [1, 10 * 365 * 86400],
 	jobDurationMs: [0, Number.MAX_SAFE_INTEGER],
 	archiveBytes: [0, MAX_ZIP_BYTES],
 	latencyMs: [0, 600_000],
+	downloadDelayMs: [0, Number.MAX_SAFE_INTEGER],
 };
 
 function checkTable(table: string): TableName {

@@ -2,7 +2,7 @@
 import { DEMO_USER } from './accounts';
 import { DEFAULT_API_KEY, EmulatorCore } from './core';
 import { EmulatorServer } from './server';
-import type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName } from './types';
+import type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName, TimestampFormat } from './types';
 
 export type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName };
 
@@ -21,6 +21,9 @@ export interface EmulatorOptions {
 	now?: number;
 	/** Delay before every non-control answer. */
 	latencyMs?: number;
+	downloadDelayMs?: number;
+	ignorePrefer?: boolean;
+	downloadTimestamps?: TimestampFormat;
 	/** The clock moves only through clock.advance()/set(): fully deterministic timestamps. */
 	freezeClock?: boolean;
 }
@@ -35,6 +38,8 @@ export interface Emulator {
 	userId(email: string): string;
 	readonly clock: { now(): number; advance(ms: number): void; set(ms: number): void };
 	insert(table: TableName, rows: object[], opts?: { owner?: string }): object[];
+	/** Deletes rows by id, as another client of the account would. */
+	remove(table: TableName, ids: number[]): void;
 	rows(table: TableName): object[];
 	count(table: TableName): number;
 	readonly settings: Settings;
@@ -61,6 +66,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			jobDurationMs: options.jobDurationMs ?? 3000,
 			archiveBytes: options.archiveBytes ?? 64 * 1024,
 			latencyMs: options.latencyMs ?? 0,
+			downloadDelayMs: options.downloadDelayMs ?? 0,
+			ignorePrefer: options.ignorePrefer ?? false,
+			downloadTimestamps: options.downloadTimestamps ?? 'timestamptz',
 		},
 	});
 	const server = new EmulatorServer(core);
@@ -77,6 +85,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		userId: (email) => core.userId(email),
 		clock: { now: () => clock.now(), advance: (ms) => clock.advance(ms), set: (ms) => clock.set(ms) },
 		insert: (table, rows, opts) => core.insert(table, rows, opts),
+		remove: (table, ids) => core.remove(table, ids),
 		rows: (table) => core.rows(table),
 		count: (table) => core.count(table),
 		settings: core.settings,

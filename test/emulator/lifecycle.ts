@@ -3,7 +3,7 @@
 import { crc32 } from 'node:zlib';
 import { derivedHex } from './accounts';
 import type { Store } from './store';
-import { formatTimestamp, subMillisecondMicros } from './time';
+import { formatAs, subMillisecondMicros } from './time';
 import type { CellValue, Row, Settings } from './types';
 
 export const LINK_PATH_PREFIX = '/storage/v1/object/public/exports/';
@@ -14,6 +14,8 @@ export class Lifecycle {
 	/** No job can change state before this clock value; NaN forces a look. */
 	private nextDueMs = Number.NaN;
 	private durationSeen = Number.NaN;
+	/** Finished jobs whose download row is not written yet (settings.downloadDelayMs). */
+	private readonly pendingDownloads: Array<{ job: Row; dueMs: number }> = [];
 	/** Bumped by reset() so that links of dropped rows never point at new ones. */
 	private generation = 0;
 	baseUrl = '';
@@ -33,6 +35,7 @@ export class Lifecycle {
 	reset(): void {
 		this.generation++;
 		this.active.clear();
+		this.pendingDownloads.length = 0;
 		this.nextDueMs = Number.NaN;
 	}
 
@@ -60,16 +63,23 @@ export class Lifecycle {
 		}
 		// Download rows appear in the order the jobs finished.
 		finishing.sort((a, b) => a.atMs - b.atMs);
-		const withDownload = finishing.length > 0 ? this.jobsWithDownload() : new Set<CellValue>();
+		const withDownload = finishing.length > 0 || this.pendingDownloads.length > 0 ? this.jobsWithDownload() : new Set<CellValue>();
 		for (const { job, atMs } of finishing) {
 			this.active.delete(job);
 			if (hostIsInvalid(String(job.data.url))) this.setStatus(job, 'failed');
 			else {
 				job.data.files = 1 + (crc32(String(job.data.url)) % 40);
 				this.setStatus(job, 'finished');
-				this.addDownload(job, atMs, withDownload);
+				this.pendingDownloads.push({ job, dueMs: atMs + this.settings.downloadDelayMs });
 			}
 		}
+		// Download rows whose time has come, in the order they are due; the others keep waiting.
+		this.pendingDownloads.sort((a, b) => a.dueMs - b.dueMs);
+		while (this.pendingDownloads.length > 0 && this.pendingDownloads[0].dueMs <= nowMs) {
+			const { job, dueMs } = this.pendingDownloads.shift() as { job: Row; dueMs: number };
+			if (jobs.get(job.data.id as number) === job) this.addDownload(job, dueMs, withDownload);
+		}
+		if (this.pendingDownloads.length > 0) nextDue = Math.min(nextDue, this.pendingDownloads[0].dueMs);
 		this.nextDueMs = nextDue;
 		this.durationSeen = duration;
 	}
@@ -81,9 +91,11 @@ export class Lifecycle {
 		if (withDownload.has(jobId)) return;
 		withDownload.add(jobId);
 		const id = downloads.nextId();
-		const createdUs = atMs * 1000 + subMillisecondMicros(atMs);
+		// A bigint created_at (epoch seconds or ms) holds no more than its unit.
+		const format = this.settings.downloadTimestamps;
+		const createdUs = format === 'epoch-seconds' ? Math.floor(atMs / 1000) * 1e6 : format === 'epoch-ms' ? atMs * 1000 : atMs * 1000 + subMillisecondMicros(atMs);
 		downloads.add({
-			data: { id, created_at: formatTimestamp(createdUs), job_id: jobId, download_link: this.linkFor(id) },
+			data: { id, created_at: formatAs(this.settings.downloadTimestamps, createdUs), job_id: jobId, download_link: this.linkFor(id) },
 			ownerId: job.ownerId,
 			createdUs,
 			createdMs: atMs,

@@ -62,6 +62,8 @@ export function handleRest(req: EmuRequest, ctx: RestContext): Reply {
 	const query = parseQueryParams(req.params);
 	const range = requestedRange(req, query);
 	const prefs = parsePrefer(req);
+	// A service that answers writes as the spec shows them: 201/204 and no body.
+	if (ctx.settings.ignorePrefer) delete prefs.return;
 	const tableName = safeDecode(resource);
 	if (schema !== 'public' || !isTableName(tableName)) {
 		throw pgrstError(404, 'PGRST205', `Could not find the table '${schema}.${tableName}' in the schema cache`);

@@ -93,6 +93,13 @@ export class EmulatorServer {
 			res.on('close', () => this.hung.delete(res));
 			return;
 		}
+		if (fault?.reset) {
+			// The answer is lost on the way back: the write (with applyAfterHandling) is done.
+			if (fault.applyAfterHandling) this.route(request);
+			entry.faulted = true;
+			req.socket.destroy();
+			return;
+		}
 		let reply: Reply;
 		if (fault?.status !== undefined) {
 			if (fault.applyAfterHandling) this.route(request);

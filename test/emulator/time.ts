@@ -1,4 +1,5 @@
 // The emulated clock and Postgres-style timestamps (microsecond precision, UTC session).
+import type { TimestampFormat } from './types';
 
 export class EmulatorClock {
 	private offsetMs = 0;
@@ -83,6 +84,27 @@ export function formatTimestampText(us: number): string {
 	return `${datePart(date)} ${timePart(date)}${fraction(micros)}+00`;
 }
 
+/** created_at in one of the forms a service may use for it (the downloads table's `any`). */
+export function formatAs(format: TimestampFormat, us: number): string | number {
+	const iso = formatTimestamp(us);
+	switch (format) {
+		case 'timestamptz':
+			return iso;
+		case 'z':
+			return iso.replace(/\+00:00$/, 'Z');
+		case 'short-offset':
+			return iso.replace(/:00$/, '');
+		case 'no-offset':
+			return iso.replace(/\+00:00$/, '');
+		case 'text':
+			return formatTimestampText(us);
+		case 'epoch-seconds':
+			return Math.floor(us / 1e6);
+		case 'epoch-ms':
+			return Math.floor(us / 1000);
+	}
+}
+
 export type TimestampParse = { ok: true; us: number } | { ok: false; outOfRange: boolean };
 
 const TIMESTAMP_RE =
@@ -100,6 +122,8 @@ export function parseTimestamp(input: string, nowMs: number): TimestampParse {
 	const text = input.trim();
 	const special = specialTimestamp(text.toLowerCase(), nowMs);
 	if (special !== undefined) return { ok: true, us: special };
+	// Epoch seconds or milliseconds: how a bigint created_at (settings.downloadTimestamps) compares.
+	if (/^\d{9,13}$/.test(text)) return { ok: true, us: Number(text) * (text.length >= 12 ? 1000 : 1_000_000) };
 	const m = TIMESTAMP_RE.exec(text);
 	if (!m) return { ok: false, outOfRange: false };
 	const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', , sign, oh, om = '0'] = m;

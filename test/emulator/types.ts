@@ -25,12 +25,28 @@ export interface Row {
 
 export type Plan = 'business' | 'free';
 
-export interface Settings {
+/**
+ * How the downloads table writes created_at (the spec types it `any`): PostgREST's timestamptz
+ * (`…+00:00`), `Z`, Postgres' short offset (`…+00`), a `timestamp` column without offset (UTC),
+ * Postgres' text form with a space, or epoch seconds / milliseconds (a bigint column).
+ */
+export const TIMESTAMP_FORMATS = ['timestamptz', 'z', 'short-offset', 'no-offset', 'text', 'epoch-seconds', 'epoch-ms'] as const;
+export type TimestampFormat = (typeof TIMESTAMP_FORMATS)[number];
+
+export interface NumericSettings {
 	maxRows: number;
 	tokenLifetimeSeconds: number;
 	jobDurationMs: number;
 	archiveBytes: number;
 	latencyMs: number;
+	/** How long after its job turns finished a download row appears (a service that writes it later). */
+	downloadDelayMs: number;
+}
+
+export interface Settings extends NumericSettings {
+	/** Answer writes as the spec shows them (201/204, no body), whatever `Prefer: return=…` asks. */
+	ignorePrefer: boolean;
+	downloadTimestamps: TimestampFormat;
 }
 
 export type LogKind = 'token' | 'rest' | 'archive' | 'other';
@@ -67,4 +83,6 @@ export interface FaultSpec {
 	hang?: boolean;
 	times?: number;
 	applyAfterHandling?: boolean;
+	/** Close the connection without an answer (with applyAfterHandling: after the write committed). */
+	reset?: boolean;
 }

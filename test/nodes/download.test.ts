@@ -87,7 +87,7 @@ describe('Website Export node, Download resource', () => {
 			const before = emu().log.length;
 			const output = await run({ operation: 'get', selectBy: 'id', recordId: String(download.id) });
 			expect(output).toHaveLength(1);
-			const expiresAt = new Date(Date.parse(download.created_at) + 24 * HOUR).toISOString();
+			const expiresAt = new Date(Date.parse(String(download.created_at)) + 24 * HOUR).toISOString();
 			expect(output[0].json).toEqual({ ...download, expires_at: expiresAt, is_expired: false });
 			expect(requestsSince(emu(), before).rest).toBe(1);
 		});
@@ -237,7 +237,7 @@ describe('Website Export node, Download resource', () => {
 			const download = arrange();
 			const before = emu().log.length;
 			const error = await failure(byId(download.id));
-			const expired = new Date(Date.parse(download.created_at) + 24 * HOUR).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+			const expired = new Date(Date.parse(String(download.created_at)) + 24 * HOUR).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 			expect(error.message).toBe(`The download link of download ${download.id} expired on ${expired}`);
 			expect(error.description).toMatch(/valid for 24 hours after the job finished: run the job again/);
 			expect(error.httpCode).toBe('410');

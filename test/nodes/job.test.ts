@@ -55,6 +55,14 @@ describe('Website Export node: Job resource', () => {
 		const waiting = (parameters: INodeParameters) =>
 			job('create', { email: 'me@example.com', waitForCompletion: true, timeout: 5, pollInterval: 1, ...parameters });
 
+		it('waits for a download row that the service writes a moment after the job finished', async () => {
+			service.emulator.settings.jobDurationMs = 1;
+			service.emulator.settings.downloadDelayMs = 1_500;
+			const [done] = await runJson(service, waiting({ url: 'https://example.com' }));
+			expect(done.status).toBe('finished');
+			expect(done.download).toMatchObject({ job_id: done.id, is_expired: false });
+		});
+
 		it('outputs the finished job with its download', async () => {
 			service.emulator.settings.jobDurationMs = 1;
 			const [done] = await runJson(service, waiting({ url: 'https://example.com', optionMode: 'offline' }));
@@ -85,7 +93,7 @@ describe('Website Export node: Job resource', () => {
 			const [stored] = service.emulator.rows('jobs') as IDataObject[];
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toBe(`Job ${stored.id} is still running after 1 s`);
-			expect(error.description).toContain(`Use Job → Get with ID ${stored.id} later`);
+			expect(error.description).toContain(`Use Job → Get with ID ${stored.id}, or Download → Get Many with Job ID ${stored.id}, later`);
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(0);
 		});
 
@@ -269,14 +277,14 @@ describe('Website Export node: Job resource', () => {
 			await expectInputError(service, parameters, message);
 		});
 
-		it('names the second item when it is the bad one, and sends nothing for it', async () => {
+		it('names the second item when it is the bad one, and sends nothing for any item', async () => {
 			const error = await runError(service, job('create', { url: '={{ $json.url }}', email: 'me@example.com', optionMode: 'offline' }), {
 				items: itemsOf({ url: 'https://example.com' }, { url: 'example.com' }),
 			});
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.description).toBe('Item 2: URL must be a full http:// or https:// address, e.g. https://example.com');
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(1);
-			expect(restCalls()).toEqual(['POST jobs', 'POST options']);
+			expect(restCalls()).toEqual([]);
 		});
 	});
 });

@@ -1,6 +1,8 @@
+import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
-import { WebsiteExportClient, type ClientOptions } from '../../nodes/shared/transport';
+import { WebsiteExportClient, type ClientOptions, type OrderBy } from '../../nodes/shared/transport';
+import { onArrival } from '../concurrency/scenarios';
 import { probeNode, requestsSince, startService, type Service } from '../support';
 
 /** Runs `work` with a real client inside n8n's ExecuteContext and returns what it produced. */
@@ -44,13 +46,37 @@ describe('WebsiteExportClient against the emulator', () => {
 
 		it('stays complete when the server caps pages below what it is asked for', async () => {
 			service.emulator.settings.maxRows = 300;
-			for (const pageConcurrency of [1, 4]) {
-				const before = service.emulator.log.length;
-				const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id', descending: true }] }), { pageConcurrency });
-				expect(rows).toHaveLength(2500);
-				expect(ids(rows)).toEqual([...ids(rows)].sort((a, b) => b - a));
-				expect(requestsSince(service.emulator, before).rest).toBe(Math.ceil(2500 / 300));
-			}
+			const before = service.emulator.log.length;
+			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id', descending: true }] }));
+			expect(rows).toHaveLength(2500);
+			expect(ids(rows)).toEqual([...ids(rows)].sort((a, b) => b - a));
+			expect(requestsSince(service.emulator, before).rest).toBe(Math.ceil(2500 / 300));
+		});
+
+		it.each([
+			['newest first', [{ column: 'created_at', descending: true }, { column: 'id', descending: true }]],
+			['oldest first', [{ column: 'created_at' }, { column: 'id' }]],
+		])('neither repeats nor skips a row while rows are created and deleted between pages (%s)', async (_, order) => {
+			service.emulator.settings.maxRows = 300;
+			const existing = service.emulator.rows('jobs') as IDataObject[];
+			const deleted = new Set<number>();
+			let pages = 0;
+			// Before every page after the first: 7 jobs created, and 7 not yet returned deleted.
+			const stop = onArrival(service.emulator, (entry) => {
+				if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
+				service.emulator.insert('jobs', Array.from({ length: 7 }, (_, i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'a@example.com' })));
+				const victims = existing.slice(pages * 97, pages * 97 + 7).map((job) => job.id as number);
+				for (const id of victims) deleted.add(id);
+				service.emulator.remove('jobs', victims);
+			});
+			const before = service.emulator.log.length;
+			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: order as OrderBy[] }));
+			stop();
+			const returned = ids(rows);
+			expect(new Set(returned).size).toBe(returned.length);
+			const kept = ids(existing).filter((id) => !deleted.has(id));
+			expect(kept.filter((id) => !returned.includes(id))).toEqual([]);
+			expect(requestsSince(service.emulator, before).rest).toBe(Math.ceil(2500 / 300));
 		});
 
 		it('stops at the requested maximum', async () => {
@@ -60,6 +86,7 @@ describe('WebsiteExportClient against the emulator', () => {
 	});
 
 	describe('retries', () => {
+		const JOB_LOOKUP = { noun: 'job', findHint: 'Job → Get Many' };
 		const fastRetry = { retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5000 } };
 
 		it('retries a GET after 429, waiting Retry-After', async () => {
@@ -73,18 +100,25 @@ describe('WebsiteExportClient against the emulator', () => {
 
 		it('retries a POST refused with 429 (not processed) without creating a duplicate', async () => {
 			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 429, retryAfter: 0, times: 2 });
-			const rows = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }), fastRetry);
-			expect(rows).toHaveLength(1);
+			const row = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry);
+			expect(row.url).toBe('https://example.com');
 			expect(service.emulator.count('jobs')).toBe(1);
 		});
 
-		it('never re-sends a POST whose outcome is unknown (500 after the write)', async () => {
+		it('never re-sends a POST whose outcome is unknown (500 after the write): it finds the row instead', async () => {
 			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 500, applyAfterHandling: true, times: 1 });
-			const error = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }), fastRetry).catch((e: Error) => e);
-			expect(error).toBeInstanceOf(Error);
-			expect((error as { description?: string }).description).toMatch(/may have reached the service/);
+			const row = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry);
+			expect(row).toMatchObject({ url: 'https://example.com', email: 'a@example.com', recovered: true });
 			expect(service.emulator.count('jobs')).toBe(1);
-			expect(requestsSince(service.emulator).rest).toBe(1);
+			expect(requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest').map((e) => e.method)).toEqual(['POST', 'GET']);
+		});
+
+		it('says the row may exist when a POST whose answer was lost left nothing to find', async () => {
+			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 502, times: 1 });
+			const error = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry).catch((e: Error) => e);
+			expect(error).toBeInstanceOf(NodeApiError);
+			expect((error as NodeApiError).description).toMatch(/may have created the job\. No job with these values was created since the request was sent, so it was most likely not created\. Look for it with Job → Get Many/);
+			expect(service.emulator.count('jobs')).toBe(0);
 		});
 
 		it('retries idempotent requests after 5xx, then gives up with the service message', async () => {

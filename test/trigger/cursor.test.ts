@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../../nodes/shared/constants';
 import type { DownloadRecord } from '../../nodes/shared/downloads';
-import { advance, CLOCK_MARGIN_MS, OVERLAP_MS, queryFilters, readState, writeState, type CursorState } from '../../nodes/WebsiteExportTrigger/cursor';
+import { CLOCK_MARGIN_MS } from '../../nodes/shared/downloads';
+import { advance, OVERLAP_MS, queryFilters, readState, writeState, type CursorState } from '../../nodes/WebsiteExportTrigger/cursor';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const MIN = 60_000;

@@ -129,7 +129,7 @@ export function requireOne<T extends IDataObject>(this: IExecuteFunctions, rows:
  */
 export async function resolveTarget(
 	this: IExecuteFunctions,
-	run: ItemRun,
+	run: ItemRun<unknown>,
 	resource: ResourceName,
 	selection: Selection,
 ): Promise<Filter[]> {
@@ -172,33 +172,37 @@ export function readMax(this: IExecuteFunctions, itemIndex: number): number | un
 }
 
 /** Get: the record that Select By names (the same for every resource). */
-export async function getSelected(this: IExecuteFunctions, run: ItemRun, resource: ResourceName, noun: string): Promise<IDataObject> {
-	const selection = readSelection.call(this, noun, run.itemIndex);
+export async function getSelected(this: IExecuteFunctions, run: ItemRun<Selection>, resource: ResourceName): Promise<IDataObject> {
+	const selection = run.input;
 	const page = await run.client.select(resource, { filters: selection.filters, limit: 2 }, { itemIndex: run.itemIndex });
 	return requireOne.call(this, page.rows, selection, run.itemIndex);
 }
 
-/** Update: applies an already validated patch to the selected record and returns it as stored. */
-export async function updateSelected(
-	this: IExecuteFunctions,
-	run: ItemRun,
-	resource: ResourceName,
-	noun: string,
-	patch: IDataObject,
-): Promise<IDataObject> {
+export interface SelectedPatch {
+	selection: Selection;
+	patch: IDataObject;
+}
+
+/** Update's input: the record Select By names and an already validated patch, which must change something. */
+export function readSelectedPatch(this: IExecuteFunctions, noun: string, itemIndex: number, patch: IDataObject): SelectedPatch {
 	// An empty PATCH would be a request that changes nothing: an input error, caught before sending.
 	if (Object.values(patch).every((value) => value === undefined)) {
-		throw new NodeOperationError(this.getNode(), 'Nothing to update: add at least one field under Update Fields', { itemIndex: run.itemIndex });
+		throw new NodeOperationError(this.getNode(), 'Nothing to update: add at least one field under Update Fields', { itemIndex });
 	}
-	const selection = readSelection.call(this, noun, run.itemIndex);
+	return { selection: readSelection.call(this, noun, itemIndex), patch };
+}
+
+/** Update: applies the patch to the selected record and returns it as stored. */
+export async function updateSelected(this: IExecuteFunctions, run: ItemRun<SelectedPatch>, resource: ResourceName): Promise<IDataObject> {
+	const { selection, patch } = run.input;
 	const target = await resolveTarget.call(this, run, resource, selection);
 	const rows = await run.client.update(resource, target, patch, { itemIndex: run.itemIndex });
 	return requireOne.call(this, rows, selection, run.itemIndex);
 }
 
 /** Delete: removes the selected record and returns it, marked `deleted: true`. */
-export async function deleteSelected(this: IExecuteFunctions, run: ItemRun, resource: ResourceName, noun: string): Promise<IDataObject> {
-	const selection = readSelection.call(this, noun, run.itemIndex);
+export async function deleteSelected(this: IExecuteFunctions, run: ItemRun<Selection>, resource: ResourceName): Promise<IDataObject> {
+	const selection = run.input;
 	const target = await resolveTarget.call(this, run, resource, selection);
 	const rows = await run.client.remove(resource, target, { itemIndex: run.itemIndex });
 	return { deleted: true, ...requireOne.call(this, rows, selection, run.itemIndex) };

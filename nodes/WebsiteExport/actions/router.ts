@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { UnreadableTimestampError, unreadableTimestampApiError } from '../../shared/downloads';
 import { mapInOrder } from '../../shared/pool';
 import { WebsiteExportClient } from '../../shared/transport';
 import * as download from './download/Download.resource';
@@ -14,7 +15,10 @@ const operations: Record<Resource, Record<string, Operation>> = {
 	download: download.operations,
 };
 
-/** The per-item loop, once for every operation: order, pairedItem, continueOnFail, concurrency. */
+/** Requests in Flight when the user did not set it. */
+const DEFAULT_IN_FLIGHT = 8;
+
+/** The per-item loop, once for every operation: validation first, order, pairedItem, continueOnFail, concurrency. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as Resource;
@@ -23,29 +27,51 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" is not supported for "${resource}"`);
 	}
-	// Requests in Flight bounds one of two things, never both at once: items side by side for the
-	// single-record operations, the pages of Return All side by side for the others.
-	const inFlight = Math.max(1, (this.getNodeParameter('options.requestsInFlight', 0, 8) as number) || 1);
-	const [itemsInFlight, pagesInFlight] = operation.concurrent ? [inFlight, 1] : [1, inFlight];
-	const client = await WebsiteExportClient.connect(this, { pageConcurrency: pagesInFlight });
+	const continueOnFail = this.continueOnFail();
+	const asErrorItem = (error: Error & { description?: unknown }, itemIndex: number): INodeExecutionData[] => [
+		{ json: { error: error.message, ...(error.description ? { details: error.description as string } : {}) }, pairedItem: { item: itemIndex } },
+	];
 
-	const perItem = await mapInOrder(items, itemsInFlight, async (item, itemIndex) => {
+	// Every item is read and validated before the first request: a bad item sends nothing at all.
+	const prepared = items.map((_, itemIndex) => {
 		try {
-			const output = await operation.execute.call(this, { client, item, itemIndex });
+			return { input: operation.prepare.call(this, itemIndex) as unknown };
+		} catch (error) {
+			if (continueOnFail) return { failed: asErrorItem(error as Error, itemIndex) };
+			throw asNodeError.call(this, error, itemIndex);
+		}
+	});
+
+	// Writes go one by one unless the user asked for more (the README states the bound) or
+	// failures become error items anyway: then no write can follow a failed one unseen.
+	const chosen = Math.floor(Number(this.getNodeParameter('options.requestsInFlight', 0, 0))) || 0;
+	const inFlight = chosen >= 1 ? chosen : operation.writes && !continueOnFail ? 1 : DEFAULT_IN_FLIGHT;
+	const client = await WebsiteExportClient.connect(this);
+
+	const perItem = await mapInOrder(items, inFlight, async (item, itemIndex) => {
+		const ready = prepared[itemIndex];
+		if ('failed' in ready) return ready.failed as INodeExecutionData[];
+		try {
+			const output = await operation.execute.call(this, { client, item, itemIndex, input: ready.input });
 			return output.map((result) => ({ ...result, pairedItem: { item: itemIndex } }));
 		} catch (error) {
-			if (this.continueOnFail()) {
-				return [{ json: { error: error.message, ...(error.description ? { details: error.description } : {}) }, pairedItem: { item: itemIndex } }];
-			}
-			if (error instanceof NodeApiError) {
-				error.context.itemIndex ??= itemIndex;
-				throw new NodeApiError(this.getNode(), error as unknown as JsonObject); // returns `error` itself
-			}
-			// Returns `error` itself when it already is a NodeOperationError.
-			const failure = new NodeOperationError(this.getNode(), error as Error, { itemIndex });
-			failure.context.itemIndex ??= itemIndex;
+			const failure = asNodeError.call(this, error, itemIndex);
+			if (continueOnFail) return asErrorItem(failure, itemIndex);
 			throw failure;
 		}
 	});
 	return [perItem.flat()];
+}
+
+/** The error as n8n shows it, pointing at the item: service answers as NodeApiError, the rest as NodeOperationError. */
+function asNodeError(this: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof UnreadableTimestampError) return unreadableTimestampApiError(this.getNode(), error, itemIndex);
+	if (error instanceof NodeApiError) {
+		error.context.itemIndex ??= itemIndex;
+		return new NodeApiError(this.getNode(), error as unknown as JsonObject); // returns `error` itself
+	}
+	// Returns `error` itself when it already is a NodeOperationError.
+	const failure = new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+	failure.context.itemIndex ??= itemIndex;
+	return failure;
 }

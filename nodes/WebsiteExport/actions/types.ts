@@ -3,22 +3,32 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import type { WebsiteExportClient } from '../../shared/transport';
 
 /** What the router hands an operation for one input item. */
-export interface ItemRun {
+export interface ItemRun<Input = unknown> {
 	client: WebsiteExportClient;
 	itemIndex: number;
 	item: INodeExecutionData;
+	/** What `prepare` read and validated for this item. */
+	input: Input;
 }
 
 /**
- * One operation of one resource: its own editor properties and what it does with one item.
- * The router owns the loop over items, pairedItem, continueOnFail and concurrency; an
- * operation only turns one item into its request(s) and returns the output items for it.
+ * One operation of one resource: its own editor properties, how it reads one item, and what it
+ * does with it. The router owns the loop over items, pairedItem, continueOnFail and concurrency.
  */
-export interface Operation {
+export interface Operation<Input = unknown> {
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]>;
-	/** Items may run side by side (Requests in Flight); false for operations that page: their pages go side by side instead. */
-	concurrent?: boolean;
+	/**
+	 * Reads and validates the item's parameters, without any request. The router runs it for
+	 * every item before the first request, so that a bad item stops the node before anything
+	 * is written.
+	 */
+	prepare(this: IExecuteFunctions, itemIndex: number): Input;
+	execute(this: IExecuteFunctions, run: ItemRun<Input>): Promise<INodeExecutionData[]>;
+	/**
+	 * Writes (create, update, delete) go one item after another by default, so that none is
+	 * sent after one failed (n8n's item contract); reads go side by side.
+	 */
+	writes?: boolean;
 }
 
 export type Resource = 'option' | 'job' | 'download';

@@ -11,11 +11,12 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { checkBaseUrl } from '../baseUrl';
 import { CREDENTIAL_NAME, type ResourceName } from '../constants';
-import { mapInOrder } from '../pool';
 import { failureToErrorResponse, readServiceFailure, readStreamedErrorBody, type ServiceFailure } from '../serviceError';
-import { buildFilterString, buildQueryString, parseContentRangeTotal, type Filter, type ListQuery } from './query';
+import { parseTimestamp } from '../timestamps';
+import { buildFilterString, buildQueryString, NEWEST_FIRST, parseContentRangeTotal, type Filter, type ListQuery, type OrderBy } from './query';
 import { DEFAULT_RETRY_POLICY, isIdempotent, retryDelay, type RetryPolicy } from './retry';
 
+export { NEWEST_FIRST } from './query';
 export type { Filter, FilterOperator, ListQuery, OrderBy } from './query';
 export type { RetryPolicy } from './retry';
 
@@ -27,13 +28,18 @@ export interface ClientOptions {
 	timeoutMs?: number;
 	/** Rows asked for per page; Supabase's default `max-rows` is 1000. */
 	pageSize?: number;
-	/** Pages fetched at once by selectAll once the total is known. */
-	pageConcurrency?: number;
 }
 
 export interface CallOptions {
 	/** Item the request is made for: errors name it, so the editor can point at it. */
 	itemIndex?: number;
+}
+
+export interface InsertOptions extends CallOptions {
+	/** What the row is called in messages: `job`. */
+	noun: string;
+	/** Where the user can look for the row: `Job → Get Many with URL … and Email …`. */
+	findHint: string;
 }
 
 export interface Page<T> {
@@ -55,7 +61,18 @@ interface FullResponse {
 	body: unknown;
 	headers: Record<string, unknown>;
 	statusCode: number;
+	/** An earlier attempt of this request failed after it may have reached the database. */
+	answerLost?: boolean;
 }
+
+/** Network failures that happen before a request leaves: it cannot have been carried out. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Errors of requests that may have been carried out although no answer came back. */
+const answerMayBeLost = new WeakSet<Error>();
+
+/** How far back from the request a row it created may be stamped (Date headers count whole seconds). */
+const INSERT_SLACK_MS = 2_000;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** A token this close to its expiry is treated as expired (clock skew, request time). */
@@ -95,7 +112,11 @@ export class WebsiteExportClient {
 
 	readonly pageSize: number;
 
-	private readonly pageConcurrency: number;
+	/** Whether the service returns written rows when asked (`Prefer: return=representation`); undefined until seen. */
+	private returnsRows: boolean | undefined;
+
+	/** Rows this execution's inserts returned: a lookup after a lost answer never hands one out twice. */
+	private readonly claimed = new Set<string>();
 
 	/** The service's clock as its last answer gave it (Date header), and ours when it came. */
 	private serverClock?: { server: number; local: number };
@@ -109,7 +130,6 @@ export class WebsiteExportClient {
 		this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
 		this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 		this.pageSize = options.pageSize ?? 1000;
-		this.pageConcurrency = options.pageConcurrency ?? 1;
 	}
 
 	/** Reads the credential's base URL once per execution and checks it before any request. */
@@ -141,76 +161,119 @@ export class WebsiteExportClient {
 	}
 
 	/**
-	 * Every row matching `query` (or the first `max`), in the query's order. The server may cap
-	 * any page below what we ask for (Supabase's `max-rows`), silently: so paging moves on by
-	 * the rows actually received, and ends at the counted total or at an empty page.
+	 * Every row matching `query` (or the first `max`), in the query's order, which must end with
+	 * `id`. Pages follow each other by keyset (the rows after the last one received), so rows
+	 * inserted or deleted meanwhile never make a page repeat or skip a row. The server may cap a
+	 * page below what we ask for (Supabase's `max-rows`), silently: the first page's count tells,
+	 * and the pages that follow ask for that many. ⌈N / page size⌉ requests for N rows.
 	 */
 	async selectAll<T = IDataObject>(
 		resource: ResourceName,
-		query: Omit<ListQuery, 'limit' | 'offset'>,
+		query: Omit<ListQuery, 'limit' | 'offset' | 'after'> & { order: OrderBy[] },
 		options: CallOptions & { max?: number } = {},
 	): Promise<T[]> {
 		const max = options.max ?? Infinity;
-		const want = (offset: number) => Math.min(this.pageSize, max - offset);
-		const first = await this.select<T>(resource, { ...query, limit: want(0) }, { ...options, count: true });
-		const rows = first.rows;
-		const total = first.total === undefined ? undefined : Math.min(first.total, max);
-		if (rows.length === 0 || rows.length >= (total ?? max)) return rows.slice(0, max);
-
-		// The first page tells the server's real page size and the total: the other offsets are
-		// known, so they can be fetched side by side.
-		const stride = rows.length;
-		if (total !== undefined && this.pageConcurrency > 1) {
-			const offsets: number[] = [];
-			for (let offset = stride; offset < total; offset += stride) offsets.push(offset);
-			const limitAt = (offset: number) => Math.min(stride, total - offset);
-			const pages = await mapInOrder(offsets, this.pageConcurrency, async (offset) =>
-				this.select<T>(resource, { ...query, limit: limitAt(offset), offset }, options),
-			);
-			for (const [index, page] of pages.entries()) {
-				rows.push(...page.rows);
-				// Short page (rows deleted meanwhile): what follows may not line up, so the
-				// sequential walk below goes on from where the rows really end.
-				if (page.rows.length < limitAt(offsets[index])) break;
-			}
-		}
-
-		for (let offset = rows.length; offset < max && (total === undefined || offset < total); ) {
-			const page = await this.select<T>(resource, { ...query, limit: want(offset), offset }, options);
-			if (page.rows.length === 0) break;
+		const rows: T[] = [];
+		let stride = this.pageSize;
+		let total: number | undefined;
+		let after: Record<string, unknown> | undefined;
+		for (;;) {
+			const limit = Math.min(stride, max - rows.length);
+			const page = await this.select<T>(resource, { ...query, limit, after }, { ...options, count: after === undefined });
 			rows.push(...page.rows);
-			offset += page.rows.length;
+			if (after === undefined) {
+				total = page.total;
+				// A first page shorter than asked while more rows exist: the server's own cap.
+				if (page.rows.length < limit && total !== undefined && page.rows.length < total) stride = page.rows.length;
+			}
+			const ended = page.rows.length === 0 || page.rows.length < Math.min(stride, limit);
+			// Rows inserted after the count come after every row counted (or before the first, when
+			// newest first): having as many as were counted means every counted row is here.
+			if (ended || rows.length >= max || (total !== undefined && rows.length >= total)) break;
+			after = page.rows[page.rows.length - 1] as Record<string, unknown>;
 		}
 		return rows.slice(0, max);
 	}
 
-	/** Inserts one row (or several) and returns what the server stored. */
-	async insert<T = IDataObject>(resource: ResourceName, body: IDataObject | IDataObject[], options: CallOptions = {}): Promise<T[]> {
-		const response = await this.send('POST', this.restUrl(resource, ''), {
-			...options,
-			body,
-			prefer: 'return=representation',
+	/**
+	 * Inserts one row and returns it as stored. A POST is never sent twice (it could create a
+	 * duplicate), so when its answer is lost (a gateway error after the database committed, a
+	 * reset connection), or comes without the row (the service ignored `Prefer`), the row is
+	 * looked up instead: the one with these values, created since the request was sent, and
+	 * not already returned by this execution. A row found after a lost answer is marked
+	 * `recovered: true`.
+	 */
+	async insert<T extends IDataObject = IDataObject>(resource: ResourceName, body: IDataObject, options: InsertOptions): Promise<T> {
+		const sentAt = Date.now();
+		let rows: T[] | undefined;
+		let lost: NodeApiError | undefined;
+		try {
+			const response = await this.send('POST', this.restUrl(resource, ''), { ...options, body, prefer: 'return=representation' });
+			rows = this.representation<T>(response.body);
+		} catch (error) {
+			// send() throws NodeApiErrors only; those of a request that may have been carried out are looked into.
+			if (!answerMayBeLost.has(error as Error)) throw new NodeApiError(this.ctx.getNode(), error as JsonObject);
+			lost = error as NodeApiError;
+		}
+		if (rows?.length === 1) return this.claim(resource, rows[0]);
+		const found = await this.findInserted<T>(resource, body, sentAt, options).catch((error: unknown) => {
+			// The lookup failed too: the first error is the one that tells what happened.
+			if (lost) throw lost;
+			throw error instanceof NodeApiError ? error : new NodeApiError(this.ctx.getNode(), error as JsonObject, { itemIndex: options.itemIndex });
 		});
-		return asRows<T>(response.body);
+		if (found.length === 1) return this.claim(resource, lost ? { ...found[0], recovered: true } : found[0]);
+		const ids = found.map((row) => String(row.id)).join(', ');
+		const where = `Look for it with ${options.findHint} before running this item again.`;
+		const summary = found.length === 0
+			? `No ${options.noun} with these values was created since the request was sent, so it was most likely not created.`
+			: `${found.length} ${options.noun}s with these values were created since the request was sent (IDs ${ids}): the node cannot tell which one is this item's.`;
+		if (lost) {
+			lost.description = `The service did not answer, and it may have created the ${options.noun}. ${summary} ${where}`;
+			throw lost;
+		}
+		throw new NodeApiError(this.ctx.getNode(), { message: 'no representation' }, {
+			message: `The service accepted the ${options.noun} but did not return it`,
+			description: `${summary} ${where}`,
+			itemIndex: options.itemIndex,
+		});
 	}
 
-	/** Updates the rows matching `filters`; returns them as they are now ([] when none matched). */
+	/**
+	 * Updates the rows matching `filters`; returns them as they are now ([] when none matched).
+	 * A PATCH is idempotent: after a lost answer it is sent again and the second answer counts.
+	 * Without a representation in the answer, the rows are read again.
+	 */
 	async update<T = IDataObject>(resource: ResourceName, filters: Filter[], patch: IDataObject, options: CallOptions = {}): Promise<T[]> {
 		const response = await this.send('PATCH', this.restUrl(resource, this.requireFilters(filters)), {
 			...options,
 			body: patch,
 			prefer: 'return=representation',
 		});
-		return asRows<T>(response.body);
+		return this.representation<T>(response.body) ?? (await this.select<T>(resource, { filters, limit: 2 }, options)).rows;
 	}
 
-	/** Deletes the rows matching `filters`; returns them ([] when none matched). */
+	/**
+	 * Deletes the rows matching `filters` (by id) and returns them ([] when none matched). A
+	 * retried DELETE whose first answer was lost finds nothing left: that is success, and the
+	 * row comes back as far as known. Until the service has shown that it returns deleted rows,
+	 * the rows are read first, so that "not found" stays a fact even if it answers 204 alone.
+	 */
 	async remove<T = IDataObject>(resource: ResourceName, filters: Filter[], options: CallOptions = {}): Promise<T[]> {
-		const response = await this.send('DELETE', this.restUrl(resource, this.requireFilters(filters)), {
+		const url = this.restUrl(resource, this.requireFilters(filters));
+		const before = this.returnsRows ? undefined : (await this.select<T>(resource, { filters, limit: 2 }, options)).rows;
+		if (before?.length === 0) return [];
+		const response = await this.send('DELETE', url, {
 			...options,
 			prefer: 'return=representation',
 		});
-		return asRows<T>(response.body);
+		const rows = this.representation<T>(response.body);
+		if (rows?.length) return rows;
+		if (before) return before;
+		if (rows && !response.answerLost) return [];
+		// Gone, as asked: its other fields are not known any more.
+		return (await this.select<T>(resource, { filters, limit: 1 }, options)).rows.length
+			? []
+			: [Object.fromEntries(filters.map((filter) => [filter.column, filter.value])) as T];
 	}
 
 	/**
@@ -258,6 +321,30 @@ export class WebsiteExportClient {
 		if (!Number.isNaN(server)) this.serverClock = { server, local: Date.now() };
 	}
 
+	/** The rows a write answered with, or undefined when the answer carried none (204, or a 201 without body). */
+	private representation<T>(body: unknown): T[] | undefined {
+		const rows = Array.isArray(body) ? (body as T[]) : undefined;
+		this.returnsRows = rows !== undefined;
+		return rows;
+	}
+
+	private claim<T extends IDataObject>(resource: ResourceName, row: T): T {
+		this.claimed.add(`${resource}:${String(row.id)}`);
+		return row;
+	}
+
+	/** Rows with the values of `body` that were created since `sentAt` (this machine's clock) and are not claimed yet. */
+	private async findInserted<T extends IDataObject>(resource: ResourceName, body: IDataObject, sentAt: number, options: CallOptions): Promise<T[]> {
+		const filters: Filter[] = Object.entries(body)
+			.filter(([, value]) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+			.map(([column, value]) => ({ column, operator: 'eq', value: value as string | number | boolean }));
+		const page = await this.select<T>(resource, { filters, order: NEWEST_FIRST, limit: 20 }, options);
+		// The request's moment by the service's clock: its clock now (this answer's Date header)
+		// minus the time that has passed here since the request left.
+		const since = (this.serverNow() ?? Date.now()) - (Date.now() - sentAt) - INSERT_SLACK_MS;
+		return page.rows.filter((row) => !this.claimed.has(`${resource}:${String(row.id)}`) && parseTimestamp(row.created_at) >= since);
+	}
+
 	private restUrl(resource: ResourceName, queryString: string): string {
 		return `${this.baseUrl}/rest/v1/${resource}${queryString ? `?${queryString}` : ''}`;
 	}
@@ -282,6 +369,7 @@ export class WebsiteExportClient {
 			...(options.stream ? { encoding: 'stream' as const, disableFollowRedirect: true } : { json: true }),
 			...(options.body !== undefined ? { body: options.body } : {}),
 		};
+		let answerLost = false;
 		for (let attempt = 1; ; attempt++) {
 			const wait = this.pausedUntil - Date.now();
 			if (wait > 0) await sleep(wait);
@@ -293,7 +381,7 @@ export class WebsiteExportClient {
 					{ ...request, headers: { ...request.headers } },
 				)) as FullResponse;
 				this.noteServerClock(response.headers ?? {});
-				return response;
+				return answerLost ? { ...response, answerLost } : response;
 			} catch (error) {
 				if (options.stream) await readStreamedErrorBody(error);
 				const failure = readServiceFailure(error);
@@ -301,7 +389,13 @@ export class WebsiteExportClient {
 					return { body: undefined, headers: { location: failure.location }, statusCode: failure.status as number };
 				}
 				const delay = retryDelay(failure, method, attempt, this.retry);
-				if (delay === undefined) throw this.toNodeError(failure, method, attempt, options.itemIndex);
+				const mayHaveReached = !failure.login && (failure.status === undefined ? !NEVER_SENT.has(failure.code ?? '') : failure.status >= 500);
+				if (delay === undefined) {
+					const nodeError = this.toNodeError(failure, method, attempt, options.itemIndex);
+					if (mayHaveReached) answerMayBeLost.add(nodeError);
+					throw nodeError;
+				}
+				if (mayHaveReached) answerLost = true;
 				if (failure.status === 429) this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
 				else await sleep(delay);
 			} finally {

@@ -20,6 +20,9 @@ export interface OrderBy {
 	descending?: boolean;
 }
 
+/** Newest first, ties broken by id so that pages never overlap. */
+export const NEWEST_FIRST: OrderBy[] = [{ column: 'created_at', descending: true }, { column: 'id', descending: true }];
+
 export interface ListQuery {
 	/** Columns to return; all of them when omitted. */
 	select?: string[];
@@ -27,6 +30,11 @@ export interface ListQuery {
 	order?: OrderBy[];
 	limit?: number;
 	offset?: number;
+	/**
+	 * Keyset paging: only rows after this one in `order` (which must end with the unique `id`).
+	 * Values are sent as the service gave them, so no precision or format is lost on the way.
+	 */
+	after?: Record<string, unknown>;
 }
 
 // Column names come from this package's own code, never from user input; checked all the same.
@@ -71,6 +79,7 @@ export function buildQueryString(query: ListQuery): string {
 	for (const filter of query.filters ?? []) {
 		parts.push(`${column(filter.column)}=${encode(filterExpression(filter))}`);
 	}
+	if (query.after) parts.push(keysetCondition(query.order ?? [], query.after));
 	if (query.order?.length) {
 		const order = query.order.map((o) => `${column(o.column)}.${o.descending ? 'desc' : 'asc'}`);
 		parts.push(`order=${order.join(',')}`);
@@ -78,6 +87,25 @@ export function buildQueryString(query: ListQuery): string {
 	if (query.limit !== undefined) parts.push(`limit=${Math.max(0, Math.floor(query.limit))}`);
 	if (query.offset) parts.push(`offset=${Math.max(0, Math.floor(query.offset))}`);
 	return parts.join('&');
+}
+
+// Inside a logic tree a value with reserved characters (a timestamp's `:` and `.`) is quoted.
+const logicValue = (value: unknown): string => inItem(value === null || value === undefined ? null : String(value));
+
+/**
+ * `or=(a.gt.x,and(a.eq.x,id.gt.y))`: the rows after `row` in `order`. Unlike an offset, it
+ * neither repeats nor skips rows when others are inserted or deleted between pages.
+ */
+function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string {
+	if (order.at(-1)?.column !== 'id') throw new Error('Keyset paging needs an order that ends with id');
+	const terms = order.map((by, index) => {
+		const equal = order.slice(0, index).map((o) => `${column(o.column)}.eq.${logicValue(row[o.column])}`);
+		const beyond = `${column(by.column)}.${by.descending ? 'lt' : 'gt'}.${logicValue(row[by.column])}`;
+		return equal.length ? `and(${[...equal, beyond].join(',')})` : beyond;
+	});
+	if (order.length > 1) return `or=${encode(`(${terms.join(',')})`)}`;
+	const [only] = order;
+	return `${column(only.column)}=${encode(`${only.descending ? 'lt' : 'gt'}.${String(row[only.column])}`)}`;
 }
 
 /** Filters only (update and delete take no select, order or paging). */

@@ -7,9 +7,9 @@ import * as getAll from './getAll.operation';
 
 // Downloads are created by the service when a job finishes: they can only be read (spec rule 2).
 export const operations: Record<string, Operation> = {
-	get: { ...get, concurrent: true },
+	get,
 	getAll,
-	downloadArchive: { ...downloadArchive, concurrent: true },
+	downloadArchive,
 };
 
 export const description: INodeProperties[] = [

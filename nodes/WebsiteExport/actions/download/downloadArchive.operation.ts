@@ -84,7 +84,7 @@ const LABELS = { binaryPropertyName: 'Put Output File in Field', downloadId: 'Do
 export function archiveFileName(link: string, fallback: string): string {
 	try {
 		const segment = new URL(link).pathname.split('/').pop() ?? '';
-		const name = decodeURIComponent(segment).replace(/[\u0000-\u001f<>:"/\\|?*]/g, '_').trim();
+		const name = decodeURIComponent(segment).replace(/[\p{Cc}<>:"/\\|?*]/gu, '_').trim();
 		return name && name !== '.' && name !== '..' ? name : fallback;
 	} catch {
 		return fallback;
@@ -93,10 +93,11 @@ export function archiveFileName(link: string, fallback: string): string {
 
 const formatDate = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 
-export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
-	const { itemIndex } = run;
+type ArchiveInput = z.infer<typeof schema>;
+
+export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInput {
 	const downloadBy = this.getNodeParameter('downloadBy', itemIndex, 'id') as string;
-	const input = validate(
+	return validate(
 		this,
 		schema,
 		{
@@ -109,7 +110,10 @@ export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<IN
 		itemIndex,
 		LABELS,
 	);
+}
 
+export async function execute(this: IExecuteFunctions, run: ItemRun<ArchiveInput>): Promise<INodeExecutionData[]> {
+	const { itemIndex, input } = run;
 	const { json, link, subject, fallbackName } =
 		input.downloadBy === 'id' ? await linkOfDownload.call(this, run, input.downloadId) : linkFromInput(input.downloadLink);
 	const archive = await openArchive.call(this, run, link, subject);

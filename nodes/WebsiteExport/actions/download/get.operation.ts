@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { readSelection, recordSelector } from '../common';
+import { readSelection, recordSelector, type Selection } from '../common';
 import type { ItemRun } from '../types';
 import { DOWNLOAD_FIELDS, fetchDownload } from './record';
 
@@ -9,7 +9,10 @@ const properties: INodeProperties[] = [...recordSelector('download', DOWNLOAD_FI
 
 export const description = updateDisplayOptions({ show: { resource: ['download'], operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
-	const selection = readSelection.call(this, 'download', run.itemIndex);
-	return [{ json: await fetchDownload.call(this, run, selection) }];
+export function prepare(this: IExecuteFunctions, itemIndex: number): Selection {
+	return readSelection.call(this, 'download', itemIndex);
+}
+
+export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
+	return [{ json: await fetchDownload.call(this, run, run.input) }];
 }

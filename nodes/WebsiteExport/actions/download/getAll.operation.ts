@@ -2,8 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { DOWNLOAD_VALIDITY_MS } from '../../../shared/constants';
-import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import { NEWEST_FIRST, windowFilter, withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import type { Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
 import { jobIdField, readMax, returnAllOrLimit, toItems } from '../common';
@@ -36,22 +35,28 @@ export const description = updateDisplayOptions({ show: { resource: ['download']
 
 const filterSchema = z.object({ jobId: recordId.optional() });
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex }: ItemRun): Promise<INodeExecutionData[]> {
+interface ListInput {
+	filters: Filter[];
+	onlyValid: boolean;
+	max?: number;
+}
+
+export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: string | number };
 	const wanted = validate(this, filterSchema, { jobId: raw.jobId === '' ? undefined : raw.jobId }, itemIndex, { jobId: 'Job ID' });
-	const max = readMax.call(this, itemIndex);
 	const filters: Filter[] = [];
 	if (wanted.jobId !== undefined) filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
-	// On the server, so that Limit counts valid links only and expired ones are never transferred.
-	if (this.getNodeParameter('onlyValidLinks', itemIndex, true)) {
-		filters.push({ column: 'created_at', operator: 'gt', value: new Date(serviceNow(client) - DOWNLOAD_VALIDITY_MS).toISOString() });
-	}
-	const rows = await client.selectAll<DownloadRecord>(
-		'downloads',
-		// Newest first; the id breaks ties so that pages never overlap or skip a row.
-		{ filters, order: [{ column: 'created_at', descending: true }, { column: 'id', descending: true }] },
-		{ itemIndex, max },
-	);
+	return { filters, onlyValid: this.getNodeParameter('onlyValidLinks', itemIndex, true) as boolean, max: readMax.call(this, itemIndex) };
+}
+
+export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {
+	// Validity is the service's verdict, by its clock (the Date of the answer that carried the
+	// rows). The query may only narrow by this machine's clock, so it reaches back further
+	// (windowFilter) and the rows expired by the service's clock are dropped. Newest first, they
+	// are the last ones: a Limit still gets the newest valid rows.
+	const filters = input.onlyValid ? [...input.filters, windowFilter(Date.now())] : input.filters;
+	const rows = await client.selectAll<DownloadRecord>('downloads', { filters, order: NEWEST_FIRST }, { itemIndex, max: input.max });
 	const now = serviceNow(client);
-	return toItems(rows.map((row) => withExpiry(row, now)));
+	const listed = rows.map((row) => withExpiry(row, now));
+	return toItems(input.onlyValid ? listed.filter((row) => !row.is_expired) : listed);
 }

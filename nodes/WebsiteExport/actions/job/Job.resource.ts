@@ -8,12 +8,11 @@ import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 
 export const operations: Record<string, Operation> = {
-	// Waiting for completion polls per item; items still wait side by side.
-	create: { ...create, concurrent: true },
-	get: { ...get, concurrent: true },
+	create: { ...create, writes: true },
+	get,
 	getAll,
-	update: { ...update, concurrent: true },
-	delete: { ...del, concurrent: true },
+	update: { ...update, writes: true },
+	delete: { ...del, writes: true },
 };
 
 export const description: INodeProperties[] = [

@@ -5,7 +5,8 @@ import { validate } from '../../../shared/validation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
 import type { ItemRun } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
-import { readWait, waitForJob, waitProperties } from './wait';
+import { optionLookup } from '../option/fields';
+import { readWait, waitForJob, waitProperties, type WaitSettings } from './wait';
 
 // The option's Mode field becomes "Export Option", with None (no option) first.
 const [modeProperty, ...modeDependents] = modeProperties('option');
@@ -59,9 +60,13 @@ function readOption(this: IExecuteFunctions, itemIndex: number): IDataObject | u
 	);
 }
 
-export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
-	const { client, itemIndex } = run;
-	// Everything is checked before the first request, so a bad item never leaves half a job.
+interface CreateInput {
+	body: IDataObject;
+	option?: IDataObject;
+	wait?: WaitSettings;
+}
+
+export function prepare(this: IExecuteFunctions, itemIndex: number): CreateInput {
 	const body = validate(
 		this,
 		jobFields,
@@ -69,17 +74,22 @@ export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<IN
 		itemIndex,
 		JOB_LABELS,
 	);
-	const optionBody = readOption.call(this, itemIndex);
-	const wait = readWait.call(this, itemIndex);
+	return { body, option: readOption.call(this, itemIndex), wait: readWait.call(this, itemIndex) };
+}
 
-	const [job] = await client.insert<JobRecord>('jobs', body, { itemIndex });
-	if (!job) {
-		throw new NodeApiError(this.getNode(), { message: 'empty response' }, { message: 'The service did not return the new job', itemIndex });
-	}
+export async function execute(this: IExecuteFunctions, run: ItemRun<CreateInput>): Promise<INodeExecutionData[]> {
+	const { client, itemIndex, input } = run;
+	const { url, email } = input.body;
+	const job = await client.insert<JobRecord>('jobs', input.body, {
+		itemIndex,
+		noun: 'job',
+		findHint: `Job → Get Many with the filters URL "${String(url)}" and Email "${String(email)}"`,
+	});
 	let option: IDataObject | undefined;
-	if (optionBody) {
+	if (input.option) {
+		const optionBody = { ...input.option, job_id: job.id };
 		try {
-			[option] = await client.insert('options', { ...optionBody, job_id: job.id }, { itemIndex });
+			option = await client.insert('options', optionBody, { itemIndex, ...optionLookup(optionBody) });
 		} catch (error) {
 			// The job exists by now: say so, so that the item is not simply run again.
 			const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
@@ -90,6 +100,6 @@ export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<IN
 			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex, description: note });
 		}
 	}
-	const result = wait ? await waitForJob.call(this, run, job, wait) : job;
+	const result = input.wait ? await waitForJob.call(this, run, job, input.wait) : job;
 	return [{ json: { ...result, ...(option ? { option } : {}) } }];
 }

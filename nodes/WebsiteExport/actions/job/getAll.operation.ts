@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
-import type { Filter } from '../../../shared/transport';
+import type { Filter, OrderBy } from '../../../shared/transport';
 import { text, validate } from '../../../shared/validation';
 import { given, readMax, returnAllOrLimit, toItems } from '../common';
 import type { ItemRun } from '../types';
@@ -83,7 +83,13 @@ const filterSchema = (zone: string) =>
 		sort: z.enum(['newest', 'oldest'], { errorMap: () => ({ message: 'must be Newest First or Oldest First' }) }),
 	});
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex }: ItemRun): Promise<INodeExecutionData[]> {
+interface ListInput {
+	filters: Filter[];
+	order: OrderBy[];
+	max?: number;
+}
+
+export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const raw = this.getNodeParameter('filters', itemIndex, {}) as Record<string, unknown>;
 	const wanted = validate(
 		this,
@@ -115,6 +121,9 @@ export async function execute(this: IExecuteFunctions, { client, itemIndex }: It
 	// The id breaks ties between jobs created in the same instant, so pages never overlap.
 	const descending = wanted.sort === 'newest';
 	const order = [{ column: 'created_at', descending }, { column: 'id', descending }];
-	const max = readMax.call(this, itemIndex);
-	return toItems(await client.selectAll('jobs', { filters, order }, { itemIndex, max }));
+	return { filters, order, max: readMax.call(this, itemIndex) };
+}
+
+export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {
+	return toItems(await client.selectAll('jobs', { filters: input.filters, order: input.order }, { itemIndex, max: input.max }));
 }

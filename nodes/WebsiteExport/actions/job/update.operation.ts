@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { validate } from '../../../shared/validation';
-import { given, recordSelector, updateSelected } from '../common';
+import { given, readSelectedPatch, recordSelector, type SelectedPatch, updateSelected } from '../common';
 import type { ItemRun } from '../types';
 import { JOB_FIELDS, JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
 
@@ -47,8 +47,7 @@ export const description = updateDisplayOptions({ show: { resource: ['job'], ope
 
 const patchSchema = jobFields.partial().extend({ status: status.optional() });
 
-export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
-	const { itemIndex } = run;
+export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPatch {
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, string>;
 	const patch = validate(
 		this,
@@ -57,5 +56,9 @@ export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<IN
 		itemIndex,
 		JOB_LABELS,
 	);
-	return [{ json: await updateSelected.call(this, run, 'jobs', 'job', patch) }];
+	return readSelectedPatch.call(this, 'job', itemIndex, patch);
+}
+
+export async function execute(this: IExecuteFunctions, run: ItemRun<SelectedPatch>): Promise<INodeExecutionData[]> {
+	return [{ json: await updateSelected.call(this, run, 'jobs') }];
 }

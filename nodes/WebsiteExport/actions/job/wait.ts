@@ -2,9 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import { NEWEST_FIRST, withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { validate } from '../../../shared/validation';
 import { requireOne } from '../common';
+import { serviceNow } from '../download/record';
 import type { ItemRun } from '../types';
 import type { JobRecord } from './fields';
 
@@ -63,32 +64,40 @@ export function readWait(this: IExecuteFunctions, itemIndex: number): WaitSettin
 	);
 }
 
-const DONE = new Set(['finished', 'failed']);
-
 /**
- * Polls the job until it is finished or failed, then returns it with its download (when
- * finished). A failed export is a NodeApiError (the service's verdict); running out of time
- * is a NodeOperationError that tells how to pick the job up later.
+ * Polls the job until it is finished or failed, then returns it with its download. The service
+ * may write the download row a moment after the job turns finished: the node waits for it too,
+ * within the same timeout. A failed export is a NodeApiError (the service's verdict); running
+ * out of time is a NodeOperationError that tells how to pick the job up later.
  */
-export async function waitForJob(this: IExecuteFunctions, run: ItemRun, created: JobRecord, settings: WaitSettings): Promise<IDataObject> {
+export async function waitForJob(this: IExecuteFunctions, run: ItemRun<unknown>, created: JobRecord, settings: WaitSettings): Promise<IDataObject> {
 	const { client, itemIndex } = run;
 	const id = created.id;
 	const selection = { filters: [{ column: 'id', operator: 'eq' as const, value: id }], label: `job with ID ${id}`, byId: true };
 	const deadline = Date.now() + settings.timeoutSeconds * 1000;
 	const signal = this.getExecutionCancelSignal?.();
 	let job = created;
-	while (!DONE.has(job.status)) {
+	let download: DownloadRecord | undefined;
+	for (let checked = false; ; checked = true) {
+		if (checked) {
+			const page = await client.select<JobRecord>('jobs', { filters: selection.filters, limit: 2 }, { itemIndex });
+			job = requireOne.call(this, page.rows, selection, itemIndex) as JobRecord;
+		}
+		if (job.status === 'failed') break;
+		if (job.status === 'finished') {
+			download = await latestDownload(run, id);
+			if (download) break;
+		}
 		const remaining = deadline - Date.now();
 		if (remaining <= 0) {
-			throw new NodeOperationError(this.getNode(), `Job ${id} is still ${job.status} after ${settings.timeoutSeconds} s`, {
+			const state = job.status === 'finished' ? 'finished, but its download link is not there yet,' : `still ${job.status}`;
+			throw new NodeOperationError(this.getNode(), `Job ${id} is ${state} after ${settings.timeoutSeconds} s`, {
 				itemIndex,
-				description: `The export goes on without the node. Use Job → Get with ID ${id} later to fetch it, or raise Timeout (Seconds).`,
+				description: `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`,
 			});
 		}
 		await sleep(Math.min(settings.intervalSeconds * 1000, remaining), signal);
 		if (signal?.aborted) throw new NodeOperationError(this.getNode(), `Stopped waiting for job ${id}: the execution was cancelled`, { itemIndex });
-		const page = await client.select<JobRecord>('jobs', { filters: selection.filters, limit: 2 }, { itemIndex });
-		job = requireOne.call(this, page.rows, selection, itemIndex) as JobRecord;
 	}
 
 	if (job.status === 'failed') {
@@ -98,14 +107,15 @@ export async function waitForJob(this: IExecuteFunctions, run: ItemRun, created:
 			itemIndex,
 		});
 	}
-	const downloads = await client.select<DownloadRecord>(
+	return { ...job, download: withExpiry(download as DownloadRecord, serviceNow(client)) };
+}
+
+/** The newest download row of a job, if the service has written one. */
+async function latestDownload({ client, itemIndex }: ItemRun<unknown>, jobId: number): Promise<DownloadRecord | undefined> {
+	const page = await client.select<DownloadRecord>(
 		'downloads',
-		{
-			filters: [{ column: 'job_id', operator: 'eq', value: id }],
-			order: [{ column: 'created_at', descending: true }, { column: 'id', descending: true }],
-			limit: 1,
-		},
+		{ filters: [{ column: 'job_id', operator: 'eq', value: jobId }], order: NEWEST_FIRST, limit: 1 },
 		{ itemIndex },
 	);
-	return { ...job, download: downloads.rows.length ? withExpiry(downloads.rows[0]) : null };
+	return page.rows[0];
 }

@@ -8,11 +8,11 @@ import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 
 export const operations: Record<string, Operation> = {
-	create: { ...create, concurrent: true },
-	get: { ...get, concurrent: true },
+	create: { ...create, writes: true },
+	get,
 	getAll,
-	update: { ...update, concurrent: true },
-	delete: { ...del, concurrent: true },
+	update: { ...update, writes: true },
+	delete: { ...del, writes: true },
 };
 
 export const description: INodeProperties[] = [

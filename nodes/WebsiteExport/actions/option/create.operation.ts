@@ -1,10 +1,11 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
-import { jobIdField, toItems } from '../common';
+import { jobIdField } from '../common';
 import type { ItemRun } from '../types';
+import { optionLookup } from './fields';
 import { MODE_LABELS, modeFields, modeProperties } from './mode';
 
 const properties: INodeProperties[] = [
@@ -25,7 +26,7 @@ export const description = updateDisplayOptions({ show: { resource: ['option'], 
 
 const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional() }));
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex }: ItemRun): Promise<INodeExecutionData[]> {
+export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as { jobId?: string | number };
 	const mode = this.getNodeParameter('mode', itemIndex) as string;
 	const body = validate(
@@ -40,5 +41,9 @@ export async function execute(this: IExecuteFunctions, { client, itemIndex }: It
 		itemIndex,
 		MODE_LABELS,
 	);
-	return toItems(await client.insert('options', body, { itemIndex }));
+	return body;
+}
+
+export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<IDataObject>): Promise<INodeExecutionData[]> {
+	return [{ json: await client.insert('options', input, { itemIndex, ...optionLookup(input) }) }];
 }

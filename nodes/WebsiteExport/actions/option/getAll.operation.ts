@@ -37,7 +37,12 @@ const filterSchema = z.object({
 	mode: z.enum(['offline', 'relative', 'absolute']).optional(),
 });
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex }: ItemRun): Promise<INodeExecutionData[]> {
+interface ListInput {
+	filters: Filter[];
+	max?: number;
+}
+
+export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: string; mode?: string };
 	const wanted = validate(this, filterSchema, { ...raw, jobId: raw.jobId === '' ? undefined : raw.jobId }, itemIndex, {
 		jobId: 'Job ID',
@@ -46,7 +51,10 @@ export async function execute(this: IExecuteFunctions, { client, itemIndex }: It
 	const filters: Filter[] = [];
 	if (wanted.jobId !== undefined) filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
 	if (wanted.mode !== undefined) filters.push({ column: 'mode', operator: 'eq', value: wanted.mode });
-	const max = readMax.call(this, itemIndex);
-	const rows = await client.selectAll('options', { filters, order: [{ column: 'id' }] }, { itemIndex, max });
+	return { filters, max: readMax.call(this, itemIndex) };
+}
+
+export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {
+	const rows = await client.selectAll('options', { filters: input.filters, order: [{ column: 'id' }] }, { itemIndex, max: input.max });
 	return toItems(rows);
 }

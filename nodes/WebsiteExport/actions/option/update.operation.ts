@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { given, jobIdField, recordSelector, updateSelected } from '../common';
+import { given, jobIdField, readSelectedPatch, recordSelector, type SelectedPatch, updateSelected } from '../common';
 import type { ItemRun } from '../types';
 import { OPTION_FIELDS } from './fields';
 import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
@@ -44,8 +44,7 @@ const patchSchema = z
 		path: ['replace_url'],
 	});
 
-export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<INodeExecutionData[]> {
-	const { itemIndex } = run;
+export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPatch {
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, string>;
 	const patch = validate(
 		this,
@@ -59,5 +58,9 @@ export async function execute(this: IExecuteFunctions, run: ItemRun): Promise<IN
 		itemIndex,
 		MODE_LABELS,
 	);
-	return [{ json: await updateSelected.call(this, run, 'options', 'option', patch) }];
+	return readSelectedPatch.call(this, 'option', itemIndex, patch);
+}
+
+export async function execute(this: IExecuteFunctions, run: ItemRun<SelectedPatch>): Promise<INodeExecutionData[]> {
+	return [{ json: await updateSelected.call(this, run, 'options') }];
 }

@@ -1,0 +1,98 @@
+// Any created_at format the service may use (the spec leaves it open), read the same under any
+// host time zone: jest runs under TZ=Pacific/Chatham (+13:45) in CI.
+import type { IDataObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { parseTimestamp } from '../../nodes/shared/timestamps';
+import { TIMESTAMP_FORMATS } from '../emulator/types';
+import { startService, type Service } from '../support';
+import { runError, runJson } from './helpers';
+
+const HOUR = 3_600_000;
+const AT = Date.UTC(2026, 10, 22, 18, 7, 14, 764);
+
+describe('parseTimestamp', () => {
+	it.each([
+		['2026-11-22T18:07:14.764Z', AT],
+		['2026-11-22T18:07:14.764+00:00', AT],
+		['2026-11-22T18:07:14.764+00', AT],
+		['2026-11-22T18:07:14.764', AT],
+		['2026-11-22 18:07:14.764+00', AT],
+		['2026-11-22 18:07:14.764', AT],
+		['2026-11-22T18:07:14.764123+00:00', AT],
+		['2026-11-22T18:07:14.7641+00:00', AT],
+		['2026-11-22T18:07:14.76+00:00', AT - 4],
+		['2026-11-22T18:07:14.7+00:00', AT - 64],
+		['2026-11-22T18:07:14+00:00', AT - 764],
+		['2026-11-22T18:07:14.', NaN],
+		['2026-11-22T23:37:14.764+05:30', AT],
+		['2026-11-22T10:07:14.764-0800', AT],
+		['2026-11-22T18:07:14.764 UTC', AT],
+		[Math.floor(AT / 1000), AT - 764],
+		[String(Math.floor(AT / 1000)), AT - 764],
+		[AT, AT],
+		[String(AT), AT],
+		['2026-02-30T00:00:00Z', NaN],
+		['yesterday', NaN],
+		['', NaN],
+		[null, NaN],
+	])('%p → %p', (input, expected) => {
+		expect(parseTimestamp(input)).toBe(expected);
+	});
+
+	it('is not moved by the host time zone', () => {
+		expect(parseTimestamp('2026-11-22 18:07:14.764')).toBe(AT);
+	});
+});
+
+describe('Website Export node: downloads in every created_at format', () => {
+	let service: Service;
+
+	beforeEach(async () => {
+		service = await startService({ jobDurationMs: 1 });
+	});
+	afterEach(async () => {
+		await service.emulator.close();
+	});
+
+	/** A download whose job finished `ageMs` ago by the service's clock. */
+	async function downloadAged(ageMs: number): Promise<{ id: number; createdMs: number }> {
+		const [job] = service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
+		service.emulator.clock.advance(10);
+		const download = (service.emulator.rows('downloads') as IDataObject[]).find((row) => row.job_id === job.id) as IDataObject;
+		const createdMs = parseTimestamp(download.created_at);
+		service.emulator.clock.advance(ageMs);
+		return { id: download.id as number, createdMs };
+	}
+
+	it.each(TIMESTAMP_FORMATS)('%s: a 23.5-hour-old link is valid, expires 24 h after it was made, and is listed', async (format) => {
+		service.emulator.settings.downloadTimestamps = format;
+		const { id, createdMs } = await downloadAged(23.5 * HOUR);
+		const stored = (service.emulator.rows('downloads') as IDataObject[])[0];
+		expect(Math.abs(createdMs - (service.emulator.clock.now() - 23.5 * HOUR))).toBeLessThan(1_100);
+		const [got] = await runJson(service, { resource: 'download', operation: 'get', selectBy: 'id', recordId: String(id) });
+		expect(got).toEqual({ ...stored, expires_at: new Date(createdMs + 24 * HOUR).toISOString(), is_expired: false });
+		const listed = await runJson(service, { resource: 'download', operation: 'getAll', returnAll: true, onlyValidLinks: true });
+		expect(listed.map((row) => row.id)).toEqual([id]);
+	});
+
+	// The service's clock moves 24.5 h here, n8n's does not: validity must be the service's verdict.
+	it.each(TIMESTAMP_FORMATS)('%s: a 24.5-hour-old link is expired, and left out by Only Valid Links', async (format) => {
+		service.emulator.settings.downloadTimestamps = format;
+		const { id } = await downloadAged(24.5 * HOUR);
+		const [got] = await runJson(service, { resource: 'download', operation: 'get', selectBy: 'id', recordId: String(id) });
+		expect(got.is_expired).toBe(true);
+		expect(await runJson(service, { resource: 'download', operation: 'getAll', returnAll: true, onlyValidLinks: true })).toEqual([]);
+	});
+
+	it('names the download and the value when created_at cannot be read', async () => {
+		service.emulator.fault({
+			match: { method: 'GET', path: '/rest/v1/downloads' },
+			status: 200,
+			body: [{ id: 77, created_at: 'last Tuesday', job_id: 1, download_link: 'https://example.com/a.zip' }],
+		});
+		const error = await runError(service, { resource: 'download', operation: 'get', selectBy: 'id', recordId: '77' });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe('Download 77 has a created_at the node cannot read: "last Tuesday"');
+	});
+});
