@@ -8,4 +8,9 @@ module.exports = {
 	testTimeout: 30000,
 	// n8n-core writes its config under N8N_USER_FOLDER; each worker gets a throwaway one.
 	setupFiles: ['<rootDir>/test/setup-env.ts'],
+	// One temporary folder per run (TMPDIR for the workers), removed at the end: nothing left in /tmp.
+	globalSetup: '<rootDir>/test/harness/global-setup.js',
+	globalTeardown: '<rootDir>/test/harness/global-teardown.js',
+	// jest's transform cache: kept between runs, but in node_modules (gitignored), not in /tmp.
+	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 };

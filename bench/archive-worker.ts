@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * A fresh process that runs Download → Download Archive once and reports its own peak RSS
  * growth: fresh, so that what earlier figures left on the heap does not count, and without

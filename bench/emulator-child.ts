@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * The emulator in a process of its own, for timing and memory figures: on a separate core it
  * answers while the node works, as a real service does, and neither its CPU time nor its

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * Imported first by every bench process: n8n-core reads N8N_USER_FOLDER when it is first loaded
  * and keeps its binary data under it. Each process gets a throwaway folder, removed at exit.

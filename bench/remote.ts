@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** An emulator in a child process (see emulator-child.ts), driven over its HTTP control API. */
 import { fork, type ChildProcess } from 'child_process';
 import { join } from 'path';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * `npm run bench` (full, a few minutes, writes bench/results.md) and `npm run bench -- --quick`
  * (seconds, small N, the same table; part of `npm run test:all`). Prints one table of figures

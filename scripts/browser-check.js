@@ -13,10 +13,14 @@
  *   4. opens the trigger example's trigger node, Fetch Test Event → docs/trigger-panel.png
  *   5. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
  *                                                               → docs/credential.png
- * On a failed step the page is saved as docs/browser-check-<step>.tmp.png (gitignored).
+ * The screenshots replace the committed ones in docs/ only when asked (--update-screenshots, or
+ * UPDATE_SCREENSHOTS=1); otherwise they go to a temporary folder that is removed at the end, so
+ * the git tree stays clean. On a failed step the page is saved as
+ * docs/browser-check-<step>.tmp.png (gitignored) for you to look at.
  * The last line is `browser-check: N passed, N failed`; the exit code is 1 when any failed.
  *
- *   npm run test:browser [-- --keep-open]   (--keep-open: leave the stack running until Ctrl-C)
+ *   npm run test:browser [-- --keep-open] [-- --update-screenshots]
+ *   (--keep-open: leave the stack running until Ctrl-C)
  */
 
 const { spawnSync } = require('node:child_process');
@@ -196,6 +200,7 @@ async function expectText(locator, re, what) {
 
 async function main(argv) {
 	const keepOpen = argv.includes('--keep-open');
+	const updateScreenshots = argv.includes('--update-screenshots') || process.env.UPDATE_SCREENSHOTS === '1';
 	const t0 = Date.now();
 	const results = [];
 	const timings = {};
@@ -203,12 +208,16 @@ async function main(argv) {
 	let context = null;
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-n8n-'));
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-profile-'));
+	const shotsDir = updateScreenshots ? DOCS : fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-shots-'));
+	const shotPath = (name) => path.join(shotsDir, name);
+	const shotLabel = (name) => (updateScreenshots ? `docs/${name}` : `${name} (not kept: --update-screenshots writes docs/)`);
 
 	const cleanup = async () => {
 		if (context) await context.close().catch(() => {});
 		if (stack) await stack.stop();
 		fs.rmSync(userFolder, { recursive: true, force: true });
 		fs.rmSync(userDataDir, { recursive: true, force: true });
+		if (shotsDir !== DOCS) fs.rmSync(shotsDir, { recursive: true, force: true });
 	};
 	let interrupted = false;
 	const interrupt = (why) => {
@@ -291,8 +300,8 @@ async function main(argv) {
 				const cred = await page.getByTestId('node-credentials-select').locator('input').first().inputValue();
 				if (cred !== stack.credential.name) throw new Error(`credential select shows "${cred}", expected "${stack.credential.name}"`);
 				await settle(page, ndv);
-				await ndv.screenshot({ path: path.join(DOCS, 'node-panel.png'), style: SCREENSHOT_STYLE });
-				return `"${ex.panelNode}" (${shown}) with credential "${cred}" → docs/node-panel.png`;
+				await ndv.screenshot({ path: shotPath('node-panel.png'), style: SCREENSHOT_STYLE });
+				return `"${ex.panelNode}" (${shown}) with credential "${cred}" → ${shotLabel('node-panel.png')}`;
 			});
 
 			await step('run from the editor', async () => {
@@ -318,8 +327,8 @@ async function main(argv) {
 				let detail = count.trim();
 				if (await binary.count()) detail += `, binary: ${(await expectText(binary, /\.zip/, 'binary output')).replace(/\s+/g, ' ').slice(0, 120)}`;
 				await settle(page, ndv);
-				await ndv.screenshot({ path: path.join(DOCS, 'run-output.png'), style: SCREENSHOT_STYLE });
-				return `${ex.runNodes.length} nodes succeeded; "${ex.lastNode}" output: ${detail} → docs/run-output.png`;
+				await ndv.screenshot({ path: shotPath('run-output.png'), style: SCREENSHOT_STYLE });
+				return `${ex.runNodes.length} nodes succeeded; "${ex.lastNode}" output: ${detail} → ${shotLabel('run-output.png')}`;
 			});
 
 			await step('trigger panel', async () => {
@@ -334,8 +343,8 @@ async function main(argv) {
 				await output.getByTestId('radio-button-schema').click();
 				await output.getByText('download_link').first().waitFor();
 				await settle(page, ndv);
-				await ndv.screenshot({ path: path.join(DOCS, 'trigger-panel.png'), style: SCREENSHOT_STYLE });
-				return `"${ex.triggerNode}" (Event: ${event}), Fetch Test Event: ${count.trim()} → docs/trigger-panel.png`;
+				await ndv.screenshot({ path: shotPath('trigger-panel.png'), style: SCREENSHOT_STYLE });
+				return `"${ex.triggerNode}" (Event: ${event}), Fetch Test Event: ${count.trim()} → ${shotLabel('trigger-panel.png')}`;
 			});
 
 			await step('credential', async () => {
@@ -363,8 +372,8 @@ async function main(argv) {
 				const leaked = secrets.filter((s) => html.includes(s));
 				if (leaked.length) throw new Error('a secret appears in the page');
 				await settle(page, modal);
-				await modal.screenshot({ path: path.join(DOCS, 'credential.png'), style: SCREENSHOT_STYLE });
-				return 'connection tested successfully, API key and password masked → docs/credential.png';
+				await modal.screenshot({ path: shotPath('credential.png'), style: SCREENSHOT_STYLE });
+				return `connection tested successfully, API key and password masked → ${shotLabel('credential.png')}`;
 			});
 		}
 		if (pageErrors.length) log(`page errors (not failing the check): ${pageErrors.slice(0, 5).join(' | ')}`);

@@ -489,18 +489,43 @@ function banner(stack) {
 
 /**
  * Calls `onGone` once if this process's parent exits. `npm start` does not pass a SIGTERM on
- * to its script (it just exits), which would leave us and our children running.
+ * to its script (it just exits), which would leave us and our children running. npm runs a
+ * script as `sh -c "<script>"` (package.json says `exec node …` so that the shell becomes us, but
+ * not every caller does): the shell waits for us and outlives npm, so when our parent is such a
+ * shell, its parent is watched too.
  */
 function whenParentExits(onGone) {
 	const parent = process.ppid;
+	const ancestors = [parent, ...shellParent(parent)].filter((pid) => pid > 1);
 	const timer = setInterval(() => {
-		if (process.ppid !== parent) {
+		if (process.ppid !== parent || !ancestors.every(isAlive)) {
 			clearInterval(timer);
 			onGone();
 		}
 	}, 500);
 	timer.unref();
 	return () => clearInterval(timer);
+}
+
+/** [the shell's parent] when `pid` is a shell (Linux /proc), else []. */
+function shellParent(pid) {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+		if (!/^(sh|dash|bash|zsh)$/.test(comm)) return [];
+		return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])];
+	} catch {
+		return [];
+	}
+}
+
+function isAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (e) {
+		return e.code === 'EPERM';
+	}
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * Wall-time figures, against the emulator in a child process: it answers on the other core while
  * the node works, as a real service would, so the node's process holds only n8n and our code.

@@ -15,6 +15,7 @@ export class WebsiteExport implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Download websites as archives: export jobs, their options and download links',
+		documentationUrl: 'https://github.com/website-export/n8n-nodes-website-export#operations',
 		defaults: { name: 'Website Export' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -112,6 +112,7 @@ export class WebsiteExportTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["event"] === "downloadReady" ? "Download Ready" : $parameter["event"]}}',
 		description: 'Starts the workflow when a website export has finished and its download link is ready',
+		documentationUrl: 'https://github.com/website-export/n8n-nodes-website-export#trigger',
 		defaults: { name: 'Website Export Trigger' },
 		polling: true,
 		inputs: [],

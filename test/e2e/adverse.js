@@ -132,7 +132,8 @@ async function runAdverse({ emu, execute, check, outputOf, listValid }) {
 		const missing = seeded.filter((job) => !ids.includes(job.id));
 		assert.deepEqual(missing, [], 'every seeded job returned');
 		const pages = (await emu.log()).filter((e) => e.seq > since && e.method === 'GET' && e.table === 'jobs').length;
-		return `${ids.length} jobs, none twice, all 70 seeded ones; ${extra} jobs created during the run; ${pages} GET requests for ⌈70 / 7⌉ = 10 pages`;
+		assert.equal(pages, Math.ceil(ids.length / 7), 'one request per 7-row page');
+		return `${ids.length} jobs, none twice, all 70 seeded ones; ${extra} jobs created during the run; ${pages} GET requests = ⌈${ids.length} / 7⌉`;
 	});
 
 	await check('created_at with "+00" and without offset, n8n host in Pacific/Chatham (download.getAll)', async () => {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // `npm run emulator -- [--port 54321] [--job-ms 3000] [--token-lifetime 3600] [--max-rows 1000] [--latency-ms 0]`
 import { type EmulatorOptions, startEmulator } from './index';
 

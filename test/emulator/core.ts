@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The emulator's state and the operations the programmatic and HTTP controls share.
 import { Accounts, DEMO_USER, FREE_USER } from './accounts';
 import { Faults, RequestLog } from './faults';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Injected faults and the request log.
 import { STATUS_CODES } from 'node:http';
 import { LINK_PATH_PREFIX } from './lifecycle';

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Test helpers: a thin undici client for the emulator.
 import { request } from 'undici';
 import { type Emulator, type EmulatorOptions, startEmulator } from './index';

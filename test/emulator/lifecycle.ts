@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The export job lifecycle, evaluated lazily against the emulated clock:
 // queued → (20 % of jobDurationMs) running → (jobDurationMs) finished, or failed for `.invalid` hosts.
 import { crc32 } from 'node:zlib';

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Benchmarks run 100 000-row tables through the emulator: reads must stay in the
 // millisecond range. Budgets are generous multiples of what the code needs, to stay unflaky.
 import { T0, call, login, rest, start } from './helpers';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // What a handler answers, and the error shapes of the services Supabase is made of.
 import type { Readable } from 'node:stream';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The archive is streamed: serving 256 MiB must not hold it in memory. Own file, own jest worker,
 // so that no other suite's allocations blur the measurement.
 import { crc32 } from 'node:zlib';

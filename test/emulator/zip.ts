@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // A streamed ZIP archive (method "stored"), in constant memory. Sizes and CRC-32s are known
 // before the first byte, so every local header is complete (no data descriptors) and
 // Content-Length is exact.

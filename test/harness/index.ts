@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { Container } from '@n8n/di';
 import { BinaryDataService, ExecuteContext, PollContext } from 'n8n-core';
 import type {

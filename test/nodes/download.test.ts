@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { Container } from '@n8n/di';
 import { createServer, get, type IncomingHttpHeaders, type Server } from 'http';
 import type { AddressInfo } from 'net';

@@ -1,9 +1,16 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { execFileSync } from 'child_process';
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 
 const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+/** An instance of the class a dist/ entry exports (dist/ is built in beforeAll, after import time). */
+function instantiate(entry: string) {
+	const className = entry.split('/').pop()!.replace(/\.(node|credentials)\.js$/, '');
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	return new (require(join(root, entry))[className])();
+}
 
 describe('the published package', () => {
 	let files: string[];
@@ -25,6 +32,29 @@ describe('the published package', () => {
 		for (const entry of entries) expect(files).toContain(entry);
 		for (const icon of ['dist/nodes/WebsiteExport/websiteExport.svg', 'dist/nodes/WebsiteExport/websiteExport.dark.svg']) {
 			expect(files).toContain(icon);
+		}
+	});
+
+	it('ships a codex file beside each node, naming the node and pointing at this repository', () => {
+		const repo = String(manifest.repository.url).replace(/^git\+/, '').replace(/\.git$/, '');
+		expect(manifest.homepage.startsWith(`${repo}#`)).toBe(true);
+		expect(manifest.bugs.url).toBe(`${repo}/issues`);
+		for (const entry of manifest.n8n.nodes as string[]) {
+			const codexFile = entry.replace(/\.js$/, '.json');
+			expect(files).toContain(codexFile);
+			const codex = JSON.parse(readFileSync(join(root, codexFile), 'utf8'));
+			expect(codex).toMatchObject({ nodeVersion: '1.0', codexVersion: '1.0' });
+			expect(codex.categories.length).toBeGreaterThan(0);
+			expect(codex.alias.length).toBeGreaterThan(0);
+			const description = instantiate(entry).description;
+			expect(codex.node).toBe(`${manifest.name}.${description.name}`);
+			for (const link of [...codex.resources.primaryDocumentation, ...codex.resources.credentialDocumentation]) {
+				expect(link.url.startsWith(`${repo}#`)).toBe(true);
+			}
+			expect(description.documentationUrl).toBe(codex.resources.primaryDocumentation[0].url);
+		}
+		for (const entry of manifest.n8n.credentials as string[]) {
+			expect(instantiate(entry).documentationUrl).toBe(`${repo}#credentials`);
 		}
 	});
 

@@ -1,0 +1,42 @@
+// Lints the code that never ships (tests, emulator, benchmarks, scripts, build files). The shipped
+// code (nodes/, credentials/, package.json) is linted by `npx n8n-node lint` with eslint.config.mjs,
+// which n8n's strict mode requires to stay exactly n8n-node's default: `npm run lint` runs both.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
+
+const devCode = ['test/**', 'bench/**', 'scripts/**', '*.js', '*.mjs'];
+
+export default tseslint.config(
+	{ ignores: ['dist/**', '.build/**', '.tools/**', 'node_modules/**', 'coverage/**', '.e2e/**', '.n8n-cache/**', '.n8n-local/**', 'nodes/**', 'credentials/**'] },
+	{
+		files: devCode.map((p) => (p.endsWith('**') ? `${p}/*.{ts,js,mjs}` : p)),
+		extends: [js.configs.recommended],
+		// Dev files carry `eslint-disable` headers for n8n's community rules (n8n-node lint reads every
+		// .ts file): the plugin is registered so those names resolve, its rules stay off here.
+		plugins: { '@n8n/community-nodes': n8nCommunityNodesPlugin },
+		linterOptions: { reportUnusedDisableDirectives: 'off' },
+		languageOptions: { globals: { ...globals.node } },
+		// `const { omitted, ...rest } = obj` is how the scripts drop fields.
+		rules: { 'no-unused-vars': ['error', { ignoreRestSiblings: true }] },
+	},
+	{
+		// Its page.evaluate() callbacks run in the browser.
+		files: ['scripts/browser-check.js'],
+		languageOptions: { globals: { ...globals.browser } },
+	},
+	{
+		files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+		extends: [tseslint.configs.recommended],
+		rules: {
+			// Tests reach into n8n's untyped internals on purpose.
+			'@typescript-eslint/no-explicit-any': 'off',
+			'@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
+		},
+	},
+	{
+		files: ['test/**/*.ts'],
+		languageOptions: { globals: { ...globals.jest } },
+	},
+);
