@@ -4,7 +4,8 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL_NAME } from '../shared/constants';
 import { UnreadableTimestampError, unreadableTimestampApiError, windowFilter, withExpiry, type DownloadRecord } from '../shared/downloads';
 import { WebsiteExportClient } from '../shared/transport';
-import { advance, DATE_RESOLUTION_MS, DOWNLOAD_ORDER, isValid, queryFilters, readState, writeState } from './cursor';
+import { advance, DATE_RESOLUTION_MS, DOWNLOAD_ORDER, isValid, queryFilters, readState, stateLossLookbackMs, writeState } from './cursor';
+import { longestPollGapMs } from './pollGap';
 
 /** Job ids per `id=in.(…)` request: one request for any usual poll, and a URL of a few kB at most. */
 const JOB_BATCH = 200;
@@ -154,7 +155,7 @@ export class WebsiteExportTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether the first poll after activation also emits the downloads that already exist and are still valid. Off: only downloads that finish after activation.',
+							'Whether the first poll after activation also emits the downloads that already exist and are still valid. Off: only downloads that finish from about one poll interval before activation on.',
 					},
 					{
 						displayName: 'Job URL Contains',
@@ -181,7 +182,9 @@ export class WebsiteExportTrigger implements INodeType {
 		const serverNow = serviceTime(client);
 		let step: ReturnType<typeof advance<DownloadRecord>>;
 		try {
-			step = advance(state, rows, serverNow, { emitExisting: settings.emitExisting });
+			// Poll Times is n8n's own parameter of every polling node (not in this description).
+			const lookbackMs = stateLossLookbackMs(longestPollGapMs(this.getNode().parameters.pollTimes));
+			step = advance(state, rows, serverNow, { emitExisting: settings.emitExisting, lookbackMs });
 		} catch (error) {
 			// A download the trigger cannot date is never skipped silently: the poll fails and names it.
 			throw error instanceof UnreadableTimestampError ? unreadableTimestampApiError(this.getNode(), error) : error;

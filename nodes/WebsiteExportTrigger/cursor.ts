@@ -73,6 +73,17 @@ export function queryFilters(state: CursorState | undefined, localNow: number): 
 /** Whether the download's link still works at `serverNow` (the service's clock). */
 export const isValid = (download: DownloadRecord, serverNow: number) => expiresAt(download) > serverNow;
 
+/**
+ * How far back a poll without state looks: the longest gap between two polls plus the overlap.
+ *
+ * n8n keeps a poll's state only when the poll emitted (or, with durable poll cursors, not the
+ * activation poll's), so "no state" does not mean "first poll ever". A download that finished
+ * after the last poll whose state was lost is at most one poll gap old (plus a late commit's
+ * overlap) at the next poll: it is emitted then. Downloads older than that, at the first poll,
+ * are the baseline (they existed before activation) and are only remembered.
+ */
+export const stateLossLookbackMs = (pollGapMs: number) => pollGapMs + OVERLAP_MS;
+
 export interface Advance<T> {
 	/** Rows new to this trigger and still valid, in the order received. */
 	fresh: T[];
@@ -83,8 +94,9 @@ export interface Advance<T> {
 /**
  * Sorts the rows of one poll into new ones and the state after them.
  *
- * - No state yet (first poll): the rows received are the baseline. They are remembered, and
- *   emitted only with `emitExisting` (the valid ones).
+ * - No state (the first poll, or a poll after one whose state n8n did not keep): valid rows
+ *   created within `lookbackMs` of `serverNow` are new; older rows are the baseline, remembered
+ *   and emitted only with `emitExisting` (the valid ones).
  * - Otherwise every valid row whose id is not remembered is new: late commits inside the
  *   overlap and rows sharing a timestamp included.
  *
@@ -101,7 +113,7 @@ export function advance<T extends DownloadRecord>(
 	state: CursorState | undefined,
 	rows: T[],
 	serverNow: number,
-	options: { emitExisting: boolean },
+	options: { emitExisting: boolean; lookbackMs: number },
 ): Advance<T> {
 	const seen = { ...(state?.seen ?? {}) };
 	let newest = state?.newest ?? null;
@@ -110,7 +122,8 @@ export function advance<T extends DownloadRecord>(
 		const key = String(row.id);
 		if (key in seen) continue;
 		const created = createdMs(row);
-		if ((state !== undefined || options.emitExisting) && isValid(row, serverNow)) fresh.push(row);
+		const isNew = state !== undefined || options.emitExisting || created >= serverNow - options.lookbackMs;
+		if (isNew && isValid(row, serverNow)) fresh.push(row);
 		seen[key] = created;
 		newest = newest === null ? created : Math.max(newest, created);
 	}

@@ -33,6 +33,7 @@ const n8n = require('../../scripts/n8n/lib');
 const { startEmulatorProcess } = require('./emulator');
 const { inspectZip } = require('./zip');
 const adverse = require('./adverse');
+const { runTriggerModes } = require('./trigger-modes');
 
 const REPO = path.resolve(__dirname, '../..');
 const PACKAGE = 'n8n-nodes-website-export';
@@ -43,7 +44,7 @@ const TOOL_TYPE = `${PACKAGE}.websiteExportTool`;
 const CREDENTIAL_TYPE = 'websiteExportApi';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const JOB_MS = 2000; // emulated export duration: Wait for Completion sees the job finish in ~2 s
-const SUITE_TIMEOUT_MS = 15 * 60 * 1000; // a guard against hangs, counted after provisioning (a run takes 4-5 min)
+const SUITE_TIMEOUT_MS = 30 * 60 * 1000; // a guard against hangs, counted after provisioning (a run takes about 15 min)
 const TRIGGER_CYCLE_TIMEOUT_MS = 150 * 1000; // n8n polls every minute at most: one cycle ≤ 60 s plus the run
 const WRONG_PASSWORD = 'wrong-password-e2e-7Qx';
 
@@ -237,7 +238,8 @@ async function main() {
 
 	// 3b/4. The trigger (about 3 minutes: n8n polls at most once a minute) and the other
 	// workflows side by side. The baseline download goes in before n8n starts.
-	const [baseline] = await insertTriggerDownloads(['baseline']);
+	// Older than a poll without state looks back (one poll interval + 10 min): the baseline.
+	const [baseline] = await insertTriggerDownloads(['baseline'], 30 * 60_000);
 	const logBefore = await emu.log();
 	await Promise.all([
 		triggerLive(workflows['trigger-download-ready'], baseline, logBefore.length ? logBefore[logBefore.length - 1].seq : 0).catch((error) =>
@@ -261,6 +263,17 @@ async function main() {
 		check,
 		outputOf,
 		listValid: () => execute('download-list-valid'),
+	});
+
+	// 6. The trigger in n8n's other modes and across a restart (issue 10), a scenario at a time.
+	await runTriggerModes({
+		emu,
+		env: ctx.env,
+		check,
+		note,
+		template: workflows['trigger-download-ready'],
+		triggerWorkflowId: workflows['trigger-download-ready'].id,
+		isTriggerPoll,
 	});
 }
 
@@ -546,8 +559,9 @@ const isTriggerPoll = (e) =>
 
 let triggerSerial = 0;
 /** One finished job and its download per label, created now by the emulator's clock, in one statement. */
-async function insertTriggerDownloads(labels) {
-	const now = await ctx.emu.now();
+/** `ageMs`: how long before now (by the emulator's clock) the jobs finished. */
+async function insertTriggerDownloads(labels, ageMs = 0) {
+	const now = (await ctx.emu.now()) - ageMs;
 	const jobs = await ctx.emu.insert(
 		'jobs',
 		labels.map((label) => ({ url: `https://${label}.trigger.e2e.example.com/`, email: 'trigger@e2e.example.com', status: 'finished', files: 1 + ++triggerSerial, created_at: iso(now - JOB_MS) })),

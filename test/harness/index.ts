@@ -1,6 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { Container } from '@n8n/di';
 import { BinaryDataService, ExecuteContext, PollContext } from 'n8n-core';
+// n8n's own loader constant (not exported by n8n-core's index).
+import { commonPollingParameters } from 'n8n-core/dist/nodes-loader/constants';
 import type {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
@@ -79,7 +81,19 @@ function initBinaryData(): Promise<void> {
 	return binaryDataReady;
 }
 
+/**
+ * The node type as n8n's loader serves it: a polling node gets n8n's Poll Times parameter
+ * (applySpecialNodeParameters), which the Workflow would otherwise drop from the node's parameters.
+ */
+function asLoaded(nodeType: INodeType): INodeType {
+	const { polling, properties } = nodeType.description;
+	if (!polling || properties.some((property) => property.name === 'pollTimes')) return nodeType;
+	const description = { ...nodeType.description, properties: [...commonPollingParameters, ...properties] };
+	return Object.assign(Object.create(Object.getPrototypeOf(nodeType) as object) as INodeType, nodeType, { description });
+}
+
 function nodeTypesOf(nodeType: INodeType): INodeTypes {
+	nodeType = asLoaded(nodeType);
 	return {
 		getByName: () => nodeType,
 		getByNameAndVersion: () => nodeType,

@@ -3,10 +3,13 @@ import type { IDataObject } from 'n8n-workflow';
 import { DOWNLOAD_VALIDITY_MS } from '../../nodes/shared/constants';
 import type { DownloadRecord } from '../../nodes/shared/downloads';
 import { CLOCK_MARGIN_MS } from '../../nodes/shared/downloads';
-import { advance, OVERLAP_MS, queryFilters, readState, writeState, type CursorState } from '../../nodes/WebsiteExportTrigger/cursor';
+import { advance, OVERLAP_MS, queryFilters, readState, stateLossLookbackMs, writeState, type CursorState } from '../../nodes/WebsiteExportTrigger/cursor';
+import { cronGapMs, longestPollGapMs } from '../../nodes/WebsiteExportTrigger/pollGap';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const MIN = 60_000;
+/** A poll every minute (n8n's default Poll Times). */
+const LOOKBACK = stateLossLookbackMs(MIN);
 
 /** A download created `atMs` (ms since epoch), written the way PostgREST writes it. */
 function download(id: number, atMs: number): DownloadRecord {
@@ -54,8 +57,12 @@ describe('trigger cursor (pure)', () => {
 	describe('advance', () => {
 		const rows = [download(1, T0 - 30 * MIN), download(2, T0 - 2 * MIN), download(3, T0 - MIN)];
 
-		it('takes the first poll as the baseline: nothing emitted, the newest remembered', () => {
-			const { fresh, next } = advance(undefined, rows, T0, { emitExisting: false });
+		it('without state, emits what is newer than the lookback and remembers the rest as the baseline', () => {
+			const withinLookback = advance(undefined, rows, T0, { emitExisting: false, lookbackMs: 5 * MIN });
+			expect(ids(withinLookback.fresh)).toEqual([2, 3]);
+			expect(Object.keys(withinLookback.next.seen).sort()).toEqual(['2', '3']);
+			// Activation long after the last download: nothing is new.
+			const { fresh, next } = advance(undefined, rows, T0 + LOOKBACK, { emitExisting: false, lookbackMs: LOOKBACK });
 			expect(fresh).toEqual([]);
 			expect(next.newest).toBe(T0 - MIN + 0);
 			// Row 1 is older than the overlap: the next query cannot return it, so it is not kept.
@@ -64,40 +71,40 @@ describe('trigger cursor (pure)', () => {
 
 		it('emits the valid existing downloads on the first poll when asked to, and only those', () => {
 			const expired = download(9, T0 - DOWNLOAD_VALIDITY_MS - MIN);
-			const { fresh } = advance(undefined, [expired, ...rows], T0, { emitExisting: true });
+			const { fresh } = advance(undefined, [expired, ...rows], T0, { emitExisting: true, lookbackMs: LOOKBACK });
 			expect(ids(fresh)).toEqual([1, 2, 3]);
 		});
 
 		it('emits rows sharing a timestamp and rows committed late inside the overlap, once', () => {
-			const base = advance(undefined, rows, T0, { emitExisting: false }).next;
+			const base = advance(undefined, rows, T0, { emitExisting: false, lookbackMs: LOOKBACK }).next;
 			const sameTime = download(4, T0 - MIN);
 			const late = download(5, T0 - OVERLAP_MS + MIN);
-			const first = advance(base, [rows[1], rows[2], sameTime, late], T0 + MIN, { emitExisting: false });
+			const first = advance(base, [rows[1], rows[2], sameTime, late], T0 + MIN, { emitExisting: false, lookbackMs: LOOKBACK });
 			expect(ids(first.fresh)).toEqual([4, 5]);
-			const again = advance(first.next, [rows[1], rows[2], sameTime, late], T0 + 2 * MIN, { emitExisting: false });
+			const again = advance(first.next, [rows[1], rows[2], sameTime, late], T0 + 2 * MIN, { emitExisting: false, lookbackMs: LOOKBACK });
 			expect(again.fresh).toEqual([]);
 		});
 
 		it('never emits an expired link, judged by the service time given', () => {
 			const state: CursorState = { version: 1, newest: T0 - DOWNLOAD_VALIDITY_MS - 5 * MIN, seen: {} };
 			const almost = download(7, T0 - DOWNLOAD_VALIDITY_MS + 1000);
-			expect(ids(advance(state, [almost], T0, { emitExisting: false }).fresh)).toEqual([7]);
-			expect(advance(state, [almost], T0 + 1000, { emitExisting: false }).fresh).toEqual([]);
+			expect(ids(advance(state, [almost], T0, { emitExisting: false, lookbackMs: LOOKBACK }).fresh)).toEqual([7]);
+			expect(advance(state, [almost], T0 + 1000, { emitExisting: false, lookbackMs: LOOKBACK }).fresh).toEqual([]);
 		});
 
 		it('drops ids the next query cannot return: before the overlap, or expired', () => {
 			const state: CursorState = { version: 1, newest: T0, seen: { '1': T0 - OVERLAP_MS - 1, '2': T0 - OVERLAP_MS, '3': T0 } };
-			expect(Object.keys(advance(state, [], T0, { emitExisting: false }).next.seen)).toEqual(['2', '3']);
+			expect(Object.keys(advance(state, [], T0, { emitExisting: false, lookbackMs: LOOKBACK }).next.seen)).toEqual(['2', '3']);
 			const dayLater = T0 + DOWNLOAD_VALIDITY_MS;
-			expect(advance(state, [], dayLater, { emitExisting: false }).next.seen).toEqual({});
+			expect(advance(state, [], dayLater, { emitExisting: false, lookbackMs: LOOKBACK }).next.seen).toEqual({});
 		});
 
 		it('keeps the state bounded by the overlap however many rows pass', () => {
-			let state = advance(undefined, [], T0, { emitExisting: false }).next;
+			let state = advance(undefined, [], T0, { emitExisting: false, lookbackMs: LOOKBACK }).next;
 			let id = 0;
 			for (let minute = 0; minute < 600; minute++) {
 				const batch = Array.from({ length: 5 }, () => download(++id, T0 + minute * MIN));
-				state = advance(state, batch, T0 + minute * MIN + 1000, { emitExisting: false }).next;
+				state = advance(state, batch, T0 + minute * MIN + 1000, { emitExisting: false, lookbackMs: LOOKBACK }).next;
 			}
 			expect(Object.keys(state.seen).length).toBeLessThanOrEqual(5 * (OVERLAP_MS / MIN + 1));
 			expect(state.newest).toBe(T0 + 599 * MIN);
@@ -106,7 +113,7 @@ describe('trigger cursor (pure)', () => {
 		it('does not change the state it was given', () => {
 			const state: CursorState = { version: 1, newest: T0, seen: { '1': T0 } };
 			const copy = JSON.parse(JSON.stringify(state));
-			advance(state, [download(2, T0 + MIN)], T0 + 2 * MIN, { emitExisting: false });
+			advance(state, [download(2, T0 + MIN)], T0 + 2 * MIN, { emitExisting: false, lookbackMs: LOOKBACK });
 			expect(state).toEqual(copy);
 		});
 	});
@@ -131,6 +138,30 @@ describe('trigger cursor (pure)', () => {
 			});
 			writeState(watched, JSON.parse(JSON.stringify(state)));
 			expect(writes).toEqual([]);
+		});
+	});
+
+	describe('longestPollGapMs', () => {
+		it.each([
+			['nothing (n8n\'s default, every minute)', undefined, MIN],
+			['every minute', { item: [{ mode: 'everyMinute' }] }, MIN],
+			['every 5 minutes', { item: [{ mode: 'everyX', value: 5, unit: 'minutes' }] }, 5 * MIN],
+			['every 2 hours', { item: [{ mode: 'everyX', value: 2, unit: 'hours' }] }, 120 * MIN],
+			['every hour and every 10 minutes', { item: [{ mode: 'everyHour' }, { mode: 'everyX', value: 10, unit: 'minutes' }] }, 10 * MIN],
+			['every week (capped at a link\'s 24 h)', { item: [{ mode: 'everyWeek' }] }, DOWNLOAD_VALIDITY_MS],
+			['cron every 15 minutes', { item: [{ mode: 'custom', cronExpression: '0 */15 * * * *' }] }, 15 * MIN],
+		])('%s', (_, pollTimes, expected) => {
+			expect(longestPollGapMs(pollTimes)).toBe(expected);
+		});
+
+		it.each([
+			['*/10 * * * *', 10 * MIN],
+			['0 0,30 9-17 * * *', (24 - 17 + 9) * 60 * MIN - 30 * MIN],
+			['30 * * * * *', MIN],
+			['0 0 9 * * 1-5', DOWNLOAD_VALIDITY_MS],
+			['not a cron', DOWNLOAD_VALIDITY_MS],
+		])('cron %s', (expression, expected) => {
+			expect(cronGapMs(expression)).toBe(expected);
 		});
 	});
 });

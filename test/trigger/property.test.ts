@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import type { IDataObject } from 'n8n-workflow';
 
-import { OVERLAP_MS } from '../../nodes/WebsiteExportTrigger/cursor';
+import { OVERLAP_MS, stateLossLookbackMs } from '../../nodes/WebsiteExportTrigger/cursor';
 import type { FaultSpec } from '../emulator';
 import type { Service } from '../support';
 import { ActiveTrigger, DAY, HOUR, MINUTE, type Persistence, restRequests, SECOND, startFrozenService } from './support';
@@ -28,6 +28,8 @@ type Random = ReturnType<typeof generator>;
 
 const SEED = Number(process.env.TRIGGER_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const POLLS = Number(process.env.TRIGGER_POLLS ?? 100);
+/** How far a poll without state looks back under n8n's default Poll Times (every minute). */
+const LOOKBACK = stateLossLookbackMs(MINUTE);
 
 interface Inserted {
 	id: number;
@@ -86,10 +88,12 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 
 	const trigger = new ActiveTrigger(service.harness, { options: { emitExisting } }, persistence);
 	const emitted = new Map<number, number>();
-	/** The first successful poll whose state n8n kept: what was there then is the baseline. */
+	/**
+	 * The successful polls: when, whether they started from a kept state, and, for the first
+	 * one whose state n8n kept, that it took the baseline (rows older than the lookback then).
+	 */
+	const chances: Array<{ at: number; stateful: boolean }> = [];
 	let baselineAt: number | undefined;
-	/** Emulator times of the successful polls that could emit new rows (from the baseline on). */
-	const chances: number[] = [];
 	const report: RunReport = { polls: POLLS, failed: 0, inserted: 0, emitted: 0, expected: 0, ambiguous: 0, idlePolls: 0, lateCommits: 0, sameTimestamp: 0, daysOff: 0 };
 
 	for (let poll = 0; poll < POLLS; poll++) {
@@ -113,6 +117,7 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 		const faults = faultsFor(random);
 		for (const fault of faults) emu.fault(fault);
 		const since = emu.log.length;
+		const stateful = Object.keys(trigger.state).length > 0;
 		const result = await trigger.poll();
 		emu.clearFaults();
 		const at = emu.clock.now();
@@ -129,13 +134,9 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 				expect(json.is_expired).toBe(false);
 			}
 			// n8n keeps the activation poll's state in its default mode; with durable cursors only
-			// when it emitted: until a state is kept, every poll is a first poll.
-			if (baselineAt === undefined && Object.keys(trigger.state).length > 0) {
-				baselineAt = at;
-				if (emitExisting) chances.push(at);
-			} else if (baselineAt !== undefined) {
-				chances.push(at);
-			}
+			// when it emitted: until a state is kept, every poll starts without one.
+			chances.push({ at, stateful });
+			if (!stateful && Object.keys(trigger.state).length > 0) baselineAt = at;
 			if (faults.length === 0 && result.emitted.length === 0) {
 				report.idlePolls++;
 				// An idle poll: one request, whatever the history.
@@ -153,15 +154,19 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 		emu.clock.advance(wait);
 	}
 
-	// A row must have been emitted iff, at some successful poll after the baseline that could see
-	// it, its link was valid (with a second to spare: the Date header counts whole seconds).
+	// A row must have been emitted iff some successful poll that could see it found its link
+	// valid (with a second to spare: the Date header counts whole seconds) and counted it as new:
+	// a poll with a kept state counts every row it has not seen; one without counts the rows
+	// created within the lookback, so that a state n8n did not keep never makes a row skipped.
+	// Rows older than that at the poll whose state was kept first are the baseline: never emitted.
 	const expected = new Set<number>();
 	const allowed = new Set<number>();
 	for (const row of rows) {
-		if (!emitExisting && baselineAt !== undefined && row.visibleAt <= baselineAt) continue;
-		const times = chances.filter((t) => t >= row.visibleAt);
-		if (times.some((t) => row.createdMs + DAY > t + SECOND)) expected.add(row.id);
-		if (times.some((t) => row.createdMs + DAY > t)) allowed.add(row.id);
+		if (!emitExisting && baselineAt !== undefined && row.visibleAt <= baselineAt && row.createdMs < baselineAt - LOOKBACK) continue;
+		const times = chances.filter((c) => c.at >= row.visibleAt);
+		const counts = (c: { at: number; stateful: boolean }, slack: number) => c.stateful || emitExisting || row.createdMs >= c.at - LOOKBACK + slack;
+		if (times.some((c) => row.createdMs + DAY > c.at + SECOND && counts(c, SECOND))) expected.add(row.id);
+		if (times.some((c) => row.createdMs + DAY > c.at && counts(c, -SECOND))) allowed.add(row.id);
 	}
 	const got = new Set(emitted.keys());
 	for (const id of got) if (!allowed.has(id)) throw new Error(`seed ${SEED}: download ${id} was emitted but never new and valid`);

@@ -46,7 +46,8 @@ describe('Website Export Trigger', () => {
 		});
 
 		it('takes a baseline on the first poll, then emits each new download once, with its job', async () => {
-			insertDownloads(emu(), [now() - 3 * HOUR, now() - MINUTE, now()], jobId);
+			// Older than a poll without state looks back (a minute's poll gap plus the overlap).
+			insertDownloads(emu(), [now() - 3 * HOUR, now() - 20 * MINUTE, now() - 15 * MINUTE], jobId);
 			const trigger = new ActiveTrigger(service.harness);
 			expect(await trigger.ids()).toEqual([]);
 			expect(trigger.state).toMatchObject({ version: 1 });
@@ -72,6 +73,49 @@ describe('Website Export Trigger', () => {
 
 			emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([]);
+		});
+
+		it.each([
+			['durable poll cursors (the activation poll commits nothing)', 'durable'],
+			["n8n's default after a restart (only emitting polls are saved)", 'emits'],
+		] as const)('emits a download finished 40 s after activation under %s', async (_, persistence) => {
+			insertDownloads(emu(), [now() - 30 * MINUTE], jobId);
+			const trigger = new ActiveTrigger(service.harness, {}, persistence);
+			expect(await trigger.ids()).toEqual([]);
+			emu().clock.advance(40 * SECOND);
+			const [finished] = insertDownloads(emu(), [now()], jobId);
+			emu().clock.advance(20 * SECOND);
+			expect(await trigger.ids()).toEqual([finished]);
+			emu().clock.advance(MINUTE);
+			expect(await trigger.ids()).toEqual([]);
+		});
+
+		it('after a state that was not kept, re-reads and emits nothing twice', async () => {
+			const trigger = new ActiveTrigger(service.harness, {}, 'emits');
+			await trigger.ids();
+			emu().clock.advance(MINUTE);
+			const [first] = insertDownloads(emu(), [now()], jobId);
+			emu().clock.advance(MINUTE);
+			expect(await trigger.ids()).toEqual([first]);
+			// Idle polls: their state is not kept, the emitting poll's is.
+			for (let i = 0; i < 3; i++) {
+				emu().clock.advance(MINUTE);
+				expect(await trigger.ids()).toEqual([]);
+			}
+			const [second] = insertDownloads(emu(), [now()], jobId);
+			emu().clock.advance(MINUTE);
+			expect(await trigger.ids()).toEqual([second]);
+		});
+
+		it('looks back as far as Poll Times make the gap between polls', async () => {
+			insertDownloads(emu(), [now() - 2 * HOUR], jobId);
+			const everyHour = { pollTimes: { item: [{ mode: 'everyHour' }] } };
+			const hourly = new ActiveTrigger(service.harness, everyHour, 'durable');
+			expect(await hourly.ids()).toEqual([]);
+			emu().clock.advance(30 * MINUTE);
+			const [finished] = insertDownloads(emu(), [now()], jobId);
+			emu().clock.advance(30 * MINUTE);
+			expect(await hourly.ids()).toEqual([finished]);
 		});
 
 		it('emits the downloads already available on the first poll when asked to, valid ones only, once', async () => {
@@ -216,7 +260,7 @@ describe('Website Export Trigger', () => {
 
 		it('reads 10 000 historical downloads once; then 3 new ones cost one request and give 3 items', async () => {
 			// One every 8 s over the last 22 hours: 10 000 links still valid.
-			const start = now() - 10_000 * 8 * SECOND;
+			const start = now() - 15 * MINUTE - 10_000 * 8 * SECOND;
 			insertDownloads(emu(), Array.from({ length: 10_000 }, (_, i) => start + i * 8 * SECOND));
 			const trigger = new ActiveTrigger(service.harness, { includeJob: false });
 			expect(await trigger.ids()).toEqual([]);
