@@ -147,10 +147,12 @@ let provisioned = null;
  * Install (first time, ~6 min) or reuse (~0.01 s) the pinned n8n + Node 24.
  * Resolves to { nodeBin, n8nBin, nodeDir, prefix, dir, n8nVersion, nodeVersion }.
  * Progress goes to this process's stderr. Set WEX_CACHE_DIR to move the cache.
+ * `n8n` (default: env WEX_N8N) selects another n8n: '1' = 1.123.81 beside the 2.x default.
  */
-async function provision({ force = false } = {}) {
+async function provision({ force = false, n8n = process.env.WEX_N8N } = {}) {
 	if (provisioned && !force) return provisioned;
-	const res = await run('bash', [PROVISION_SH, '--json'], {
+	// n8n: '1' (1.123.81), '2' (the default pin) or an exact version; also from WEX_N8N.
+	const res = await run('bash', [PROVISION_SH, '--json', ...(n8n ? ['--n8n', String(n8n)] : [])], {
 		stdio: ['ignore', 'pipe', 'inherit'],
 		timeoutMs: 30 * 60 * 1000,
 	});
