@@ -122,6 +122,12 @@ _wex_provision_main() {
 	_wex_ready() { [[ -f $marker && -x $node_bin && -f $n8n_bin ]] && grep -qx "lock=$lock_sha" "$marker"; }
 	if [[ $mode == --write-lock ]]; then
 		_wex_write_lock "$prefix" "$runtime_dir" "$n8n_version" "$overrides"
+		# The installed tree is the one the new lock describes: mark it so, or the next call
+		# would wipe and reinstall it only because the lock's checksum changed.
+		if [[ -f $marker ]]; then
+			lock_sha=$(sha256sum "$runtime_dir/package-lock.json" | cut -c1-16)
+			sed -i "s/^lock=.*/lock=$lock_sha/" "$marker"
+		fi
 		return
 	fi
 	if ! _wex_ready; then
@@ -163,7 +169,7 @@ _wex_provision_main() {
 					(cd "$prefix" && npm install --ignore-scripts --omit=dev --no-save >&2)
 				fi
 			else
-				_wex_log "no lock for n8n@$n8n_version: resolving fresh (save one with: bash $script_dir/provision.sh --write-lock)"
+				_wex_log "no lock for n8n@$n8n_version: resolving fresh (save one with: WEX_N8N_VERSION=$n8n_version bash $script_dir/provision.sh --write-lock)"
 				if [[ -n $overrides ]]; then
 					_wex_log "npm overrides: $overrides"
 					printf '{"name":"wex-n8n-runtime","private":true,"overrides":%s}\n' "$overrides" >"$prefix/package.json"

@@ -47,6 +47,9 @@ const TRIGGER_CYCLE_TIMEOUT_MS = 150 * 1000; // n8n polls every minute at most: 
 const WRONG_PASSWORD = 'wrong-password-e2e-7Qx';
 
 const KEEP = process.argv.includes('--keep');
+// --n8n 1 (or WEX_N8N=1): run against n8n 1.123.81 (scripts/n8n/provision.sh --n8n 1) instead of 2.41.1.
+const N8N_FLAG = process.argv.indexOf('--n8n');
+if (N8N_FLAG > 0) process.env.WEX_N8N = process.argv[N8N_FLAG + 1];
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 
