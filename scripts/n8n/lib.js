@@ -347,10 +347,32 @@ function envFor(opts, p) {
 	else if (opts.userFolder) env = n8nEnv(opts.userFolder, opts.extraEnv);
 	else throw new Error('pass { env } (from n8nEnv) or { userFolder }');
 	if (opts.codeNode) env.N8N_RUNNERS_MODE = 'internal';
+	if (env.N8N_DISABLED_MODULES) env.N8N_DISABLED_MODULES = knownModules(p, env.N8N_DISABLED_MODULES);
 	const bin = path.join(p.nodeDir, 'bin');
 	const rest = (env.PATH || '').split(path.delimiter).filter((d) => d && d !== bin);
 	env.PATH = [bin, ...rest].join(path.delimiter);
 	return env;
+}
+
+/**
+ * Keeps only the module names this n8n knows: n8n refuses to start on an unknown one
+ * (`Unknown module "mcp-registry"` in 1.123.81, whose list is shorter than 2.41's).
+ */
+const moduleNamesCache = new Map();
+function knownModules(p, list) {
+	if (!moduleNamesCache.has(p.prefix)) {
+		let names = null;
+		try {
+			const text = fs.readFileSync(path.join(p.prefix, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'), 'utf8');
+			const m = /MODULE_NAMES = \[([^\]]*)\]/.exec(text);
+			if (m) names = [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]);
+		} catch {
+			/* unknown layout: keep the list as it is */
+		}
+		moduleNamesCache.set(p.prefix, names);
+	}
+	const names = moduleNamesCache.get(p.prefix);
+	return names ? String(list).split(',').filter((n) => names.includes(n.trim())).join(',') : list;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -459,6 +481,11 @@ async function importWorkflows(workflows, opts = {}) {
 
 /** publish:workflow --id (2.x name for "activate"); takes effect at the next `n8n start`. */
 async function publishWorkflow(id, opts = {}) {
+	const p = await provision();
+	// n8n 1.x has no publish:workflow: there it is `update:workflow --active=true`.
+	if (/^1\./.test(p.n8nVersion)) {
+		return runN8n(['update:workflow', `--id=${id}`, '--active=true'], { ...opts, check: true, successLog: /^Note: Changes will not take effect/ });
+	}
 	// the "Note: …" line is logged after the DB write
 	return runN8n(['publish:workflow', `--id=${id}`], { ...opts, check: true, successLog: /^Note: Changes will not take effect/ });
 }
@@ -800,7 +827,8 @@ async function startN8n(opts = {}) {
 			if (Date.now() - started > timeoutMs) throw new Error(`n8n not ready after ${timeoutMs} ms; log: ${logFile}\n${tailLog(logFile)}`);
 			try {
 				const r = await httpRequest('GET', `${baseUrl}/healthz/readiness`, { timeoutMs: 2000 });
-				if (r.status === 200) break;
+				// n8n 1.x answers readiness before its REST routes exist (404 until then)
+				if (r.status === 200 && (await httpRequest('GET', `${baseUrl}/rest/login`, { timeoutMs: 2000 })).status !== 404) break;
 			} catch {
 				/* not listening yet */
 			}

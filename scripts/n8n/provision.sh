@@ -162,7 +162,7 @@ _wex_provision_main() {
 			export PATH="$node_dir/bin:$PATH"
 			export npm_config_nodedir="$node_dir"   # node-gyp: use these headers, never download
 			if [[ $lock_sha != none ]]; then
-				_wex_log "npm ci from scripts/n8n/runtime/package-lock.json (lock $lock_sha)"
+				_wex_log "npm ci from $runtime_dir/package-lock.json (lock $lock_sha)"
 				cp "$runtime_dir/package.json" "$runtime_dir/package-lock.json" "$prefix/"
 				if ! (cd "$prefix" && npm ci --ignore-scripts --omit=dev >&2); then
 					_wex_log "WARNING: npm ci failed; falling back to npm install guided by the same lock"

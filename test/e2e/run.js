@@ -162,7 +162,10 @@ async function main() {
 
 	const [loaded, emu] = await Promise.all([n8n.listLoadedNodeTypes({ env: ctx.env }), startEmulatorProcess({ jobMs: JOB_MS })]);
 	ctx.emu = emu;
-	await check('package loaded by n8n (export:nodes)', () => {
+	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only
+	// for start/execute/worker/webhook): there the check is done by "n8n start serves the pack".
+	if (/^1\./.test(p.n8nVersion)) note('n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)');
+	else await check('package loaded by n8n (export:nodes)', () => {
 		assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
 		const ours = (loaded.byPackage[PACKAGE] || []).sort();
 		assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
