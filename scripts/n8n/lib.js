@@ -348,6 +348,8 @@ function envFor(opts, p) {
 	else throw new Error('pass { env } (from n8nEnv) or { userFolder }');
 	if (opts.codeNode) env.N8N_RUNNERS_MODE = 'internal';
 	if (env.N8N_DISABLED_MODULES) env.N8N_DISABLED_MODULES = knownModules(p, env.N8N_DISABLED_MODULES);
+	// n8n 1.x keeps binary data in memory ("default") unless told; 2.x defaults to filesystem.
+	if (/^1\./.test(p.n8nVersion) && !env.N8N_DEFAULT_BINARY_DATA_MODE) env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
 	const bin = path.join(p.nodeDir, 'bin');
 	const rest = (env.PATH || '').split(path.delimiter).filter((d) => d && d !== bin);
 	env.PATH = [bin, ...rest].join(path.delimiter);
