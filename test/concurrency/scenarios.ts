@@ -61,9 +61,9 @@ export function processClock(): { advance(ms: number): void; restore(): void } {
 }
 
 /**
- * The last minute of the token's hour, in the middle of a run: when the emulator receives its
- * `at`-th REST request, both clocks jump to 30 s before the stored token expires (the node's
- * 60 s safety margin has begun: it now sends one request at a time); `settle` REST requests
+ * The last seconds of the token's hour, in the middle of a run: when the emulator receives its
+ * `at`-th REST request, both clocks jump to 3 s before the stored token expires (the node's
+ * 5 s renewal gate has begun: it now sends one request at a time); `settle` REST requests
  * later they jump 90 s further, past the expiry and PostgREST's 30 s of tolerated clock skew,
  * so that the service refuses the token and n8n logs in again. `settle` must exceed twice the
  * requests in flight, so that every request sent before the first jump has been answered by
@@ -84,7 +84,7 @@ export function expireTokenMidRun(
 		if (rest === options.at) {
 			const expiresAt = tokenExpiry(harness.credential.accessToken);
 			if (expiresAt === undefined || !Number.isFinite(expiresAt)) throw new Error('no readable token stored at the first jump');
-			clock.advance(expiresAt - 30_000 - Date.now());
+			clock.advance(expiresAt - 3_000 - Date.now());
 			jumped++;
 		} else if (rest === options.at + options.settle) {
 			clock.advance(90_000);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'net';
 import { BinaryDataConfig, BinaryDataService } from 'n8n-core';
 import type { IBinaryData, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { existsSync, readdirSync } from 'fs';
-import { crc32 } from 'zlib';
+import AdmZip from 'adm-zip';
 
 import type { DownloadRecord } from '../../nodes/shared/downloads';
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
@@ -16,27 +16,9 @@ import { runError, runNode } from './helpers';
 const HOUR = 60 * 60 * 1000;
 const MiB = 1024 * 1024;
 
-/** A zip's entries, read from its central directory; the CRC-32 of every stored entry is checked. */
-function readZip(zip: Buffer): Array<{ name: string; size: number }> {
-	const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-	if (eocd < 0) throw new Error('not a zip: no end of central directory');
-	const count = zip.readUInt16LE(eocd + 10);
-	let at = zip.readUInt32LE(eocd + 16);
-	const entries: Array<{ name: string; size: number }> = [];
-	for (let i = 0; i < count; i++) {
-		if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error('broken central directory');
-		const [method, crc, compressed, size] = [zip.readUInt16LE(at + 10), zip.readUInt32LE(at + 16), zip.readUInt32LE(at + 20), zip.readUInt32LE(at + 24)];
-		const nameLength = zip.readUInt16LE(at + 28);
-		const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
-		const local = zip.readUInt32LE(at + 42);
-		if (zip.readUInt32LE(local) !== 0x04034b50) throw new Error(`no local header for ${name}`);
-		const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-		if (method === 0 && crc32(zip.subarray(start, start + compressed)) !== crc) throw new Error(`CRC mismatch in ${name}`);
-		entries.push({ name, size });
-		at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-	}
-	return entries;
-}
+/** A zip's entries (adm-zip checks the CRC-32 of each one as it reads it). */
+const readZip = (zip: Buffer): Array<{ name: string; size: number }> =>
+	new AdmZip(zip).getEntries().map((entry) => ({ name: entry.entryName, size: entry.getData().length }));
 
 const binaryData = () => Container.get(BinaryDataService);
 
