@@ -23,7 +23,6 @@
  * and removes its temp dirs, also on failure (--keep keeps the user folder with the logs).
  */
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
@@ -32,6 +31,7 @@ const n8n = require('../../scripts/n8n/lib');
 const queue = require('../../scripts/n8n/queue');
 const services = require('../../scripts/n8n/services');
 const { startEmulatorProcess } = require('./emulator');
+const { check, elapsed, note, report, runNpm, runSuite } = require('./suite');
 const { inspectZip } = require('./zip');
 
 const REPO = path.resolve(__dirname, '../..');
@@ -50,38 +50,7 @@ const CONCURRENCY = arg('concurrency', 10);
 const KILL_RUNS = arg('kill-runs', 10);
 const KEEP = process.argv.includes('--keep');
 
-const started = Date.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const elapsed = () => seconds(Date.now() - started);
-
-let passed = 0;
-let failed = 0;
-function report(ok, name, detail) {
-	if (ok) passed++;
-	else failed++;
-	console.log(`${ok ? 'ok  ' : 'FAIL '}${name}: ${String(detail).split('\n').join('\n      ')}`);
-}
-async function check(name, fn) {
-	try {
-		report(true, name, await fn());
-		return true;
-	} catch (error) {
-		report(false, name, error instanceof assert.AssertionError ? error.message : error.stack || String(error));
-		return false;
-	}
-}
-const note = (t) => console.log(`--   ${t}`);
-
-function runNpm(args) {
-	return new Promise((resolve, reject) => {
-		const child = spawn('npm', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-		let out = '';
-		child.stdout.on('data', (d) => (out += d));
-		child.stderr.on('data', (d) => (out += d));
-		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`))));
-	});
-}
 
 /** GET with a cookie, body as a Buffer (lib.httpRequest decodes text). */
 function getBuffer(url, cookie) {
@@ -403,21 +372,4 @@ async function finish() {
 	}
 }
 
-let ending = false;
-async function end(exitCode) {
-	if (ending) return;
-	ending = true;
-	await finish();
-	note(`queue e2e finished in ${elapsed()}`);
-	console.log(`${passed} passed, ${failed} failed`);
-	process.exit(exitCode ?? (failed > 0 ? 1 : 0));
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-	process.on(signal, () => {
-		report(false, 'suite', `interrupted by ${signal}`);
-		void end(130);
-	});
-}
-main()
-	.catch((error) => report(false, 'suite', error.stack || String(error)))
-	.then(() => end());
+const end = runSuite(main, { finish, summary: () => [`queue e2e finished in ${elapsed()}`] });

@@ -25,12 +25,12 @@
  * side effects on the emulator, even when n8n crashes while exiting (scripts/n8n/README.md).
  */
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const n8n = require('../../scripts/n8n/lib');
 const { startEmulatorProcess } = require('./emulator');
+const { check, counts, elapsed, note, report, runNpm, runSuite, started } = require('./suite');
 const { inspectZip } = require('./zip');
 const adverse = require('./adverse');
 const { runTriggerModes } = require('./trigger-modes');
@@ -52,37 +52,6 @@ const KEEP = process.argv.includes('--keep');
 // --n8n 1 (or WEX_N8N=1): run against n8n 1.123.81 (scripts/n8n/provision.sh --n8n 1) instead of 2.41.1.
 const N8N_FLAG = process.argv.indexOf('--n8n');
 if (N8N_FLAG > 0) process.env.WEX_N8N = process.argv[N8N_FLAG + 1];
-const started = Date.now();
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
-
-// ---------------------------------------------------------------------------------------------
-// reporting
-
-let passed = 0;
-let failed = 0;
-
-function report(ok, name, detail) {
-	if (ok) passed++;
-	else failed++;
-	const text = String(detail).split('\n').join('\n      ');
-	console.log(`${ok ? 'ok  ' : 'FAIL '}${name}: ${text}`);
-}
-
-/** Runs fn (which throws on a failed expectation and returns the details), prints one line. */
-async function check(name, fn) {
-	try {
-		report(true, name, await fn());
-		return true;
-	} catch (error) {
-		report(false, name, error instanceof assert.AssertionError ? error.message : error.stack || String(error));
-		return false;
-	}
-}
-
-function note(text) {
-	console.log(`--   ${text}`);
-}
-
 // ---------------------------------------------------------------------------------------------
 // helpers
 
@@ -95,16 +64,6 @@ function readJson(file) {
 	return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-function runNpm(args) {
-	return new Promise((resolve, reject) => {
-		const child = spawn('npm', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-		let out = '';
-		child.stdout.on('data', (d) => (out += d));
-		child.stderr.on('data', (d) => (out += d));
-		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`))));
-	});
-}
 
 /** A download as every output carries it: expiry fields right, link an archive link. */
 function assertDownload(d, { expired = false, what = 'download' } = {}) {
@@ -696,31 +655,15 @@ async function finish() {
 	if (ctx.emu) await ctx.emu.stop().catch(() => {});
 	if (ctx.packDir) fs.rmSync(ctx.packDir, { recursive: true, force: true });
 	if (ctx.uf) {
-		if (KEEP || failed > 0) note(`kept the n8n user folder: ${ctx.uf.userFolder}`);
+		if (KEEP || counts.failed > 0) note(`kept the n8n user folder: ${ctx.uf.userFolder}`);
 		else ctx.uf.cleanup();
 	}
 }
 
-let ending = false;
-/** Stops what the suite started, prints the summary (last line: "N passed, N failed") and exits. */
-async function end(exitCode) {
-	if (ending) return;
-	ending = true;
-	await finish();
-	const runs = ctx.runs.map((x) => x.durationMs);
-	if (runs.length) note(`${runs.length} n8n execute runs, ${seconds(Math.min(...runs))}–${seconds(Math.max(...runs))} each`);
-	note(`e2e finished in ${elapsed()}`);
-	console.log(`${passed} passed, ${failed} failed`);
-	process.exit(exitCode ?? (failed > 0 ? 1 : 0));
-}
-
-for (const signal of ['SIGINT', 'SIGTERM']) {
-	process.on(signal, () => {
-		report(false, 'suite', `interrupted by ${signal}`);
-		void end(130);
-	});
-}
-
-main()
-	.catch((error) => report(false, 'suite', error.stack || String(error)))
-	.then(() => end());
+const end = runSuite(main, {
+	finish,
+	summary: () => {
+		const runs = ctx.runs.map((x) => x.durationMs);
+		return [...(runs.length ? [`${runs.length} n8n execute runs, ${seconds(Math.min(...runs))}–${seconds(Math.max(...runs))} each`] : []), `e2e finished in ${elapsed()}`];
+	},
+});

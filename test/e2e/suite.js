@@ -1,0 +1,74 @@
+'use strict';
+/**
+ * What the real-n8n suites (run.js, queue.js) share: one line per check ("ok  name: details" /
+ * "FAIL name: details"), notes, `npm` as a child, and the ending: stop what the suite started,
+ * print "N passed, N failed" last, exit 1 on any failure (also on SIGINT/SIGTERM).
+ */
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+
+const REPO = path.resolve(__dirname, '../..');
+const started = Date.now();
+const counts = { passed: 0, failed: 0 };
+
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+
+function report(ok, name, detail) {
+	if (ok) counts.passed++;
+	else counts.failed++;
+	console.log(`${ok ? 'ok  ' : 'FAIL '}${name}: ${String(detail).split('\n').join('\n      ')}`);
+}
+
+/** Runs fn (which throws on a failed expectation and returns the details), prints one line. */
+async function check(name, fn) {
+	try {
+		report(true, name, await fn());
+		return true;
+	} catch (error) {
+		report(false, name, error instanceof assert.AssertionError ? error.message : error.stack || String(error));
+		return false;
+	}
+}
+
+const note = (text) => console.log(`--   ${text}`);
+
+/** `npm <args>` in the repository; resolves to its output, rejects with the end of it. */
+function runNpm(args) {
+	return new Promise((resolve, reject) => {
+		const child = spawn('npm', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+		let out = '';
+		child.stdout.on('data', (d) => (out += d));
+		child.stderr.on('data', (d) => (out += d));
+		child.on('error', reject);
+		child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`))));
+	});
+}
+
+/**
+ * Runs `main`, then `finish` (which stops what the suite started) and the summary. Returns
+ * `end(exitCode?)`, for a timer that gives up on a hung suite.
+ */
+function runSuite(main, { finish, summary = () => [] }) {
+	let ending = false;
+	const end = async (exitCode) => {
+		if (ending) return;
+		ending = true;
+		await finish();
+		for (const line of summary()) note(line);
+		console.log(`${counts.passed} passed, ${counts.failed} failed`);
+		process.exit(exitCode ?? (counts.failed > 0 ? 1 : 0));
+	};
+	for (const signal of ['SIGINT', 'SIGTERM']) {
+		process.on(signal, () => {
+			report(false, 'suite', `interrupted by ${signal}`);
+			void end(130);
+		});
+	}
+	main()
+		.catch((error) => report(false, 'suite', error.stack || String(error)))
+		.then(() => end());
+	return end;
+}
+
+module.exports = { REPO, started, counts, elapsed, report, check, note, runNpm, runSuite };
