@@ -331,6 +331,25 @@ async function main(argv) {
 				return `${ex.runNodes.length} nodes succeeded; "${ex.lastNode}" output: ${detail} → ${shotLabel('run-output.png')}`;
 			});
 
+			// Version 2 picks records with resource locators: the job of the run above, From List.
+			await step('from list', async () => {
+				const fromList = (n) => n.type === NODE_TYPE && n.parameters.recordId && n.parameters.recordId.mode === 'list';
+				const wf = readExamples(DEFAULTS.examplesDir).find((w) => w.nodes.some(fromList));
+				if (!wf) throw new Error('examples/ has no Website Export node whose record is picked From List');
+				const nodeName = wf.nodes.find(fromList).name;
+				await openWorkflow(page, baseUrl, wf);
+				const ndv = await openNode(page, nodeName);
+				await settle(page, ndv);
+				await ndv.getByTestId('resource-locator-recordId').getByTestId('rlc-input').first().click();
+				const items = page.getByTestId('rlc-item');
+				await items.first().waitFor();
+				const first = (await items.first().innerText()).trim();
+				if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
+				// The list is a popover outside the panel's element: the page is shot, open list and all.
+				await page.screenshot({ path: shotPath('from-list.png'), style: '[role="tooltip"] { display: none !important; }' });
+				return `"${nodeName}": ${await items.count()} item(s) From List, the first "${first}" → ${shotLabel('from-list.png')}`;
+			});
+
 			await step('trigger panel', async () => {
 				await openWorkflow(page, baseUrl, ex.trigger);
 				const ndv = await openNode(page, ex.triggerNode);

@@ -5,6 +5,7 @@ import * as download from './actions/download/Download.resource';
 import * as job from './actions/job/Job.resource';
 import * as option from './actions/option/Option.resource';
 import { router } from './actions/router';
+import { searchDownloads, searchJobs, searchOptions } from './methods/listSearch';
 
 export class WebsiteExport implements INodeType {
 	description: INodeTypeDescription = {
@@ -12,7 +13,9 @@ export class WebsiteExport implements INodeType {
 		name: 'websiteExport',
 		icon: { light: 'file:websiteExport.svg', dark: 'file:websiteExport.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 2: records are picked with resource locators (From List, By ID, By URL); 1 keeps plain ID fields.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Download websites as archives: export jobs, their options and download links',
 		documentationUrl: 'https://github.com/website-export/n8n-nodes-website-export#operations',
@@ -57,6 +60,8 @@ export class WebsiteExport implements INodeType {
 			},
 		],
 	};
+
+	methods = { listSearch: { searchJobs, searchOptions, searchDownloads } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

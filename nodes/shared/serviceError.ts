@@ -31,10 +31,19 @@ const asText = (value: unknown): string | undefined => {
 /** Name of the errors the credential's login throws; n8n wraps them (as `cause`) in a NodeApiError. */
 export const LOGIN_ERROR_NAME = 'WebsiteExportLoginError';
 
+/**
+ * Messages of recent login errors. n8n 1.x's NodeApiError drops an Error `cause` (its error
+ * classes redeclare the field), so there the login error survives only as the wrapping error's
+ * message: this tells it apart from a network failure. Bounded: only the latest few are kept.
+ */
+const recentLoginMessages = new Set<string>();
+
 /** An error of the credential's login (preAuthentication): its message is for the user and holds no secret. */
 export function loginError(message: string): Error {
 	const error = new Error(message);
 	error.name = LOGIN_ERROR_NAME;
+	recentLoginMessages.add(message);
+	if (recentLoginMessages.size > 20) recentLoginMessages.delete(recentLoginMessages.values().next().value as string);
 	return error;
 }
 
@@ -120,6 +129,8 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 	if (!response) {
 		const login = findLoginError(error);
 		if (login) return { message: asText(login.message) ?? 'Login failed', login: true };
+		const flattened = httpError ? undefined : readFlattenedApiError(error);
+		if (flattened) return flattened;
 		const code = asText(httpError?.code);
 		return {
 			code,
@@ -144,6 +155,33 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 		details: asText(body.details),
 		retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after')),
 		location: status !== undefined && status >= 300 && status < 400 ? asText(header(response.headers, 'location')) : undefined,
+	};
+}
+
+/**
+ * n8n 1.x: a NodeApiError without its cause, whose constructor copied what it could: the HTTP
+ * status (`httpCode`), the answer's body (`context.data`) and the message. Undefined when the
+ * error is not such a one.
+ */
+function readFlattenedApiError(error: unknown): ServiceFailure | undefined {
+	const flat = asRecord(error);
+	if (!flat || flat.cause !== undefined) return undefined;
+	const message = asText(flat.message);
+	if (message !== undefined && recentLoginMessages.has(message)) return { message, login: true };
+	const status = Number(asText(flat.httpCode));
+	const body = asRecord(asRecord(flat.context)?.data);
+	if (!(status >= 100 && status <= 599) && !body) {
+		// No answer: the network error's code is in the message (`connect ECONNREFUSED 127.0.0.1:80`).
+		const code = message ? /\b(E[A-Z_]{3,}|UND_ERR_[A-Z_]+)\b/.exec(message)?.[1] : undefined;
+		return code ? { code, message: `The service could not be reached (${code})` } : undefined;
+	}
+	const text = body ? (asText(body.message) ?? asText(body.msg) ?? asText(body.error_description) ?? asText(body.error)) : undefined;
+	return {
+		status: status >= 100 && status <= 599 ? status : undefined,
+		code: body ? (asText(body.error_code) ?? asText(body.code)) : undefined,
+		message: text ?? message ?? `The service answered with HTTP status ${status}`,
+		hint: body ? asText(body.hint) : undefined,
+		details: body ? asText(body.details) : undefined,
 	};
 }
 

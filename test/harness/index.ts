@@ -1,12 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecuteContext, PollContext } from 'n8n-core';
+import { BinaryDataService, ExecuteContext, LoadOptionsContext, PollContext } from 'n8n-core';
 // n8n's own loader constant (not exported by n8n-core's index).
 import { commonPollingParameters } from 'n8n-core/dist/nodes-loader/constants';
 import type {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
 	ICredentialType,
+	INodeListSearchResult,
 	IDataObject,
 	INode,
 	INodeExecutionData,
@@ -39,6 +40,8 @@ export interface ExecuteOptions {
 	items?: INodeExecutionData[];
 	onError?: INode['onError'];
 	mode?: WorkflowExecuteMode;
+	/** The node's version in the workflow; 1 when omitted. */
+	typeVersion?: number;
 }
 
 export interface PollOptions {
@@ -131,12 +134,12 @@ export class NodeHarness {
 		this.store.set(CREDENTIAL_ID, { ...this.store.get(CREDENTIAL_ID), ...changes } as ICredentialDataDecryptedObject);
 	}
 
-	private node(nodeType: INodeType, parameters: INodeParameters, name = 'Website Export', onError?: INode['onError']): INode {
+	private node(nodeType: INodeType, parameters: INodeParameters, name = 'Website Export', onError?: INode['onError'], typeVersion = 1): INode {
 		return {
 			id: 'node-1',
 			name,
 			type: nodeType.description.name,
-			typeVersion: 1,
+			typeVersion,
 			position: [0, 0],
 			parameters,
 			credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: 'Website Export account' } },
@@ -167,7 +170,7 @@ export class NodeHarness {
 	/** Runs a node's execute() once over `items`; resolves to its outputs, rejects with its error. */
 	async execute(nodeType: INodeType, options: ExecuteOptions): Promise<INodeExecutionData[][]> {
 		await initBinaryData();
-		const node = this.node(nodeType, options.parameters, undefined, options.onError);
+		const node = this.node(nodeType, options.parameters, undefined, options.onError, options.typeVersion);
 		const workflow = new Workflow({
 			id: 'workflow-1',
 			nodes: [node],
@@ -212,6 +215,16 @@ export class NodeHarness {
 		const context = new PollContext(workflow, node, this.additionalData(), mode, mode === 'manual' ? 'manual' : 'activate');
 		const emitted = await nodeType.poll!.call(context);
 		return { emitted, staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject };
+	}
+
+	/** Runs a listSearch method (a resource locator's "From List") through n8n-core's LoadOptionsContext. */
+	async listSearch(nodeType: INodeType, method: string, filter?: string, paginationToken?: string, typeVersion = 2): Promise<INodeListSearchResult> {
+		const node = this.node(nodeType, {}, undefined, undefined, typeVersion);
+		const workflow = new Workflow({ id: 'workflow-1', nodes: [node], connections: {}, active: false, nodeTypes: nodeTypesOf(nodeType) });
+		const context = new LoadOptionsContext(workflow, node, this.additionalData(), 'parameters.recordId');
+		const search = nodeType.methods?.listSearch?.[method];
+		if (!search) throw new Error(`no listSearch method ${method}`);
+		return await search.call(context, filter, paginationToken);
 	}
 
 	/**

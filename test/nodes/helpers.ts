@@ -8,6 +8,8 @@ import type { Service } from '../support';
 export interface RunOptions {
 	items?: INodeExecutionData[];
 	onError?: INode['onError'];
+	/** The node's version; 1 (the plain ID fields) when omitted. */
+	typeVersion?: number;
 }
 
 /** Runs the Website Export node once and returns its output items. */

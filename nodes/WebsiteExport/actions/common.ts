@@ -38,8 +38,9 @@ export function recordSelector(noun: string, fields: Array<{ name: string; value
 			default: '',
 			placeholder: 'e.g. 42',
 			description: `ID of the ${noun}`,
-			displayOptions: { show: { selectBy: ['id'] } },
+			displayOptions: { show: { selectBy: ['id'], '@version': [1] } },
 		},
+		recordLocator(noun, 'recordId', { selectBy: ['id'] }),
 		{
 			displayName: 'Field',
 			name: 'selectField',
@@ -63,8 +64,65 @@ export function recordSelector(noun: string, fields: Array<{ name: string; value
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
+/** Version 2 of the node picks records with resource locators; version 1 keeps its plain ID fields. */
+export const FROM_VERSION_2 = { '@version': [{ _cnd: { gte: 2 } }] };
+
+const SEARCH_METHODS: Record<string, string> = { job: 'searchJobs', option: 'searchOptions', download: 'searchDownloads' };
+
+/**
+ * A record picked From List (searched and paged by the service, newest first), By ID, or, for a
+ * job, By URL (which must match exactly one job).
+ */
+export function recordLocator(noun: string, name: string, show: Record<string, string[]> = {}): INodeProperties {
+	return {
+		displayName: capitalize(noun),
+		name,
+		type: 'resourceLocator',
+		required: true,
+		default: { mode: 'list', value: '' },
+		description: `The ${noun} to use`,
+		displayOptions: { show: { ...show, ...FROM_VERSION_2 } },
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: `Select a ${noun}...`,
+				typeOptions: { searchListMethod: SEARCH_METHODS[noun], searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 42',
+				validation: [{ type: 'regex', properties: { regex: '^\\s*[1-9]\\d*\\s*$', errorMessage: 'Not a valid ID: a whole number greater than 0' } }],
+			},
+			...(noun === 'job'
+				? [{ displayName: 'By URL', name: 'url', type: 'string' as const, placeholder: 'e.g. https://example.com', hint: 'The exact URL the job was created with; it must match one job' }]
+				: []),
+		],
+	};
+}
+
+/** A resource locator's value as n8n stores it. */
+interface Locator {
+	__rl?: true;
+	mode?: string;
+	value?: unknown;
+}
+
+/** The picked record's ID and how it was picked: a plain value (version 1) counts as By ID. */
+export function readLocator(raw: unknown): { mode: string; value: unknown } {
+	if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'value' in raw) {
+		const locator = raw as Locator;
+		return { mode: locator.mode ?? 'id', value: locator.value };
+	}
+	return { mode: 'id', value: raw };
+}
+
 const selection = z.discriminatedUnion('selectBy', [
 	z.object({ selectBy: z.literal('id'), recordId }),
+	z.object({ selectBy: z.literal('url'), url: text(2048).trim().min(1, 'is required') }),
 	z.object({ selectBy: z.literal('field'), selectField: z.string().min(1), selectValue: text(2048).min(1, 'is required') }),
 ]);
 
@@ -73,6 +131,12 @@ export interface Selection {
 	/** How the record is named in messages, e.g. `job with ID 5`. */
 	label: string;
 	byId: boolean;
+}
+
+/** Select By ID's value, from a plain ID (version 1) or a resource locator (version 2). */
+function readRecordId(raw: unknown): { selectBy: 'id'; recordId: unknown } | { selectBy: 'url'; url: unknown } {
+	const locator = readLocator(raw);
+	return locator.mode === 'url' ? { selectBy: 'url', url: locator.value } : { selectBy: 'id', recordId: locator.value };
 }
 
 /** Reads and validates the Select By parameters of one item. */
@@ -85,12 +149,16 @@ export function readSelection(this: IExecuteFunctions, noun: string, itemIndex: 
 					selectField: this.getNodeParameter('selectField', itemIndex),
 					selectValue: String(this.getNodeParameter('selectValue', itemIndex, '')),
 				}
-			: { selectBy, recordId: this.getNodeParameter('recordId', itemIndex) };
+			: readRecordId(this.getNodeParameter('recordId', itemIndex));
 	const parsed = validate(this, selection, raw, itemIndex, {
 		recordId: `${capitalize(noun)} ID`,
+		url: `${capitalize(noun)} URL`,
 		selectValue: 'Value',
 		selectField: 'Field',
 	});
+	if (parsed.selectBy === 'url') {
+		return { filters: [{ column: 'url', operator: 'eq', value: parsed.url }], label: `${noun} with URL "${parsed.url}"`, byId: false };
+	}
 	if (parsed.selectBy === 'id') {
 		return { filters: [{ column: 'id', operator: 'eq', value: parsed.recordId }], label: `${noun} with ID ${parsed.recordId}`, byId: true };
 	}

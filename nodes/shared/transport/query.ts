@@ -27,6 +27,8 @@ export interface ListQuery {
 	/** Columns to return; all of them when omitted. */
 	select?: string[];
 	filters?: Filter[];
+	/** Rows matching at least one of these (PostgREST's `or`), besides `filters`. */
+	anyOf?: Filter[];
 	order?: OrderBy[];
 	limit?: number;
 	offset?: number;
@@ -79,7 +81,16 @@ export function buildQueryString(query: ListQuery): string {
 	for (const filter of query.filters ?? []) {
 		parts.push(`${column(filter.column)}=${encode(filterExpression(filter))}`);
 	}
-	if (query.after) parts.push(keysetCondition(query.order ?? [], query.after));
+	// Logic trees: one goes as `or=(…)`, two are joined as `and=(or(…),or(…))`.
+	const trees: string[] = [];
+	if (query.anyOf?.length) trees.push(`or(${query.anyOf.map(logicTerm).join(',')})`);
+	if (query.after) {
+		const keyset = keysetCondition(query.order ?? [], query.after);
+		if (keyset.startsWith('or(')) trees.push(keyset);
+		else parts.push(keyset);
+	}
+	if (trees.length === 1) parts.push(`or=${encode(trees[0].slice(2))}`);
+	else if (trees.length > 1) parts.push(`and=${encode(`(${trees.join(',')})`)}`);
 	if (query.order?.length) {
 		const order = query.order.map((o) => `${column(o.column)}.${o.descending ? 'desc' : 'asc'}`);
 		parts.push(`order=${order.join(',')}`);
@@ -92,9 +103,16 @@ export function buildQueryString(query: ListQuery): string {
 // Inside a logic tree a value with reserved characters (a timestamp's `:` and `.`) is quoted.
 const logicValue = (value: unknown): string => inItem(value === null || value === undefined ? null : String(value));
 
+/** One filter inside a logic tree: `url.ilike."*x*"`. */
+function logicTerm(filter: Filter): string {
+	if (Array.isArray(filter.value) || filter.operator === 'in' || filter.operator === 'is') throw new Error(`The ${filter.operator} filter is not supported inside or()`);
+	return `${filter.negate ? 'not.' : ''}${column(filter.column)}.${filter.operator}.${logicValue(filter.value)}`;
+}
+
 /**
- * `or=(a.gt.x,and(a.eq.x,id.gt.y))`: the rows after `row` in `order`. Unlike an offset, it
- * neither repeats nor skips rows when others are inserted or deleted between pages.
+ * `or(a.gt.x,and(a.eq.x,id.gt.y))`: the rows after `row` in `order` (or `id=gt.y` when the order
+ * is the id alone). Unlike an offset, it neither repeats nor skips rows when others are inserted
+ * or deleted between pages.
  */
 function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string {
 	if (order.at(-1)?.column !== 'id') throw new Error('Keyset paging needs an order that ends with id');
@@ -103,7 +121,7 @@ function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string
 		const beyond = `${column(by.column)}.${by.descending ? 'lt' : 'gt'}.${logicValue(row[by.column])}`;
 		return equal.length ? `and(${[...equal, beyond].join(',')})` : beyond;
 	});
-	if (order.length > 1) return `or=${encode(`(${terms.join(',')})`)}`;
+	if (order.length > 1) return `or(${terms.join(',')})`;
 	const [only] = order;
 	return `${column(only.column)}=${encode(`${only.descending ? 'lt' : 'gt'}.${String(row[only.column])}`)}`;
 }

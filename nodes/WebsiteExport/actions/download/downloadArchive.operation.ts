@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import type { Archive } from '../../../shared/transport';
 import { recordId, validate, webAddress } from '../../../shared/validation';
+import { readLocator, recordLocator } from '../common';
 import type { ItemRun } from '../types';
 import { fetchDownload } from './record';
 
@@ -39,8 +40,9 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. 42',
 		description: 'ID of the download, as listed by Get Many',
-		displayOptions: { show: { downloadBy: ['id'] } },
+		displayOptions: { show: { downloadBy: ['id'], '@version': [1] } },
 	},
+	recordLocator('download', 'downloadId', { downloadBy: ['id'] }),
 	{
 		displayName: 'Download Link',
 		name: 'downloadLink',
@@ -105,7 +107,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInpu
 			binaryPropertyName: this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 			...(downloadBy === 'link'
 				? { downloadLink: this.getNodeParameter('downloadLink', itemIndex, '') }
-				: { downloadId: this.getNodeParameter('downloadId', itemIndex, '') }),
+				: { downloadId: readLocator(this.getNodeParameter('downloadId', itemIndex, '')).value }),
 		},
 		itemIndex,
 		LABELS,
@@ -136,7 +138,8 @@ export async function execute(this: IExecuteFunctions, run: ItemRun<ArchiveInput
 		);
 	}
 	// What was stored (axios decompresses an encoded response, so Content-Length may differ).
-	const fileSize = binary.bytes;
+	// n8n 1.x does not count the bytes it stored: its binary data service knows them.
+	const fileSize = binary.bytes ?? (binary.id ? (await this.helpers.getBinaryMetadata(binary.id)).fileSize : undefined);
 	return [{ json: { ...json, fileName, ...(fileSize !== undefined ? { fileSize } : {}) }, binary: { [input.binaryPropertyName]: binary } }];
 }
 

@@ -1,0 +1,86 @@
+/**
+ * "From List" of the record ID fields: the service searches (PostgREST filters) and pages
+ * (keyset, newest first), so a long account is never read whole to fill a dropdown.
+ */
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { isoInstant, parseTimestamp } from '../../shared/timestamps';
+import type { ResourceName } from '../../shared/constants';
+import { NEWEST_FIRST, WebsiteExportClient, type Filter } from '../../shared/transport';
+
+const PAGE = 50;
+
+interface Search {
+	resource: ResourceName;
+	select: string[];
+	/** What the typed text narrows the list by. */
+	narrow(text: string): { filters?: Filter[]; anyOf?: Filter[] };
+	name(row: IDataObject): string;
+}
+
+/** `*text*` for ilike: PostgREST turns `*` into `%`; the user's own wildcards are taken literally. */
+const contains = (text: string) => `*${text.replace(/[*\\%_]/g, (c) => (c === '*' ? '' : `\\${c}`))}*`;
+const wholeNumber = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
+
+/** `2026-11-22 18:07 UTC`, or the value as given when it is not a timestamp. */
+function when(value: unknown): string {
+	const ms = parseTimestamp(value);
+	return Number.isNaN(ms) ? String(value) : isoInstant(ms).slice(0, 16).replace('T', ' ') + ' UTC';
+}
+
+const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
+	jobs: {
+		resource: 'jobs',
+		select: ['id', 'created_at', 'url', 'email', 'status'],
+		narrow: (text) => {
+			const id = wholeNumber(text);
+			const like = contains(text);
+			return { anyOf: [{ column: 'url', operator: 'ilike', value: like }, { column: 'email', operator: 'ilike', value: like }, ...(id ? [{ column: 'id', operator: 'eq' as const, value: id }] : [])] };
+		},
+		name: (row) => `#${String(row.id)} · ${String(row.url)} · ${String(row.email)} · ${String(row.status ?? '')} · ${when(row.created_at)}`,
+	},
+	options: {
+		resource: 'options',
+		select: ['id', 'created_at', 'job_id', 'mode'],
+		narrow: (text) => {
+			const id = wholeNumber(text);
+			return id !== undefined ? { filters: [{ column: 'job_id', operator: 'eq', value: id }] } : { filters: [{ column: 'mode', operator: 'ilike', value: contains(text) }] };
+		},
+		name: (row) => `#${String(row.id)} · ${String(row.mode)} · job ${row.job_id === null ? '—' : `#${String(row.job_id)}`} · ${when(row.created_at)}`,
+	},
+	downloads: {
+		resource: 'downloads',
+		select: ['id', 'created_at', 'job_id', 'download_link'],
+		narrow: (text) => {
+			const id = wholeNumber(text);
+			// Only a job ID narrows downloads: anything else matches none.
+			return { filters: [{ column: 'job_id', operator: 'eq', value: id ?? -1 }] };
+		},
+		name: (row) => `#${String(row.id)} · job ${row.job_id === null ? '—' : `#${String(row.job_id)}`} · ${when(row.created_at)}`,
+	},
+};
+
+async function search(this: ILoadOptionsFunctions, kind: keyof typeof SEARCHES, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+	const spec = SEARCHES[kind];
+	const client = await WebsiteExportClient.connect(this);
+	const text = (filter ?? '').trim();
+	const after = paginationToken ? (JSON.parse(paginationToken) as Record<string, unknown>) : undefined;
+	const page = await client.select<IDataObject>(spec.resource, { select: spec.select, ...(text ? spec.narrow(text) : {}), order: NEWEST_FIRST, limit: PAGE, after });
+	const last = page.rows[page.rows.length - 1];
+	return {
+		results: page.rows.map((row) => ({ name: spec.name(row), value: String(row.id) })),
+		paginationToken: page.rows.length === PAGE && last ? JSON.stringify({ created_at: last.created_at, id: last.id }) : undefined,
+	};
+}
+
+export async function searchJobs(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+	return await search.call(this, 'jobs', filter, paginationToken);
+}
+
+export async function searchOptions(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+	return await search.call(this, 'options', filter, paginationToken);
+}
+
+export async function searchDownloads(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+	return await search.call(this, 'downloads', filter, paginationToken);
+}
