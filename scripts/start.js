@@ -7,6 +7,7 @@
  *   npm start                 http://localhost:5678 (n8n) + http://127.0.0.1:54321 (emulator)
  *   npm start -- --reimport   import the example workflows and the credential again (replaces edits)
  *   npm start -- --fresh      delete .n8n-local/ first: new database, owner, examples
+ *   npm start -- --queue      queue mode: Postgres, Redis, n8n main + 2 workers (watch executions spread)
  *
  * As a module: `startStack(options)` starts the same stack (used by scripts/browser-check.js)
  * and resolves to a handle with `stop()`.
@@ -24,6 +25,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n/lib');
+const queue = require('./n8n/queue');
 
 const REPO = path.resolve(__dirname, '..');
 const PACKAGE_NAME = 'n8n-nodes-website-export';
@@ -397,7 +399,7 @@ async function startStack(options = {}) {
 		stack.credential = { id: credential.id, name: credential.name };
 		stack.workflows = workflows.map((wf) => ({ id: wf.id, name: wf.name, file: wf.file }));
 		const ti = Date.now();
-		await importDemoData({
+		if (!o.queue) await importDemoData({
 			env,
 			nodeBin: p.nodeBin,
 			userFolder: uf.userFolder,
@@ -409,18 +411,34 @@ async function startStack(options = {}) {
 		timings.importMs = Date.now() - ti;
 
 		// 5. n8n (its log is appended to: keep the previous one when it grows large)
-		log(`Starting n8n on http://localhost:${o.n8nPort} ...`);
 		const tn = Date.now();
-		const logFile = path.join(o.userFolder, 'n8n.log');
-		if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024) fs.renameSync(logFile, `${logFile}.old`);
-		stack.n8n = await n8n.startN8n({
-			env,
-			port: o.n8nPort,
-			logFile,
-			killOnSignal: false, // the caller stops it gracefully (SIGTERM) on Ctrl-C
-			timeoutMs: 180000,
-			onSpawn: (h) => o.onStarted && o.onStarted('n8n', h),
-		});
+		if (o.queue) {
+			// Queue mode: a throwaway Postgres and Redis, the main process, 2 workers; the demo data
+			// goes into that Postgres before main starts.
+			log(`Starting Postgres, Redis, n8n main on http://localhost:${o.n8nPort} and 2 workers (queue mode) ...`);
+			stack.cluster = await queue.startCluster({
+				userFolder: uf.userFolder,
+				workers: 2,
+				port: o.n8nPort,
+				killOnSignal: false,
+				extraEnv: { N8N_HOST: 'localhost', N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`, WEBHOOK_URL: `http://localhost:${o.n8nPort}/` },
+				beforeStart: (queueEnv) => importDemoData({ env: queueEnv, nodeBin: p.nodeBin, userFolder: uf.userFolder, credential, workflows, force: true, log }),
+			});
+			if (o.onStarted) o.onStarted('cluster', stack.cluster);
+			stack.n8n = stack.cluster.main;
+		} else {
+			log(`Starting n8n on http://localhost:${o.n8nPort} ...`);
+			const logFile = path.join(o.userFolder, 'n8n.log');
+			if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024) fs.renameSync(logFile, `${logFile}.old`);
+			stack.n8n = await n8n.startN8n({
+				env,
+				port: o.n8nPort,
+				logFile,
+				killOnSignal: false, // the caller stops it gracefully (SIGTERM) on Ctrl-C
+				timeoutMs: 180000,
+				onSpawn: (h) => o.onStarted && o.onStarted('n8n', h),
+			});
+		}
 		timings.n8nStartMs = Date.now() - tn;
 		try {
 			await stack.n8n.login(o.owner);
@@ -452,7 +470,8 @@ async function startStack(options = {}) {
 async function stopStack(stack) {
 	await Promise.all([
 		n8n.killActiveRuns('SIGTERM'), // a command still under way (provision, build, import)
-		stack.n8n && stack.n8n.stop({ timeoutMs: 15000 }),
+		// Queue mode: workers, main, then Redis and Postgres.
+		stack.cluster ? stack.cluster.stop() : stack.n8n && stack.n8n.stop({ timeoutMs: 15000 }),
 		stack.emulator && stack.emulator.stop(),
 	]);
 }
@@ -466,7 +485,9 @@ function banner(stack) {
 		: ['    (none yet: examples/ has no workflows)'];
 	return [
 		rule,
-		' n8n is running with the Website Export nodes',
+		stack.cluster
+			? ` n8n is running in queue mode with the Website Export nodes: main + ${stack.cluster.workers.length} workers (logs: ${rel(path.join(stack.userFolder, 'n8n-main.log'))}, n8n-worker-*.log)`
+			: ' n8n is running with the Website Export nodes',
 		'',
 		`   Open     ${url}`,
 		`   Log in   ${stack.owner.email}  /  ${stack.owner.password}`,
@@ -532,12 +553,13 @@ function isAlive(pid) {
 // CLI
 
 function parseArgs(argv) {
-	const flags = { fresh: false, reimport: false, help: false };
+	const flags = { fresh: false, reimport: false, help: false, queue: false };
 	for (const a of argv) {
 		if (a === '--fresh') flags.fresh = true;
+		else if (a === '--queue') flags.queue = true;
 		else if (a === '--reimport') flags.reimport = true;
 		else if (a === '--help' || a === '-h') flags.help = true;
-		else throw new StartError(`unknown option ${a} (known: --fresh, --reimport, --help)`);
+		else throw new StartError(`unknown option ${a} (known: --fresh, --reimport, --queue, --help)`);
 	}
 	return flags;
 }
@@ -545,7 +567,7 @@ function parseArgs(argv) {
 async function main(argv) {
 	const flags = parseArgs(argv);
 	if (flags.help) {
-		console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 10).map((l) => l.replace(/^ \* ?/, '')).join('\n'));
+		console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 11).map((l) => l.replace(/^ \* ?/, '')).join('\n'));
 		return;
 	}
 	const started = Date.now();
@@ -592,6 +614,7 @@ async function main(argv) {
 	try {
 		stack = await startStack({
 			reimport: flags.reimport,
+			queue: flags.queue,
 			onStarted: (what, handle) => (partial[what] = handle),
 		});
 	} catch (e) {
