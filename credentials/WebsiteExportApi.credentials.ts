@@ -1,7 +1,6 @@
 import type {
 	IAuthenticate,
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestHelper,
 	IHttpRequestOptions,
@@ -10,26 +9,7 @@ import type {
 } from 'n8n-workflow';
 
 import { checkBaseUrl, isServiceUrl } from '../nodes/shared/baseUrl';
-import { loginError, readServiceFailure } from '../nodes/shared/serviceError';
-
-interface TokenResponse {
-	access_token?: string;
-}
-
-/** Turns a failed login into a sentence that tells the user which field to fix. */
-function loginFailureMessage(error: unknown): string {
-	const failure = readServiceFailure(error);
-	if (failure.status === undefined) {
-		return `${failure.message}: check the Base URL and that the service is online`;
-	}
-	if (/api key/i.test(failure.message)) {
-		return `The API key was refused (${failure.message}): copy it again from the API section of the Website Export dashboard`;
-	}
-	if (failure.status === 400 || failure.status === 401 || failure.status === 403) {
-		return `Login failed (${failure.message}): check the email and password of the Website Export account`;
-	}
-	return `Login failed: the service answered HTTP ${failure.status} (${failure.message})`;
-}
+import { requestToken } from '../nodes/shared/login';
 
 export class WebsiteExportApi implements ICredentialType {
 	name = 'websiteExportApi';
@@ -93,26 +73,8 @@ export class WebsiteExportApi implements ICredentialType {
 
 	/** Exchanges the login for a 1-hour bearer token (`/auth/v1/token?grant_type=password`). */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const baseUrl = checkBaseUrl(credentials.baseUrl);
-		if (!baseUrl.ok) throw loginError(baseUrl.reason);
-		let response: TokenResponse;
-		try {
-			response = (await this.helpers.httpRequest({
-				method: 'POST',
-				url: `${baseUrl.url}/auth/v1/token`,
-				qs: { grant_type: 'password' },
-				headers: { apikey: credentials.apiKey as string },
-				body: { email: credentials.email, password: credentials.password },
-				json: true,
-			})) as TokenResponse;
-		} catch (error) {
-			// A fresh error on purpose: the original one carries the request, password included.
-			throw loginError(loginFailureMessage(error));
-		}
-		if (!response?.access_token) {
-			throw loginError('Login failed: the token endpoint answered without an access token');
-		}
-		return { accessToken: response.access_token };
+		const { accessToken } = await requestToken(this, credentials);
+		return { accessToken };
 	}
 
 	/**
@@ -131,31 +93,5 @@ export class WebsiteExportApi implements ICredentialType {
 				Authorization: `Bearer ${credentials.accessToken as string}`,
 			},
 		};
-	};
-
-	// One row id under RLS: cheap, and it needs the key, the login and the plan to succeed.
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
-			url: '/rest/v1/jobs',
-			qs: { select: 'id', limit: 1 },
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message:
-						'The login works, but the account has no active Business plan subscription, which the API requires',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: 'The service refused the API key or the token: check the API key and the Base URL',
-				},
-			},
-		],
 	};
 }

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as download from './actions/download/Download.resource';
 import * as job from './actions/job/Job.resource';
 import * as option from './actions/option/Option.resource';
+import { websiteExportApiTest } from '../shared/credentialTest';
 import { router } from './actions/router';
 import { searchDownloads, searchJobs, searchOptions } from './methods/listSearch';
 
@@ -23,7 +24,8 @@ export class WebsiteExport implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'websiteExportApi', required: true }],
+		// Tested by the node's own function: n8n 1.x's tester would lose the reason of a declarative test.
+		credentials: [{ name: 'websiteExportApi', required: true, testedBy: 'websiteExportApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -61,7 +63,7 @@ export class WebsiteExport implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchJobs, searchOptions, searchDownloads } };
+	methods = { listSearch: { searchJobs, searchOptions, searchDownloads }, credentialTest: { websiteExportApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -2,6 +2,7 @@ import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, 
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/constants';
+import { websiteExportApiTest } from '../shared/credentialTest';
 import { UnreadableTimestampError, unreadableTimestampApiError, windowFilter, withExpiry, type DownloadRecord } from '../shared/downloads';
 import { WebsiteExportClient } from '../shared/transport';
 import { advance, DATE_RESOLUTION_MS, DOWNLOAD_ORDER, isValid, queryFilters, readState, stateLossLookbackMs, writeState } from './cursor';
@@ -118,7 +119,7 @@ export class WebsiteExportTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_NAME, required: true }],
+		credentials: [{ name: CREDENTIAL_NAME, required: true, testedBy: 'websiteExportApiTest' }],
 		properties: [
 			{
 				displayName: 'Event',
@@ -170,6 +171,8 @@ export class WebsiteExportTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest: { websiteExportApiTest } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const settings = readSettings(this);

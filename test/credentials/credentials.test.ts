@@ -1,6 +1,12 @@
 import { WebsiteExportApi } from '../../credentials/WebsiteExportApi.credentials';
+import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
+import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
+import { API_KEY_REFUSED_MESSAGE, NO_BUSINESS_PLAN_MESSAGE } from '../../nodes/shared/credentialTest';
+import { FREE_USER } from '../emulator/accounts';
 import { WebsiteExportClient } from '../../nodes/shared/transport';
 import { probeNode, requestsSince, startService, type Service } from '../support';
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** One list request through the real transport, as a node makes it. */
 const listJobs = probeNode(async function () {
@@ -43,40 +49,57 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		expect(harness.credential.accessToken).not.toBe(firstToken);
 	});
 
-	it('passes the credential test with a valid Business-plan login', async () => {
-		await expect(service.harness.testCredential()).resolves.toEqual({ status: 'OK', message: 'Connection successful!' });
+	describe.each([
+		['Website Export', new WebsiteExport()],
+		['Website Export Trigger', new WebsiteExportTrigger()],
+	])('credential test, as n8n runs it for the %s node (testedBy)', (_name, nodeType) => {
+		it('passes with a Business-plan login: one token request, one row id', async () => {
+			const { emulator, harness } = service;
+			await expect(harness.testCredential(nodeType)).resolves.toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(emulator.log.map((e) => `${e.kind} ${e.status}`)).toEqual(['token 200', 'rest 200']);
+		});
+
+		it('tells a bad API key, a bad login and a missing plan apart, with no secret in a message', async () => {
+			const { emulator, harness } = service;
+			const outcomes: Record<string, string> = {};
+
+			harness.updateCredential({ apiKey: 'not-the-key' });
+			outcomes.badKey = (await harness.testCredential(nodeType)).message;
+
+			harness.updateCredential({ apiKey: emulator.apiKey, password: 'wrong-password' });
+			outcomes.badLogin = (await harness.testCredential(nodeType)).message;
+
+			harness.updateCredential({ ...FREE_USER });
+			outcomes.noPlan = (await harness.testCredential(nodeType)).message;
+
+			expect(outcomes.badKey).toMatch(/^The API key was refused \(Invalid API key\)/);
+			expect(outcomes.badLogin).toBe('Login failed (Invalid login credentials): check the email and password of the Website Export account');
+			expect(outcomes.noPlan).toBe(NO_BUSINESS_PLAN_MESSAGE);
+			const text = JSON.stringify(outcomes);
+			for (const secret of ['not-the-key', 'wrong-password', FREE_USER.password, emulator.apiKey]) expect(text).not.toContain(secret);
+		});
 	});
 
-	it('tells a bad API key, a bad login and a missing plan apart', async () => {
+	it('names a refused key or token (401) and any other answer of the API', async () => {
 		const { emulator, harness } = service;
-		const outcomes: Record<string, string> = {};
-
-		harness.updateCredential({ apiKey: 'not-the-key' });
-		outcomes.badKey = (await harness.testCredential()).message;
-
-		harness.updateCredential({ apiKey: emulator.apiKey, password: 'wrong-password' });
-		outcomes.badLogin = (await harness.testCredential()).message;
-
-		harness.updateCredential({ email: 'free@example.com', password: 'free-password' });
-		outcomes.noPlan = (await harness.testCredential()).message;
-
-		expect(outcomes.badKey).toMatch(/API key was refused.*Invalid API key/);
-		expect(outcomes.badLogin).toMatch(/Login failed.*Invalid login credentials.*email and password/);
-		expect(outcomes.noPlan).toMatch(/no active Business plan/);
-		expect(new Set(Object.values(outcomes)).size).toBe(3);
-		for (const message of Object.values(outcomes)) {
-			expect(message).not.toContain('wrong-password');
-			expect(message).not.toContain('not-the-key');
-		}
+		emulator.fault({ match: { path: '/rest/v1/jobs' }, status: 401, times: 1 });
+		const unauthorized = await harness.testCredential(new WebsiteExport());
+		emulator.fault({ match: { path: '/rest/v1/jobs' }, status: 500, times: 1 });
+		const broken = await harness.testCredential(new WebsiteExport());
+		expect(unauthorized).toEqual({ status: 'Error', message: expect.stringMatching(new RegExp(`^${escape(API_KEY_REFUSED_MESSAGE)} \\(.+\\)$`)) });
+		expect(broken).toEqual({ status: 'Error', message: expect.stringMatching(/^The service answered HTTP 500 \(.+\)$/) });
 	});
 
-	it('reports an unreachable service as such', async () => {
+	it('reports an unreachable service and a bad Base URL, the latter without sending anything', async () => {
 		const { emulator, harness } = service;
+		harness.updateCredential({ baseUrl: 'http://example.com' });
+		const plainHttp = await harness.testCredential(new WebsiteExport());
+		expect(plainHttp).toEqual({ status: 'Error', message: expect.stringMatching(/must start with https:\/\//) });
+		expect(emulator.log).toHaveLength(0);
+		harness.updateCredential({ baseUrl: emulator.baseUrl });
 		await emulator.close();
-		const result = await harness.testCredential();
-		expect(result.status).toBe('Error');
-		// n8n rewrites messages naming ECONNREFUSED into its own sentence; either is what the user reads.
-		expect(result.message).toMatch(/refused the connection - perhaps it is offline|could not be reached.*Base URL/);
+		const offline = await harness.testCredential(new WebsiteExport());
+		expect(offline).toEqual({ status: 'Error', message: expect.stringMatching(/could not be reached \(ECONNREFUSED\): check the Base URL/) });
 		service = await startService(); // for afterEach
 	});
 

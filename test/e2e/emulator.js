@@ -67,6 +67,8 @@ function handle(child, exitPromise, health, output) {
 		baseUrl: health.baseUrl,
 		apiKey: health.apiKey,
 		demoUser: health.demoUser,
+		/** A login whose account has no Business plan: the API refuses it (403, 42501). */
+		freeUser: health.freeUser,
 		pid: child.pid,
 		output,
 		/** The emulator's clock (ms): created_at of rows, token expiry, link validity. */

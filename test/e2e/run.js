@@ -167,6 +167,7 @@ async function main() {
 		[
 			{ ...template, data: { ...template.data, ...login } },
 			{ id: 'website-export-bad-password', name: 'Website Export (wrong password)', type: CREDENTIAL_TYPE, data: { ...login, password: WRONG_PASSWORD } },
+			{ id: 'website-export-free-plan', name: 'Website Export (no Business plan)', type: CREDENTIAL_TYPE, data: { ...login, ...emu.freeUser } },
 		],
 		{ env: ctx.env },
 	);
@@ -178,7 +179,7 @@ async function main() {
 	}
 	await n8n.importWorkflows([...Object.values(workflows), ...adverse.workflows()], { env: ctx.env });
 	await n8n.publishWorkflow(workflows['trigger-download-ready'].id, { env: ctx.env });
-	note(`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported 2 credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published (${elapsed()})`);
+	note(`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported 3 credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published (${elapsed()})`);
 
 	const execute = async (name) => {
 		const r = await n8n.executeWorkflow(workflows[name].id, { env: ctx.env });
@@ -489,6 +490,25 @@ async function continueOnFail(r) {
 	});
 }
 
+/** n8n's own credential test (what Test / Save in the credential dialog calls) for a good login, a wrong password and an account without the plan. */
+async function credentialTest(srv) {
+	await check('credential test in n8n tells a good login, a wrong password and no Business plan apart', async () => {
+		const test = async (id, name, data) => srv.rest('POST', '/rest/credentials/test', { credentials: { id, name, type: CREDENTIAL_TYPE, data } });
+		const [template] = readJson(path.join(REPO, 'examples/credentials/website-export-emulator.json'));
+		const login = { baseUrl: ctx.emu.baseUrl, apiKey: ctx.emu.apiKey, ...ctx.emu.demoUser };
+		const good = await test(template.id, template.name, login);
+		const wrongPassword = await test('website-export-bad-password', 'Website Export (wrong password)', { ...login, password: WRONG_PASSWORD });
+		const noPlan = await test('website-export-free-plan', 'Website Export (no Business plan)', { ...login, ...ctx.emu.freeUser });
+		assert.deepEqual(good, { status: 'OK', message: 'Connection successful!' }, 'good login');
+		assert.equal(wrongPassword.status, 'Error');
+		assert.match(wrongPassword.message, /^Login failed \(Invalid login credentials\): check the email and password/, 'wrong password');
+		assert.equal(noPlan.status, 'Error');
+		assert.match(noPlan.message, /no active Business plan subscription/, 'no Business plan');
+		for (const secret of [WRONG_PASSWORD, ctx.emu.freeUser.password, ctx.emu.apiKey]) assert.ok(!JSON.stringify([wrongPassword, noPlan]).includes(secret), 'a secret in a message');
+		return `OK; "${wrongPassword.message}"; "${noPlan.message}"`;
+	});
+}
+
 async function badCredential(r) {
 	await check('wrong password gives a readable reason (bad-credential)', () => {
 		assert.equal(r.ok, false, 'the run must fail');
@@ -559,6 +579,7 @@ async function triggerLive(workflow, baseline, seqBefore) {
 		for (const type of [NODE_TYPE, TRIGGER_TYPE]) assert.ok(cred.supportedNodes.includes(type), `supportedNodes ${cred.supportedNodes} lacks ${type}`);
 		return `ready in ${seconds(readyMs)}; /types/nodes.json has the 3 node types, /types/credentials.json has ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`;
 	});
+	await credentialTest(srv);
 
 	// Activation polls once (the baseline): only after it may new downloads go in.
 	const deadline = Date.now() + 60_000;

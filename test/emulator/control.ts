@@ -1,5 +1,5 @@
 // /__emulator/*: the controls over HTTP, for processes that cannot hold the Emulator object.
-import { DEMO_USER } from './accounts';
+import { DEMO_USER, FREE_USER } from './accounts';
 import type { EmulatorCore } from './core';
 import { type EmuRequest, type Reply, jsonReply } from './reply';
 import type { FaultSpec, Plan } from './types';
@@ -28,7 +28,7 @@ function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Reply {
 	const rowsTable = /^\/rows\/([^/]+)$/.exec(path)?.[1];
 	switch (key) {
 		case 'GET /health':
-			return jsonReply(200, { ok: true, baseUrl, apiKey: core.apiKey, demoUser: { ...DEMO_USER } });
+			return jsonReply(200, { ok: true, baseUrl, apiKey: core.apiKey, demoUser: { ...DEMO_USER }, freeUser: { ...FREE_USER } });
 		case 'POST /reset':
 			core.reset();
 			return jsonReply(200, { ok: true });

@@ -1,12 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecuteContext, LoadOptionsContext, PollContext } from 'n8n-core';
+import { BinaryDataService, CredentialTestContext, ExecuteContext, LoadOptionsContext, PollContext } from 'n8n-core';
 // n8n's own loader constant (not exported by n8n-core's index).
 import { commonPollingParameters } from 'n8n-core/dist/nodes-loader/constants';
 import type {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
 	ICredentialType,
+	INodeCredentialTestResult,
 	INodeListSearchResult,
 	IDataObject,
 	INode,
@@ -228,37 +229,16 @@ export class NodeHarness {
 	}
 
 	/**
-	 * Runs the credential's `test` the way n8n's credentials tester does: a forced login, then
-	 * the test request through httpRequestWithAuthentication, with the tester's
-	 * responseCode rules and fallbacks deciding the message the user sees.
+	 * Runs the credential test the way n8n's tester picks it (getCredentialTestFunction): the
+	 * credential's own `test` would come first, so there must be none; then the `testedBy`
+	 * function of a node that uses the credential, called in n8n-core's CredentialTestContext
+	 * with the credential's data as the form sends it.
 	 */
-	async testCredential(): Promise<{ status: 'OK' | 'Error'; message: string }> {
-		const test = this.credentialType.test!;
-		const data = this.store.get(CREDENTIAL_ID);
-		const base = String(data.baseUrl).trim().replace(/\/+$/, '');
-		// n8n's tester runs the request as its mock node type, `n8n-nodes-base.noOp`.
-		const probe = probeNode(async function () {
-			await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-				method: 'GET',
-				url: `${base}${test.request.url}`,
-				qs: test.request.qs,
-				json: true,
-			});
-			return [[]];
-		}, 'n8n-nodes-base.noOp');
-		try {
-			// The tester's mock node has `temp: ''`, which makes n8n log in again even with a stored token.
-			await this.execute(probe, { parameters: { temp: '' } });
-			return { status: 'OK', message: 'Connection successful!' };
-		} catch (error) {
-			const response = error.cause?.response;
-			if (response) {
-				const rule = test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === response.status);
-				if (rule && rule.type === 'responseCode') return { status: 'Error', message: rule.properties.message };
-				return { status: 'Error', message: response.statusText || `Received HTTP status code: ${response.status}` };
-			}
-			if (error.cause?.code) return { status: 'Error', message: String(error.cause.code) };
-			return { status: 'Error', message: String(error.message) };
-		}
+	async testCredential(nodeType: INodeType): Promise<INodeCredentialTestResult> {
+		if (this.credentialType.test) throw new Error('the credential has a test of its own: n8n would run it instead of the node\'s testedBy');
+		const testedBy = nodeType.description.credentials?.find((c) => c.name === CREDENTIAL_TYPE)?.testedBy;
+		const test = typeof testedBy === 'string' ? nodeType.methods?.credentialTest?.[testedBy] : undefined;
+		if (!test) throw new Error(`${nodeType.description.name} names no credential test function for ${CREDENTIAL_TYPE}`);
+		return await test.call(new CredentialTestContext(), { id: CREDENTIAL_ID, name: 'Website Export', type: CREDENTIAL_TYPE, data: this.store.get(CREDENTIAL_ID) });
 	}
 }
