@@ -84,7 +84,7 @@ async function toItems(client: WebsiteExportClient, downloads: DownloadRecord[],
  * last minutes, one that is behind emits links that expired as many minutes ago.
  */
 function serviceTime(client: WebsiteExportClient): number {
-	return (client.serverNow() ?? Date.now()) + DATE_RESOLUTION_MS;
+	return client.serverNow() + DATE_RESOLUTION_MS;
 }
 
 /** Fetch Test Event: the most recent download with a valid link (and a matching job), if any. */

@@ -8,7 +8,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
-import { createdMs, expiresAt, isoInstant, windowFilter, type DownloadRecord } from '../shared/downloads';
+import { createdMs, expiresAt, windowFilter, type DownloadRecord } from '../shared/downloads';
+import { isoInstant } from '../shared/timestamps';
 import type { Filter, OrderBy } from '../shared/transport';
 
 /**

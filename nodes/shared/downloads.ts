@@ -6,9 +6,6 @@ import { DOWNLOAD_VALIDITY_MS } from './constants';
 import { isoInstant, parseTimestamp } from './timestamps';
 import type { Filter } from './transport';
 
-export { NEWEST_FIRST } from './transport';
-export { isoInstant } from './timestamps';
-
 /**
  * A query's 24 h bound is computed before any answer, with this machine's clock, which may be
  * off from the service's: it reaches back this much further so that no valid row is left out.

@@ -315,11 +315,12 @@ export class WebsiteExportClient {
 
 	/**
 	 * The service's current time, from the Date header of its last answer plus the time that
-	 * has passed here since; undefined before any answer or when the answer had no Date. The
-	 * header counts whole seconds, so the service's clock may be up to 1 s later than this.
+	 * has passed here since (storage expires links and tokens by that clock); this machine's
+	 * clock before any answer or when the answer had no Date. The header counts whole seconds,
+	 * so the service's clock may be up to 1 s later than this.
 	 */
-	serverNow(): number | undefined {
-		return this.serverClock && this.serverClock.server + (Date.now() - this.serverClock.local);
+	serverNow(): number {
+		return this.serverClock ? this.serverClock.server + (Date.now() - this.serverClock.local) : Date.now();
 	}
 
 	private noteServerClock(headers: Record<string, unknown>): void {
@@ -348,7 +349,7 @@ export class WebsiteExportClient {
 		const page = await this.select<T>(resource, { filters, order: NEWEST_FIRST, limit: 20 }, options);
 		// The request's moment by the service's clock: its clock now (this answer's Date header)
 		// minus the time that has passed here since the request left.
-		const since = (this.serverNow() ?? Date.now()) - (Date.now() - sentAt) - INSERT_SLACK_MS;
+		const since = this.serverNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
 		return page.rows.filter((row) => !this.claimed.has(`${resource}:${String(row.id)}`) && parseTimestamp(row.created_at) >= since);
 	}
 
@@ -420,7 +421,7 @@ export class WebsiteExportClient {
 	private async admit(): Promise<(() => Promise<void>) | undefined> {
 		while (this.tokenRenewal) await this.tokenRenewal;
 		// The token's `exp` is the service's time: compare it with the service's clock once known.
-		const now = this.serverNow() ?? Date.now();
+		const now = this.serverNow();
 		if (!tokenGate.enabled || (this.tokenExpiresAt !== undefined && now < this.tokenExpiresAt - tokenGate.marginMs)) return undefined;
 		let release = () => {};
 		this.tokenRenewal = new Promise<void>((resolve) => (release = resolve));

@@ -2,12 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { NEWEST_FIRST, windowFilter, withExpiry, type DownloadRecord } from '../../../shared/downloads';
-import type { Filter } from '../../../shared/transport';
+import { windowFilter, withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import { NEWEST_FIRST, type Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
 import { jobIdField, readMax, returnAllOrLimit, toItems } from '../common';
 import type { ItemRun } from '../types';
-import { serviceNow } from './record';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -56,7 +55,7 @@ export async function execute(this: IExecuteFunctions, { client, itemIndex, inpu
 	// are the last ones: a Limit still gets the newest valid rows.
 	const filters = input.onlyValid ? [...input.filters, windowFilter(Date.now())] : input.filters;
 	const rows = await client.selectAll<DownloadRecord>('downloads', { filters, order: NEWEST_FIRST }, { itemIndex, max: input.max });
-	const now = serviceNow(client);
+	const now = client.serverNow();
 	const listed = rows.map((row) => withExpiry(row, now));
 	return toItems(input.onlyValid ? listed.filter((row) => !row.is_expired) : listed);
 }

@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { NEWEST_FIRST, withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import { NEWEST_FIRST } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
 import { requireOne } from '../common';
-import { serviceNow } from '../download/record';
 import type { ItemRun } from '../types';
 import type { JobRecord } from './fields';
 
@@ -107,7 +107,7 @@ export async function waitForJob(this: IExecuteFunctions, run: ItemRun<unknown>,
 			itemIndex,
 		});
 	}
-	return { ...job, download: withExpiry(download as DownloadRecord, serviceNow(client)) };
+	return { ...job, download: withExpiry(download as DownloadRecord, client.serverNow()) };
 }
 
 /** The newest download row of a job, if the service has written one. */
