@@ -1,11 +1,11 @@
 // Version 2 of the node: records picked From List (searched and paged by the service, newest
 // first), By ID or, for a job, By URL; version 1's plain ID fields keep working.
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeApiError, NodeHelpers, NodeOperationError } from 'n8n-workflow';
 
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
 import { requestsSince, startService, type Service } from '../support';
-import { runError, runJson } from './helpers';
+import { runError, runJson, runNode } from './helpers';
 
 const V2 = { typeVersion: 2 };
 const locator = (mode: string, value: string) => ({ __rl: true, mode, value });
@@ -121,6 +121,136 @@ describe('Website Export node v2: resource locators', () => {
 			expect((await runJson(service, get('job', String(job.id))))[0].id).toBe(job.id);
 			expect((await runJson(service, get('job', '={{ $json.id }}'), { items: [{ json: { id: job.id } }] }))[0].id).toBe(job.id);
 			expect((await runJson(service, get('job', locator('id', '={{ $json.id }}')), { ...V2, items: [{ json: { id: job.id } }] }))[0].id).toBe(job.id);
+		});
+	});
+
+	describe('Job ID fields', () => {
+		// How each operation with a Job ID field is run, and the job_id the service received: the
+		// stored row for a write, the query's filter for a Get Many.
+		interface JobIdCase {
+			parameters: (jobId: unknown, option: IDataObject, typeVersion: number) => INodeParameters;
+			received: (output: IDataObject[], option: IDataObject) => unknown;
+		}
+		const storedJobId = (optionId: unknown) => (service.emulator.rows('options') as IDataObject[]).find((row) => row.id === optionId)?.job_id;
+		const filteredJobId = () => {
+			const query = decodeURIComponent(service.emulator.log.filter((entry) => entry.kind === 'rest').at(-1)?.query ?? '');
+			return Number(/(?:^|&)job_id=eq\.(\d+)/.exec(query)?.[1]);
+		};
+		const cases: Record<string, JobIdCase> = {
+			'option create': {
+				parameters: (jobId) => ({ resource: 'option', operation: 'create', mode: 'offline', additionalFields: { jobId } as INodeParameters }),
+				received: ([created]) => storedJobId(created.id),
+			},
+			'option update': {
+				parameters: (jobId, option, typeVersion) => ({
+					resource: 'option',
+					operation: 'update',
+					selectBy: 'id',
+					recordId: (typeVersion === 1 ? String(option.id) : locator('id', String(option.id))) as string,
+					updateFields: { jobId } as INodeParameters,
+				}),
+				received: (_, option) => storedJobId(option.id),
+			},
+			'option getAll filter': {
+				parameters: (jobId) => ({ resource: 'option', operation: 'getAll', returnAll: true, filters: { jobId } as INodeParameters }),
+				received: filteredJobId,
+			},
+			'download getAll filter': {
+				parameters: (jobId) => ({ resource: 'download', operation: 'getAll', returnAll: true, onlyValidLinks: false, filters: { jobId } as INodeParameters }),
+				received: filteredJobId,
+			},
+		};
+		const picks: Array<[string, (id: string) => unknown, number]> = [
+			['v2 From List', (id) => locator('list', id), 2],
+			['v2 By ID', (id) => locator('id', id), 2],
+			['v1 plain ID', (id) => id, 1],
+		];
+		const table = Object.keys(cases).flatMap((name) => picks.map(([pick, value, typeVersion]) => [name, pick, value, typeVersion] as const));
+
+		// Two jobs, each with an option and a download: a filter that ignored the Job ID would return both.
+		const seed = () => {
+			const [a, b] = jobs(2);
+			const [option] = service.emulator.insert('options', [{ mode: 'offline', job_id: a.id }, { mode: 'offline', job_id: b.id }]) as IDataObject[];
+			service.emulator.insert('downloads', [{ job_id: a.id }, { job_id: b.id }]);
+			return { job: b, option };
+		};
+
+		it.each(table)('%s, %s: sends the job_id', async (name, _pick, value, typeVersion) => {
+			const { job, option } = seed();
+			const output = await runJson(service, cases[name].parameters(value(String(job.id)), option, typeVersion), { typeVersion });
+			expect(output.length).toBeGreaterThan(0);
+			expect(output.every((record) => record.job_id === job.id)).toBe(true);
+			expect(cases[name].received(output, option)).toBe(job.id);
+		});
+
+		it.each(Object.keys(cases))('%s: refuses an invalid By ID before any request', async (name) => {
+			const { option } = seed();
+			const error = await runError(service, cases[name].parameters(locator('id', 'abc'), option, 2), V2);
+			expect(error).toBeInstanceOf(NodeOperationError);
+			expect(error.message).toContain('Job ID must be a whole number greater than 0');
+			expect(service.emulator.log).toHaveLength(0);
+		});
+
+		it('leaves the filter out when the picked job is empty', async () => {
+			seed();
+			const output = await runNode(service, cases['option getAll filter'].parameters(locator('list', ''), {}, 2), V2);
+			expect(output).toHaveLength(2);
+		});
+	});
+
+	describe('what each version shows', () => {
+		// The editor's view: n8n's own display rules, for a node of the given version.
+		const shown = (typeVersion: number, values: INodeParameters): INodeProperties[] => {
+			const nodeOf = (parameters: INodeParameters) => ({ typeVersion, parameters }) as INode;
+			const parameters = NodeHelpers.getNodeParameters(node.description.properties, values, true, false, nodeOf(values), node.description) ?? {};
+			return node.description.properties.filter((property) => NodeHelpers.displayParameter(parameters, property, nodeOf(parameters), node.description));
+		};
+		const named = (properties: INodeProperties[], name: string) => properties.filter((property) => property.name === name);
+
+		it.each([
+			[1, 'ID'],
+			[2, 'Record'],
+		])('version %d: one Select By, whose ID choice is labelled %s', (typeVersion, label) => {
+			for (const resource of ['job', 'option', 'download']) {
+				const selectBy = named(shown(typeVersion, { resource, operation: 'get' }), 'selectBy');
+				expect(selectBy).toHaveLength(1);
+				expect(selectBy[0].options?.[0]).toMatchObject({ name: label, value: 'id' });
+			}
+		});
+
+		it('version 2 says what Record picks: by URL only for a job', () => {
+			const description = (resource: string) => (named(shown(2, { resource, operation: 'get' }), 'selectBy')[0].options?.[0] as { description: string }).description;
+			expect(description('job')).toBe('The job picked from the list, by ID or by URL');
+			expect(description('option')).toBe('The option picked from the list, by ID');
+		});
+
+		it.each([
+			['option', 'create', 'additionalFields'],
+			['option', 'update', 'updateFields'],
+			['option', 'getAll', 'filters'],
+			['download', 'getAll', 'filters'],
+		])('%s %s: Job ID in %s is a plain field in version 1, a From List / By ID locator in version 2', (resource, operation, collection) => {
+			const jobIdOf = (typeVersion: number) => {
+				const collections = named(shown(typeVersion, { resource, operation }), collection);
+				expect(collections).toHaveLength(1);
+				const jobIds = (collections[0].options as INodeProperties[]).filter((option) => option.name === 'jobId');
+				expect(jobIds).toHaveLength(1);
+				return jobIds[0];
+			};
+			expect(jobIdOf(1)).toMatchObject({ type: 'string', default: '' });
+			const jobLocator = jobIdOf(2);
+			expect(jobLocator).toMatchObject({ type: 'resourceLocator', default: { mode: 'list', value: '' } });
+			expect(jobLocator.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
+			expect(jobLocator.modes?.[0].typeOptions?.searchListMethod).toBe('searchJobs');
+			const recordIdRegex = named(node.description.properties, 'recordId').find((property) => property.type === 'resourceLocator')?.modes?.[1].validation;
+			expect(jobLocator.modes?.[1].validation).toEqual(recordIdRegex);
+		});
+
+		it('keeps a stored Job ID of either shape through n8n\'s parameter resolution', () => {
+			const stored = (typeVersion: number, jobId: unknown) =>
+				NodeHelpers.getNodeParameters(node.description.properties, { resource: 'option', operation: 'getAll', filters: { jobId } as INodeParameters }, true, false, { typeVersion } as INode, node.description)?.filters;
+			expect(stored(1, '7')).toEqual({ jobId: '7' });
+			expect(stored(2, locator('list', '7'))).toEqual({ jobId: locator('list', '7') });
 		});
 	});
 

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';
 
@@ -18,18 +18,23 @@ export const toItems = (records: IDataObject[]): INodeExecutionData[] => records
  */
 export function recordSelector(noun: string, fields: Array<{ name: string; value: string }>): INodeProperties[] {
 	const defaultField = fields[0].value;
+	// Same name and value 'id' in both versions, so stored workflows keep their choice; in version 2
+	// that choice is a locator (From List, By ID, By URL), not just an ID.
+	const selectBy = (idChoice: { name: string; description: string }, versions: IDisplayOptions['show']): INodeProperties => ({
+		displayName: 'Select By',
+		name: 'selectBy',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: idChoice.name, value: 'id', description: idChoice.description },
+			{ name: 'Another Field', value: 'field', description: `A field whose value identifies one ${noun}` },
+		],
+		default: 'id',
+		displayOptions: { show: versions },
+	});
 	return [
-		{
-			displayName: 'Select By',
-			name: 'selectBy',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{ name: 'ID', value: 'id', description: `The ${noun}'s ID, as listed by Get Many` },
-				{ name: 'Another Field', value: 'field', description: `A field whose value identifies one ${noun}` },
-			],
-			default: 'id',
-		},
+		selectBy({ name: 'ID', description: `The ${noun}'s ID, as listed by Get Many` }, ONLY_VERSION_1),
+		selectBy({ name: 'Record', description: `The ${noun} picked from the list, by ID${noun === 'job' ? ' or by URL' : ''}` }, FROM_VERSION_2),
 		{
 			displayName: `${capitalize(noun)} ID`,
 			name: 'recordId',
@@ -38,7 +43,7 @@ export function recordSelector(noun: string, fields: Array<{ name: string; value
 			default: '',
 			placeholder: 'e.g. 42',
 			description: `ID of the ${noun}`,
-			displayOptions: { show: { selectBy: ['id'], '@version': [1] } },
+			displayOptions: { show: { selectBy: ['id'], ...ONLY_VERSION_1 } },
 		},
 		recordLocator(noun, 'recordId', { selectBy: ['id'] }),
 		{
@@ -66,22 +71,18 @@ const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1
 
 /** Version 2 of the node picks records with resource locators; version 1 keeps its plain ID fields. */
 export const FROM_VERSION_2 = { '@version': [{ _cnd: { gte: 2 } }] };
+export const ONLY_VERSION_1 = { '@version': [1] };
 
 const SEARCH_METHODS: Record<string, string> = { job: 'searchJobs', option: 'searchOptions', download: 'searchDownloads' };
 
-/**
- * A record picked From List (searched and paged by the service, newest first), By ID, or, for a
- * job, By URL (which must match exactly one job).
- */
-export function recordLocator(noun: string, name: string, show: Record<string, string[]> = {}): INodeProperties {
+/** A record picked From List (searched and paged by the service, newest first), By ID, or By URL where offered. */
+function locator(noun: string, name: string, byUrl: boolean): INodeProperties {
 	return {
 		displayName: capitalize(noun),
 		name,
 		type: 'resourceLocator',
-		required: true,
 		default: { mode: 'list', value: '' },
 		description: `The ${noun} to use`,
-		displayOptions: { show: { ...show, ...FROM_VERSION_2 } },
 		modes: [
 			{
 				displayName: 'From List',
@@ -97,11 +98,16 @@ export function recordLocator(noun: string, name: string, show: Record<string, s
 				placeholder: 'e.g. 42',
 				validation: [{ type: 'regex', properties: { regex: '^\\s*[1-9]\\d*\\s*$', errorMessage: 'Not a valid ID: a whole number greater than 0' } }],
 			},
-			...(noun === 'job'
+			...(byUrl
 				? [{ displayName: 'By URL', name: 'url', type: 'string' as const, placeholder: 'e.g. https://example.com', hint: 'The exact URL the job was created with; it must match one job' }]
 				: []),
 		],
 	};
+}
+
+/** The record an operation acts on (version 2); a job can also be picked By URL, which must match exactly one job. */
+export function recordLocator(noun: string, name: string, show: Record<string, string[]> = {}): INodeProperties {
+	return { ...locator(noun, name, noun === 'job'), required: true, displayOptions: { show: { ...show, ...FROM_VERSION_2 } } };
 }
 
 /** A resource locator's value as n8n stores it. */
@@ -207,10 +213,24 @@ export async function resolveTarget(
 	return [{ column: 'id', operator: 'eq', value: record.id as number }];
 }
 
-/** A Job ID field (options and downloads belong to a job); validated with `recordId`. */
-export function jobIdField(description: string): INodeProperties {
-	return { displayName: 'Job ID', name: 'jobId', type: 'string', default: '', placeholder: 'e.g. 42', description };
+/**
+ * A collection whose options include a Job ID (options and downloads belong to a job), once per
+ * version under the same name: version 1 keeps the plain string field, version 2 picks the job
+ * From List or By ID. Two collections rather than two `jobId` entries in one: n8n's editor adds
+ * a collection entry with the default of the first entry of that name, whatever its version.
+ */
+export function withJobId(collection: INodeProperties, jobIdDescription: string, otherOptions: INodeProperties[] = []): INodeProperties[] {
+	const jobIdField: INodeProperties = { displayName: 'Job ID', name: 'jobId', type: 'string', default: '', placeholder: 'e.g. 42', description: jobIdDescription };
+	// No By URL here: a URL may name several jobs, and a Job ID names one.
+	const jobLocator: INodeProperties = { ...locator('job', 'jobId', false), description: jobIdDescription };
+	return [
+		{ ...collection, displayOptions: { show: ONLY_VERSION_1 }, options: [jobIdField, ...otherOptions] },
+		{ ...collection, displayOptions: { show: FROM_VERSION_2 }, options: [jobLocator, ...otherOptions] },
+	];
 }
+
+/** A Job ID from either version's field, for validation with `recordId`; empty means not given. */
+export const readJobId = (raw: unknown): unknown => given(readLocator(raw).value);
 
 /** Return All / Limit, as every n8n "Get Many" operation offers them. */
 export const returnAllOrLimit: INodeProperties[] = [

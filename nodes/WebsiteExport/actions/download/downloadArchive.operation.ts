@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import type { Archive } from '../../../shared/transport';
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { readLocator, recordLocator } from '../common';
+import { ONLY_VERSION_1, readLocator, recordLocator } from '../common';
 import type { ItemRun } from '../types';
 import { fetchDownload } from './record';
 
@@ -40,7 +40,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. 42',
 		description: 'ID of the download, as listed by Get Many',
-		displayOptions: { show: { downloadBy: ['id'], '@version': [1] } },
+		displayOptions: { show: { downloadBy: ['id'], ...ONLY_VERSION_1 } },
 	},
 	recordLocator('download', 'downloadId', { downloadBy: ['id'] }),
 	{

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { windowFilter, withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST, type Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { jobIdField, readMax, returnAllOrLimit, toItems } from '../common';
+import { readJobId, readMax, returnAllOrLimit, toItems, withJobId } from '../common';
 import type { ItemRun } from '../types';
 
 const properties: INodeProperties[] = [
@@ -18,16 +18,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to return only downloads whose link still works. A link is valid for 24 hours after its job finished; older records stay listed but their archive is gone.',
 	},
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			jobIdField('Only the downloads of this job'),
-		],
-	},
+	...withJobId({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {} }, 'Only the downloads of this job'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['download'], operation: ['getAll'] } }, properties);
@@ -41,8 +32,8 @@ interface ListInput {
 }
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
-	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: string | number };
-	const wanted = validate(this, filterSchema, { jobId: raw.jobId === '' ? undefined : raw.jobId }, itemIndex, { jobId: 'Job ID' });
+	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: unknown };
+	const wanted = validate(this, filterSchema, { jobId: readJobId(raw.jobId) }, itemIndex, { jobId: 'Job ID' });
 	const filters: Filter[] = [];
 	if (wanted.jobId !== undefined) filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
 	return { filters, onlyValid: this.getNodeParameter('onlyValidLinks', itemIndex, true) as boolean, max: readMax.call(this, itemIndex) };

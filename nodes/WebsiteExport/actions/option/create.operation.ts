@@ -3,23 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
-import { jobIdField } from '../common';
+import { readJobId, withJobId } from '../common';
 import type { ItemRun } from '../types';
 import { optionLookup } from './fields';
 import { MODE_LABELS, modeFields, modeProperties } from './mode';
 
 const properties: INodeProperties[] = [
 	...modeProperties(),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			jobIdField('Job the option belongs to'),
-		],
-	},
+	...withJobId({ displayName: 'Additional Fields', name: 'additionalFields', type: 'collection', placeholder: 'Add Field', default: {} }, 'Job the option belongs to'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['create'] } }, properties);
@@ -27,7 +18,7 @@ export const description = updateDisplayOptions({ show: { resource: ['option'], 
 const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional() }));
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject {
-	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as { jobId?: string | number };
+	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as { jobId?: unknown };
 	const mode = this.getNodeParameter('mode', itemIndex) as string;
 	const body = validate(
 		this,
@@ -36,7 +27,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject
 			mode,
 			relative_path: mode === 'relative' ? this.getNodeParameter('relativePath', itemIndex, '') : undefined,
 			replace_url: mode === 'absolute' ? this.getNodeParameter('replaceUrl', itemIndex, '') : undefined,
-			job_id: extra.jobId === '' ? undefined : extra.jobId,
+			job_id: readJobId(extra.jobId),
 		},
 		itemIndex,
 		MODE_LABELS,

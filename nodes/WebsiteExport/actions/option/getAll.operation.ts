@@ -4,30 +4,22 @@ import { z } from 'zod';
 
 import type { Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { jobIdField, readMax, returnAllOrLimit, toItems } from '../common';
+import { readJobId, readMax, returnAllOrLimit, toItems, withJobId } from '../common';
 import type { ItemRun } from '../types';
 import { MODE_OPTIONS } from './mode';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			jobIdField('Only the options of this job'),
-			{
-				displayName: 'Mode',
-				name: 'mode',
-				type: 'options',
-				options: MODE_OPTIONS,
-				default: 'offline',
-				description: 'Only options with this export mode',
-			},
-		],
-	},
+	...withJobId({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {} }, 'Only the options of this job', [
+		{
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'options',
+			options: MODE_OPTIONS,
+			default: 'offline',
+			description: 'Only options with this export mode',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['getAll'] } }, properties);
@@ -43,8 +35,8 @@ interface ListInput {
 }
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
-	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: string; mode?: string };
-	const wanted = validate(this, filterSchema, { ...raw, jobId: raw.jobId === '' ? undefined : raw.jobId }, itemIndex, {
+	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: unknown; mode?: string };
+	const wanted = validate(this, filterSchema, { ...raw, jobId: readJobId(raw.jobId) }, itemIndex, {
 		jobId: 'Job ID',
 		mode: 'Mode',
 	});

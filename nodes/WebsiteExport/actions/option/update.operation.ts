@@ -3,26 +3,18 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { given, jobIdField, readSelectedPatch, recordSelector, type SelectedPatch, updateSelected } from '../common';
+import { given, readJobId, readSelectedPatch, recordSelector, type SelectedPatch, updateSelected, withJobId } from '../common';
 import type { ItemRun } from '../types';
 import { OPTION_FIELDS } from './fields';
 import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
 
 const properties: INodeProperties[] = [
 	...recordSelector('option', OPTION_FIELDS),
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			jobIdField('Job the option belongs to'),
-			{ displayName: 'Mode', name: 'mode', type: 'options', options: MODE_OPTIONS, default: 'offline', description: 'How links inside the exported site are treated. Relative needs a Relative Path, Absolute a Replace URL.' },
-			{ displayName: 'Relative Path', name: 'relativePath', type: 'string', default: '', placeholder: 'e.g. /docs/', description: 'Path the links are made relative to (mode Relative)' },
-			{ displayName: 'Replace URL', name: 'replaceUrl', type: 'string', default: '', placeholder: 'e.g. https://mirror.example.com', description: 'Address the links are rewritten to (mode Absolute)' },
-		],
-	},
+	...withJobId({ displayName: 'Update Fields', name: 'updateFields', type: 'collection', placeholder: 'Add Field', default: {} }, 'Job the option belongs to', [
+		{ displayName: 'Mode', name: 'mode', type: 'options', options: MODE_OPTIONS, default: 'offline', description: 'How links inside the exported site are treated. Relative needs a Relative Path, Absolute a Replace URL.' },
+		{ displayName: 'Relative Path', name: 'relativePath', type: 'string', default: '', placeholder: 'e.g. /docs/', description: 'Path the links are made relative to (mode Relative)' },
+		{ displayName: 'Replace URL', name: 'replaceUrl', type: 'string', default: '', placeholder: 'e.g. https://mirror.example.com', description: 'Address the links are rewritten to (mode Absolute)' },
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['update'] } }, properties);
@@ -53,7 +45,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPat
 			mode: given(fields.mode),
 			relative_path: given(fields.relativePath),
 			replace_url: given(fields.replaceUrl),
-			job_id: given(fields.jobId),
+			job_id: readJobId(fields.jobId),
 		},
 		itemIndex,
 		MODE_LABELS,
