@@ -25,7 +25,7 @@ describe('/__emulator control API', () => {
 	it('GET /health needs no apikey', async () => {
 		expect(await control('GET', '/health')).toEqual({
 			status: 200,
-			json: { ok: true, baseUrl: emu.baseUrl, apiKey: emu.apiKey, demoUser: { email: 'demo@example.com', password: 'demo-password' } },
+			json: { ok: true, baseUrl: emu.baseUrl, apiKey: emu.apiKey, demoUser: { email: 'demo@example.com', password: 'demo-password' }, freeUser: { email: 'free@example.com', password: 'free-password' } },
 		});
 	});
 
