@@ -10,9 +10,13 @@
  *   2. opens the job example's Website Export node            → docs/node-panel.png
  *   3. runs that workflow with "Execute workflow", checks every node succeeded and the last
  *      node's output panel shows items (the downloaded ZIP)     → docs/run-output.png
- *   4. opens the trigger example's trigger node, Fetch Test Event → docs/trigger-panel.png
- *   5. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
+ *   4. opens a version 2 node whose record is picked From List and opens the list
+ *                                                               → docs/from-list.png
+ *   5. opens the trigger example's trigger node, Fetch Test Event → docs/trigger-panel.png
+ *   6. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
  *                                                               → docs/credential.png
+ *   7. adds the Job filter to a Get Many: a job locator with From List in version 2, the plain
+ *      Job ID field in version 1 (in tabs of their own, closed unsaved)
  * The screenshots replace the committed ones in docs/ only when asked (--update-screenshots, or
  * UPDATE_SCREENSHOTS=1); otherwise they go to a temporary folder that is removed at the end, so
  * the git tree stays clean. On a failed step the page is saved as
@@ -393,6 +397,51 @@ async function main(argv) {
 				await settle(page, modal);
 				await modal.screenshot({ path: shotPath('credential.png'), style: SCREENSHOT_STYLE });
 				return `connection tested successfully, API key and password masked → ${shotLabel('credential.png')}`;
+			});
+
+			// The Job ID inside a Get Many filter: a job locator (From List) in version 2, the plain
+			// field in version 1. Each in a tab of its own, closed unsaved.
+			await step('job in a filter', async () => {
+				const getMany = (version) => {
+					for (const wf of readExamples(DEFAULTS.examplesDir)) {
+						const node = wf.nodes.find((n) => n.type === NODE_TYPE && n.typeVersion === version && n.parameters.operation === 'getAll' && n.parameters.filters);
+						if (node) return { wf, node };
+					}
+					throw new Error(`examples/ has no version ${version} Get Many with filters`);
+				};
+				const addJobFilter = async (version) => {
+					const { wf, node } = getMany(version);
+					const tab = await context.newPage();
+					try {
+						await openWorkflow(tab, baseUrl, wf);
+						const ndv = await openNode(tab, node.name);
+						await settle(tab, ndv);
+						// One option left: a button that adds it; several: a select of them.
+						await ndv.getByTestId('collection-parameter-add').first().click();
+						const choice = tab.getByTestId('collection-parameter-option').filter({ hasText: /^Job( ID)?$/ });
+						if (await choice.count()) await choice.first().click();
+						const locator = ndv.getByTestId('resource-locator-jobId');
+						const plain = ndv.getByTestId('parameter-input-jobId');
+						await locator.or(plain).first().waitFor();
+						if (version === 1) {
+							if (await locator.count()) throw new Error('version 1 shows a job locator, not its plain Job ID field');
+							return `"${node.name}" (v1): plain Job ID field`;
+						}
+						if (!(await locator.count())) throw new Error('version 2 shows a plain Job ID field, not the job locator');
+						await locator.getByTestId('rlc-input').first().click();
+						const items = tab.getByTestId('rlc-item');
+						await items.first().waitFor();
+						const first = (await items.first().innerText()).trim();
+						if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
+						return `"${node.name}" (v2): job locator, ${await items.count()} job(s) From List, the first "${first}"`;
+					} catch (e) {
+						await tab.screenshot({ path: path.join(DOCS, `browser-check-job-in-a-filter-v${version}.tmp.png`) }).catch(() => {});
+						throw e;
+					} finally {
+						await tab.close();
+					}
+				};
+				return `${await addJobFilter(2)}; ${await addJobFilter(1)}`;
 			});
 		}
 		if (pageErrors.length) log(`page errors (not failing the check): ${pageErrors.slice(0, 5).join(' | ')}`);
