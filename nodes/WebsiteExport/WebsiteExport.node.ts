@@ -56,7 +56,7 @@ export class WebsiteExport implements INodeType {
 						typeOptions: { minValue: 1, maxValue: 32 },
 						default: 8,
 						description:
-							'How many requests the node may have open at once: across input items for single-record operations, across pages for Get Many. 1 sends them one after another. Output order is the same either way.',
+							'How many input items the node works on at once. Not set: 8 for reads; 1 for Create, Update and Delete, so that nothing is written after an item that failed (8 with On Error: Continue). Set, it applies to every operation, and a failed write may be followed by up to this many minus 1 writes already sent. Output order is the same either way.',
 					},
 				],
 			},

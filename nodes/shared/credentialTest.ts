@@ -44,7 +44,7 @@ function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHel
 		}
 		return response.body;
 	};
-	return { helpers: { httpRequest } } as unknown as IHttpRequestHelper;
+	return { helpers: { httpRequest } };
 }
 
 const failed = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });

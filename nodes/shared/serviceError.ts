@@ -63,6 +63,10 @@ const findHttpError = (error: unknown) => findInChain(error, (e) => asRecord(e.r
 /** The error the credential's login threw. */
 const findLoginError = (error: unknown) => findInChain(error, (e) => e.name === LOGIN_ERROR_NAME);
 
+/** The service's own sentence in an error body: PostgREST `message`, GoTrue `msg` / `error_description` / `error`. */
+const bodyMessage = (body: AnyRecord): string | undefined =>
+	asText(body.message) ?? asText(body.msg) ?? asText(body.error_description) ?? asText(body.error);
+
 function parseBody(data: unknown): AnyRecord | undefined {
 	if (typeof data === 'string') {
 		try {
@@ -140,10 +144,7 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 	const status = typeof response.status === 'number' ? response.status : undefined;
 	const body = parseBody(response.data) ?? {};
 	const message =
-		asText(body.message) ??
-		asText(body.msg) ??
-		asText(body.error_description) ??
-		asText(body.error) ??
+		bodyMessage(body) ??
 		asText(response.statusText) ??
 		`The service answered with HTTP status ${status ?? 'unknown'}`;
 	return {
@@ -175,7 +176,7 @@ function readFlattenedApiError(error: unknown): ServiceFailure | undefined {
 		const code = message ? /\b(E[A-Z_]{3,}|UND_ERR_[A-Z_]+)\b/.exec(message)?.[1] : undefined;
 		return code ? { code, message: `The service could not be reached (${code})` } : undefined;
 	}
-	const text = body ? (asText(body.message) ?? asText(body.msg) ?? asText(body.error_description) ?? asText(body.error)) : undefined;
+	const text = body ? bodyMessage(body) : undefined;
 	return {
 		status: status >= 100 && status <= 599 ? status : undefined,
 		code: body ? (asText(body.error_code) ?? asText(body.code)) : undefined,

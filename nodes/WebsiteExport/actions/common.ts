@@ -88,7 +88,7 @@ function locator(noun: string, name: string, byUrl: boolean): INodeProperties {
 				displayName: 'From List',
 				name: 'list',
 				type: 'list',
-				placeholder: `Select a ${noun}...`,
+				placeholder: `Select ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}...`,
 				typeOptions: { searchListMethod: SEARCH_METHODS[noun], searchable: true },
 			},
 			{
@@ -208,8 +208,7 @@ export async function resolveTarget(
 	selection: Selection,
 ): Promise<Filter[]> {
 	if (selection.byId) return selection.filters;
-	const page = await run.client.select(resource, { select: ['id'], filters: selection.filters, limit: 2 }, { itemIndex: run.itemIndex });
-	const record = requireOne.call(this, page.rows, selection, run.itemIndex);
+	const record = await fetchOne.call(this, run, resource, selection, ['id']);
 	return [{ column: 'id', operator: 'eq', value: record.id as number }];
 }
 
@@ -259,11 +258,17 @@ export function readMax(this: IExecuteFunctions, itemIndex: number): number | un
 	return limit;
 }
 
-/** Get: the record that Select By names (the same for every resource). */
-export async function getSelected(this: IExecuteFunctions, run: ItemRun<Selection>, resource: ResourceName): Promise<IDataObject> {
-	const selection = run.input;
-	const page = await run.client.select(resource, { filters: selection.filters, limit: 2 }, { itemIndex: run.itemIndex });
+/** The one record a selection names: one request of 2 rows at most, enough to tell an ambiguous one. */
+export async function fetchOne(this: IExecuteFunctions, run: ItemRun<unknown>, resource: ResourceName, selection: Selection, select?: string[]): Promise<IDataObject> {
+	const page = await run.client.select(resource, { select, filters: selection.filters, limit: 2 }, { itemIndex: run.itemIndex });
 	return requireOne.call(this, page.rows, selection, run.itemIndex);
+}
+
+/** `prepare` of the operations that only pick a record (Get, Delete): what Select By names. */
+export function selectionOf(noun: string) {
+	return function (this: IExecuteFunctions, itemIndex: number): Selection {
+		return readSelection.call(this, noun, itemIndex);
+	};
 }
 
 export interface SelectedPatch {

@@ -22,6 +22,9 @@ interface Search {
 const contains = (text: string) => `*${text.replace(/[*\\%_]/g, (c) => (c === '*' ? '' : `\\${c}`))}*`;
 const wholeNumber = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
+/** `job #7`, or `job —` for a record of no job. */
+const jobOf = (row: IDataObject) => `job ${row.job_id === null ? '—' : `#${String(row.job_id)}`}`;
+
 /** `2026-11-22 18:07 UTC`, or the value as given when it is not a timestamp. */
 function when(value: unknown): string {
 	const ms = parseTimestamp(value);
@@ -46,7 +49,7 @@ const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
 			const id = wholeNumber(text);
 			return id !== undefined ? { filters: [{ column: 'job_id', operator: 'eq', value: id }] } : { filters: [{ column: 'mode', operator: 'ilike', value: contains(text) }] };
 		},
-		name: (row) => `#${String(row.id)} · ${String(row.mode)} · job ${row.job_id === null ? '—' : `#${String(row.job_id)}`} · ${when(row.created_at)}`,
+		name: (row) => `#${String(row.id)} · ${String(row.mode)} · ${jobOf(row)} · ${when(row.created_at)}`,
 	},
 	downloads: {
 		resource: 'downloads',
@@ -56,7 +59,7 @@ const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
 			// Only a job ID narrows downloads: anything else matches none.
 			return { filters: [{ column: 'job_id', operator: 'eq', value: id ?? -1 }] };
 		},
-		name: (row) => `#${String(row.id)} · job ${row.job_id === null ? '—' : `#${String(row.job_id)}`} · ${when(row.created_at)}`,
+		name: (row) => `#${String(row.id)} · ${jobOf(row)} · ${when(row.created_at)}`,
 	},
 };
 

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { readSelection, recordSelector, type Selection } from '../common';
+import { recordSelector, selectionOf, type Selection } from '../common';
 import type { ItemRun } from '../types';
 import { DOWNLOAD_FIELDS, fetchDownload } from './record';
 
@@ -9,9 +9,7 @@ const properties: INodeProperties[] = [...recordSelector('download', DOWNLOAD_FI
 
 export const description = updateDisplayOptions({ show: { resource: ['download'], operation: ['get'] } }, properties);
 
-export function prepare(this: IExecuteFunctions, itemIndex: number): Selection {
-	return readSelection.call(this, 'download', itemIndex);
-}
+export const prepare = selectionOf('download');
 
 export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
 	return [{ json: await fetchDownload.call(this, run, run.input) }];

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
-import { requireOne, type Selection } from '../common';
+import { fetchOne, type Selection } from '../common';
 import type { ItemRun } from '../types';
 
 /** Download fields that Select By may use besides the ID. */
@@ -11,8 +11,7 @@ export const DOWNLOAD_FIELDS = [
 ];
 
 /** The one download record a selection names (one request), with its expiry. */
-export async function fetchDownload(this: IExecuteFunctions, { client, itemIndex }: ItemRun, selection: Selection) {
-	const page = await client.select<DownloadRecord>('downloads', { filters: selection.filters, limit: 2 }, { itemIndex });
-	const download = requireOne.call(this, page.rows, selection, itemIndex) as DownloadRecord;
-	return withExpiry(download, client.serverNow());
+export async function fetchDownload(this: IExecuteFunctions, run: ItemRun, selection: Selection) {
+	const download = (await fetchOne.call(this, run, 'downloads', selection)) as DownloadRecord;
+	return withExpiry(download, run.client.serverNow());
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
-import { requireOne } from '../common';
+import { fetchOne } from '../common';
 import type { ItemRun } from '../types';
 import type { JobRecord } from './fields';
 
@@ -80,8 +80,7 @@ export async function waitForJob(this: IExecuteFunctions, run: ItemRun<unknown>,
 	let download: DownloadRecord | undefined;
 	for (let checked = false; ; checked = true) {
 		if (checked) {
-			const page = await client.select<JobRecord>('jobs', { filters: selection.filters, limit: 2 }, { itemIndex });
-			job = requireOne.call(this, page.rows, selection, itemIndex) as JobRecord;
+			job = (await fetchOne.call(this, run, 'jobs', selection)) as JobRecord;
 		}
 		if (job.status === 'failed') break;
 		if (job.status === 'finished') {

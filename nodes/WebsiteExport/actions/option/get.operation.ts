@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getSelected, readSelection, recordSelector, type Selection } from '../common';
+import { fetchOne, recordSelector, selectionOf, type Selection } from '../common';
 import type { ItemRun } from '../types';
 import { OPTION_FIELDS } from './fields';
 
@@ -9,10 +9,8 @@ const properties: INodeProperties[] = [...recordSelector('option', OPTION_FIELDS
 
 export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['get'] } }, properties);
 
-export function prepare(this: IExecuteFunctions, itemIndex: number): Selection {
-	return readSelection.call(this, 'option', itemIndex);
-}
+export const prepare = selectionOf('option');
 
 export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
-	return [{ json: await getSelected.call(this, run, 'options') }];
+	return [{ json: await fetchOne.call(this, run, 'options', run.input) }];
 }
