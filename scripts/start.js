@@ -378,12 +378,16 @@ async function startStack(options = {}) {
 		log(`Emulator running on ${stack.emulator.baseUrl}`);
 
 		// 4. credential + examples
-		const env = n8n.n8nEnv(uf.userFolder, {
-			codeNode: true, // the editor is a playground: let Code nodes run
-			N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
+		// Both modes: the editor is a playground (Code nodes run) on localhost.
+		const editorEnv = {
+			codeNode: true,
 			N8N_HOST: 'localhost',
 			N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
 			WEBHOOK_URL: `http://localhost:${o.n8nPort}/`,
+		};
+		const env = n8n.n8nEnv(uf.userFolder, {
+			...editorEnv,
+			N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
 		});
 		const credential = {
 			id: credentialIdOf(workflows),
@@ -421,7 +425,7 @@ async function startStack(options = {}) {
 				workers: 2,
 				port: o.n8nPort,
 				killOnSignal: false,
-				extraEnv: { N8N_HOST: 'localhost', N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`, WEBHOOK_URL: `http://localhost:${o.n8nPort}/` },
+				extraEnv: editorEnv,
 				beforeStart: (queueEnv) => importDemoData({ env: queueEnv, nodeBin: p.nodeBin, userFolder: uf.userFolder, credential, workflows, force: true, log }),
 			});
 			if (o.onStarted) o.onStarted('cluster', stack.cluster);

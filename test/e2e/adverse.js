@@ -65,10 +65,9 @@ const workflows = () => Object.values(WORKFLOWS);
 async function runAdverse({ emu, execute, check, outputOf, listValid }) {
 	const jobsLike = async (prefix) => (await emu.rows('jobs')).filter((job) => String(job.url).includes(prefix));
 	const posts = async (since) => (await emu.log()).filter((e) => e.seq > since && e.method === 'POST' && e.table === 'jobs').length;
-	const lastSeq = async () => (await emu.log()).reduce((max, e) => Math.max(max, e.seq), 0);
 
 	await check('a bad 3rd item of 10 sends nothing at all (job.create)', async () => {
-		const since = await lastSeq();
+		const since = await emu.lastSeq();
 		const r = await execute(WORKFLOWS.validate.id);
 		assert.equal(r.ok, false, 'the run must fail');
 		assert.match(String(r.error && r.error.message), /Email must be an email address/);
@@ -78,7 +77,7 @@ async function runAdverse({ emu, execute, check, outputOf, listValid }) {
 	});
 
 	await check('the service refuses the 3rd of 10 creates: nothing after it is sent (job.create)', async () => {
-		const since = await lastSeq();
+		const since = await emu.lastSeq();
 		await emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, times: 2 });
 		await emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 400, body: { code: '23514', details: null, hint: null, message: 'new row for relation "jobs" violates check constraint' } });
 		const r = await execute(WORKFLOWS.refused.id);
@@ -117,7 +116,7 @@ async function runAdverse({ emu, execute, check, outputOf, listValid }) {
 				await new Promise((resolve) => setTimeout(resolve, 100));
 			}
 		})();
-		const since = await lastSeq();
+		const since = await emu.lastSeq();
 		let r;
 		try {
 			r = await execute(WORKFLOWS.keyset.id);

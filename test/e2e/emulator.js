@@ -85,6 +85,8 @@ function handle(child, exitPromise, health, output) {
 		advanceClock: (ms) => call('POST', '/__emulator/clock', { advanceMs: ms }),
 		/** Every request the service received, in order: { seq, at, method, path, query, status, kind, table }. */
 		log: async () => (await call('GET', '/__emulator/log')).log,
+		/** The seq of the newest request logged (0 before any): what came later has a greater one. */
+		lastSeq: async () => (await call('GET', '/__emulator/log')).log.reduce((max, e) => Math.max(max, e.seq), 0),
 		async stop() {
 			if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 			const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -96,4 +98,16 @@ function handle(child, exitPromise, health, output) {
 
 const asArray = (body) => (Array.isArray(body) ? body : (body && body.rows) || []);
 
-module.exports = { startEmulatorProcess };
+const safeDecode = (s) => {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return s;
+	}
+};
+
+/** Whether a request-log entry is a trigger poll: downloads in ascending (created_at, id) order — no operation asks for that. */
+const isTriggerPoll = (e) =>
+	e.kind === 'rest' && e.table === 'downloads' && e.method === 'GET' && /(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query));
+
+module.exports = { startEmulatorProcess, isTriggerPoll };

@@ -30,7 +30,7 @@ const path = require('node:path');
 const n8n = require('../../scripts/n8n/lib');
 const queue = require('../../scripts/n8n/queue');
 const services = require('../../scripts/n8n/services');
-const { startEmulatorProcess } = require('./emulator');
+const { isTriggerPoll, startEmulatorProcess } = require('./emulator');
 const { check, elapsed, note, report, runNpm, runSuite } = require('./suite');
 const { inspectZip } = require('./zip');
 
@@ -170,8 +170,6 @@ async function fire(pathName, body) {
 }
 const perWorker = (ids) => ctx.cluster.workers.map((w) => { const s = new Set(w.started()); return ids.filter((id) => s.has(id)).length; });
 const tokenRequests = async () => (await ctx.emu.log()).filter((e) => e.kind === 'token');
-const safeDecode = (s) => { try { return decodeURIComponent(s); } catch { return s; } };
-const isTriggerPoll = (e) => e.kind === 'rest' && e.table === 'downloads' && e.method === 'GET' && /(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query));
 
 async function main() {
 	const [p, tarball] = await Promise.all([n8n.provision(), n8n.packPackage(REPO), runNpm(['run', '-s', 'build:tools'])]);

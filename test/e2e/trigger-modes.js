@@ -9,6 +9,7 @@
 const assert = require('node:assert/strict');
 
 const n8n = require('../../scripts/n8n/lib');
+const { isTriggerPoll } = require('./emulator');
 
 const SCHEDULER = { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' };
 const SCENARIOS = [
@@ -34,21 +35,21 @@ function scenarioWorkflow(template, scenario) {
  * Runs the scenarios one after another. `triggerWorkflowId`: the suite's own trigger workflow,
  * unpublished first so that only one trigger polls at a time.
  */
-async function runTriggerModes({ emu, env, check, note, template, triggerWorkflowId, isTriggerPoll }) {
+async function runTriggerModes({ emu, env, check, note, template, triggerWorkflowId }) {
 	await n8n.runN8n(['unpublish:workflow', `--id=${triggerWorkflowId}`], { env, check: true });
 	for (const scenario of SCENARIOS) {
 		const workflow = scenarioWorkflow(template, scenario);
 		await n8n.importWorkflows([workflow], { env });
 		await n8n.publishWorkflow(workflow.id, { env });
 		try {
-			await runScenario({ emu, env: { ...env, ...scenario.env }, check, note, scenario, workflow, isTriggerPoll });
+			await runScenario({ emu, env: { ...env, ...scenario.env }, check, note, scenario, workflow });
 		} finally {
 			await n8n.runN8n(['unpublish:workflow', `--id=${workflow.id}`], { env, check: true });
 		}
 	}
 }
 
-async function runScenario({ emu, env, check, note, scenario, workflow, isTriggerPoll }) {
+async function runScenario({ emu, env, check, note, scenario, workflow }) {
 	let serial = 0;
 	/** A finished job of this scenario and its download, created `ageMs` ago by the service's clock. */
 	const finish = async (label, ageMs = 0) => {
@@ -57,7 +58,6 @@ async function runScenario({ emu, env, check, note, scenario, workflow, isTrigge
 		const [download] = await emu.insert('downloads', [{ job_id: job.id, created_at: iso(now - ageMs) }]);
 		return download;
 	};
-	const lastSeq = async () => (await emu.log()).reduce((max, e) => Math.max(max, e.seq), 0);
 	const waitForPoll = async (since, what) => {
 		const deadline = Date.now() + 90_000;
 		while (!(await emu.log()).some((e) => e.seq > since && isTriggerPoll(e))) {
@@ -68,7 +68,7 @@ async function runScenario({ emu, env, check, note, scenario, workflow, isTrigge
 
 	// Existed at activation, older than the look-back of a poll without state (1 min + 10 min).
 	const baseline = await finish('baseline', 30 * MINUTE);
-	let since = await lastSeq();
+	let since = await emu.lastSeq();
 	let srv = await n8n.startN8n({ env, timeoutMs: 180_000 });
 	const emitted = new Map(); // execution id → download ids
 	const collect = async () => {
@@ -101,7 +101,7 @@ async function runScenario({ emu, env, check, note, scenario, workflow, isTrigge
 			await srv.stop();
 			second = await finish('while-down');
 			await n8n.sleep(5000);
-			since = await lastSeq();
+			since = await emu.lastSeq();
 			srv = await n8n.startN8n({ env, timeoutMs: 180_000 });
 			await waitForPoll(since, 'poll after the restart');
 		} else {

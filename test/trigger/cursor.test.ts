@@ -10,6 +10,8 @@ const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const MIN = 60_000;
 /** A poll every minute (n8n's default Poll Times). */
 const LOOKBACK = stateLossLookbackMs(MIN);
+/** Emit only downloads new to the trigger (Emit Downloads Already Available off). */
+const NEW_ONLY = { emitExisting: false, lookbackMs: LOOKBACK };
 
 /** A download created `atMs` (ms since epoch), written the way PostgREST writes it. */
 function download(id: number, atMs: number): DownloadRecord {
@@ -62,7 +64,7 @@ describe('trigger cursor (pure)', () => {
 			expect(ids(withinLookback.fresh)).toEqual([2, 3]);
 			expect(Object.keys(withinLookback.next.seen).sort()).toEqual(['2', '3']);
 			// Activation long after the last download: nothing is new.
-			const { fresh, next } = advance(undefined, rows, T0 + LOOKBACK, { emitExisting: false, lookbackMs: LOOKBACK });
+			const { fresh, next } = advance(undefined, rows, T0 + LOOKBACK, NEW_ONLY);
 			expect(fresh).toEqual([]);
 			expect(next.newest).toBe(T0 - MIN + 0);
 			// Row 1 is older than the overlap: the next query cannot return it, so it is not kept.
@@ -76,35 +78,35 @@ describe('trigger cursor (pure)', () => {
 		});
 
 		it('emits rows sharing a timestamp and rows committed late inside the overlap, once', () => {
-			const base = advance(undefined, rows, T0, { emitExisting: false, lookbackMs: LOOKBACK }).next;
+			const base = advance(undefined, rows, T0, NEW_ONLY).next;
 			const sameTime = download(4, T0 - MIN);
 			const late = download(5, T0 - OVERLAP_MS + MIN);
-			const first = advance(base, [rows[1], rows[2], sameTime, late], T0 + MIN, { emitExisting: false, lookbackMs: LOOKBACK });
+			const first = advance(base, [rows[1], rows[2], sameTime, late], T0 + MIN, NEW_ONLY);
 			expect(ids(first.fresh)).toEqual([4, 5]);
-			const again = advance(first.next, [rows[1], rows[2], sameTime, late], T0 + 2 * MIN, { emitExisting: false, lookbackMs: LOOKBACK });
+			const again = advance(first.next, [rows[1], rows[2], sameTime, late], T0 + 2 * MIN, NEW_ONLY);
 			expect(again.fresh).toEqual([]);
 		});
 
 		it('never emits an expired link, judged by the service time given', () => {
 			const state: CursorState = { version: 1, newest: T0 - DOWNLOAD_VALIDITY_MS - 5 * MIN, seen: {} };
 			const almost = download(7, T0 - DOWNLOAD_VALIDITY_MS + 1000);
-			expect(ids(advance(state, [almost], T0, { emitExisting: false, lookbackMs: LOOKBACK }).fresh)).toEqual([7]);
-			expect(advance(state, [almost], T0 + 1000, { emitExisting: false, lookbackMs: LOOKBACK }).fresh).toEqual([]);
+			expect(ids(advance(state, [almost], T0, NEW_ONLY).fresh)).toEqual([7]);
+			expect(advance(state, [almost], T0 + 1000, NEW_ONLY).fresh).toEqual([]);
 		});
 
 		it('drops ids the next query cannot return: before the overlap, or expired', () => {
 			const state: CursorState = { version: 1, newest: T0, seen: { '1': T0 - OVERLAP_MS - 1, '2': T0 - OVERLAP_MS, '3': T0 } };
-			expect(Object.keys(advance(state, [], T0, { emitExisting: false, lookbackMs: LOOKBACK }).next.seen)).toEqual(['2', '3']);
+			expect(Object.keys(advance(state, [], T0, NEW_ONLY).next.seen)).toEqual(['2', '3']);
 			const dayLater = T0 + DOWNLOAD_VALIDITY_MS;
-			expect(advance(state, [], dayLater, { emitExisting: false, lookbackMs: LOOKBACK }).next.seen).toEqual({});
+			expect(advance(state, [], dayLater, NEW_ONLY).next.seen).toEqual({});
 		});
 
 		it('keeps the state bounded by the overlap however many rows pass', () => {
-			let state = advance(undefined, [], T0, { emitExisting: false, lookbackMs: LOOKBACK }).next;
+			let state = advance(undefined, [], T0, NEW_ONLY).next;
 			let id = 0;
 			for (let minute = 0; minute < 600; minute++) {
 				const batch = Array.from({ length: 5 }, () => download(++id, T0 + minute * MIN));
-				state = advance(state, batch, T0 + minute * MIN + 1000, { emitExisting: false, lookbackMs: LOOKBACK }).next;
+				state = advance(state, batch, T0 + minute * MIN + 1000, NEW_ONLY).next;
 			}
 			expect(Object.keys(state.seen).length).toBeLessThanOrEqual(5 * (OVERLAP_MS / MIN + 1));
 			expect(state.newest).toBe(T0 + 599 * MIN);
@@ -113,7 +115,7 @@ describe('trigger cursor (pure)', () => {
 		it('does not change the state it was given', () => {
 			const state: CursorState = { version: 1, newest: T0, seen: { '1': T0 } };
 			const copy = JSON.parse(JSON.stringify(state));
-			advance(state, [download(2, T0 + MIN)], T0 + 2 * MIN, { emitExisting: false, lookbackMs: LOOKBACK });
+			advance(state, [download(2, T0 + MIN)], T0 + 2 * MIN, NEW_ONLY);
 			expect(state).toEqual(copy);
 		});
 	});
