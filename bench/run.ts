@@ -1,8 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
- * `npm run bench` (full, a few minutes, writes bench/results.md) and `npm run bench -- --quick`
- * (seconds, small N, the same table; part of `npm run test:all`). Prints one table of figures
- * measured in this run, each a count or a ratio; see bench/README.md for how each is measured.
+ * `npm run bench` (full, a few minutes) and `npm run bench -- --quick` (seconds, small N, the
+ * same table; part of `npm run test:all`). Prints one table of figures measured in this run, each
+ * a count or a ratio; see bench/README.md for how each is measured. It writes no file unless asked:
+ * `-- --markdown <file>` also writes the table as markdown there (never a tracked file by default).
  *
  * Exit code 1 when a figure could not be measured or a count target (requests, tokens, bytes,
  * package size: the same on every machine) is missed. Timing and memory targets that are missed
@@ -12,7 +13,8 @@ import './env';
 
 import { writeFileSync } from 'fs';
 import { cpus, loadavg } from 'os';
-import { join } from 'path';
+import { resolve } from 'path';
+import { parseArgs } from 'util';
 
 import { archiveMemory } from './figures/archive';
 import { packageFigures } from './figures/package';
@@ -22,7 +24,10 @@ import { latencyBound, overheadAndFloor, returnAllLatency } from './figures/timi
 import { DEFAULT_IN_FLIGHT } from './nodes';
 import { failed, renderMarkdown, renderText, type Header, type Row } from './table';
 
-const quick = process.argv.includes('--quick');
+const { values: options } = parseArgs({
+	options: { quick: { type: 'boolean', default: false }, markdown: { type: 'string' } },
+});
+const quick = options.quick;
 
 /** N and sizes: the issue's in the full run, smaller ones in the quick run. */
 const size = quick
@@ -69,8 +74,9 @@ async function main(): Promise<void> {
 		seconds: (Date.now() - started) / 1000,
 	};
 	console.log(renderText(header, rows));
-	if (!quick) {
-		const file = join(__dirname, '..', '..', 'bench', 'results.md');
+	if (options.markdown) {
+		// Relative to where the user typed the command (npm run sets INIT_CWD), not to the package root.
+		const file = resolve(process.env.INIT_CWD ?? process.cwd(), options.markdown);
 		writeFileSync(file, `${renderMarkdown(header, rows)}\n`);
 		console.log(`\nWritten to ${file}`);
 	}
