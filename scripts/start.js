@@ -333,7 +333,7 @@ async function startStack(options = {}) {
 				() => {
 					log(
 						`  n8n runtime: not cached yet. The first start installs Node ${cache.nodeVersion} and n8n ${cache.n8nVersion} from the npm registry,\n` +
-							`  once: about 6-12 minutes, 3 GB in ${cache.root.replace(os.homedir(), '~')}. Later starts take seconds.`,
+							`  once (the README's Getting started says how long it takes), 3 GB in ${cache.root.replace(os.homedir(), '~')}.`,
 					);
 					slow = setInterval(() => log(`  n8n runtime: still installing (${seconds(Date.now() - t)})`), 60000);
 				},
@@ -383,7 +383,7 @@ async function startStack(options = {}) {
 			codeNode: true,
 			N8N_HOST: 'localhost',
 			N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
-			WEBHOOK_URL: `http://localhost:${o.n8nPort}/`,
+			[n8n.webhookUrlVariable(cache.n8nVersion)]: `http://localhost:${o.n8nPort}/`,
 		};
 		const env = n8n.n8nEnv(uf.userFolder, {
 			...editorEnv,

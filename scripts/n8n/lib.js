@@ -340,6 +340,11 @@ function n8nEnv(userFolder, extra = {}) {
 	return env;
 }
 
+/** The variable this n8n reads its webhook base URL from: 2.x deprecates WEBHOOK_URL for N8N_WEBHOOK_URL, which 1.x does not know. */
+function webhookUrlVariable(n8nVersion) {
+	return /^1\./.test(n8nVersion) ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL';
+}
+
 /** env for a spawned n8n: opts.env, or n8nEnv(opts.userFolder, opts.extraEnv); Node 24 first on PATH. */
 function envFor(opts, p) {
 	let env;
@@ -729,7 +734,7 @@ async function startN8n(opts = {}) {
 	const env = envFor(opts, p);
 	env.N8N_PORT = String(port);
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
-	if (!env.WEBHOOK_URL) env.WEBHOOK_URL = `http://127.0.0.1:${port}/`;
+	if (!env.WEBHOOK_URL && !env.N8N_WEBHOOK_URL) env[webhookUrlVariable(p.n8nVersion)] = `http://127.0.0.1:${port}/`;
 	const logFile = opts.logFile || path.join(env.N8N_USER_FOLDER, `n8n-start-${port}.log`);
 	const started = Date.now();
 	const server = spawnServer(p.nodeBin, [p.n8nBin, 'start'], { cwd: env.N8N_USER_FOLDER, env, logFile });
@@ -755,10 +760,16 @@ async function startN8n(opts = {}) {
 		logs: () => parseLogLines(fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''),
 		request: (method, p2, o = {}) =>
 			httpRequest(method, baseUrl + p2, { ...o, headers: { ...(cookie ? { cookie } : {}), ...(o.headers || {}) } }),
-		/** Create the owner (first call) or log in; keeps the auth cookie for rest()/request(). */
+		/**
+		 * Create the owner (while n8n asks for one) or log in; keeps the auth cookie for
+		 * rest()/request(). A setup call on an instance that has its owner is answered 400, which
+		 * n8n logs as an error: hence the look at its public settings first.
+		 */
 		async login(owner = DEFAULT_OWNER) {
-			let r = await httpRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
-			if (r.status !== 200) {
+			const settings = await httpRequest('GET', `${baseUrl}/rest/settings`);
+			const needsOwner = settings.json?.data?.userManagement?.showSetupOnFirstLoad === true;
+			let r = needsOwner ? await httpRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner }) : null;
+			if (!r || r.status !== 200) {
 				r = await httpRequest('POST', `${baseUrl}/rest/login`, {
 					body: { emailOrLdapLoginId: owner.email, password: owner.password },
 				});
@@ -881,6 +892,7 @@ module.exports = {
 	makeUserFolder,
 	installCommunityPackage,
 	n8nEnv,
+	webhookUrlVariable,
 	runN8n,
 	importCredentials,
 	importWorkflows,
