@@ -8,14 +8,15 @@
  * running as root) and playwright-core:
  *   1. signs in to the editor with the demo login
  *   2. opens the job example's Website Export node            → docs/node-panel.png
- *   3. runs that workflow with "Execute workflow", checks every node succeeded and the last
- *      node's output panel shows items (the downloaded ZIP)     → docs/run-output.png
- *   4. opens a version 2 node whose record is picked From List and opens the list
- *                                                               → docs/from-list.png
- *   5. opens the trigger example's trigger node, Fetch Test Event → docs/trigger-panel.png
- *   6. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
+ *   3. EVERY workflow in examples/, as imported, the job export first: opened with no node
+ *      issues, then, by what starts it (startedBy): a Manual Trigger → "Execute workflow", every
+ *      node green (the job example's ZIP in its output → docs/run-output.png); the Website Export
+ *      Trigger → Fetch Test Event shows a download            → docs/trigger-panel.png;
+ *      any other trigger (an MCP Server Trigger, started only by MCP clients) → not executed
+ *   4. switches a version 2 Job locator to From List and opens the list → docs/from-list.png
+ *   5. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
  *                                                               → docs/credential.png
- *   7. adds the Job filter to a Get Many: a job locator with From List in version 2, the plain
+ *   6. adds the Job filter to a Get Many: a job locator with From List in version 2, the plain
  *      Job ID field in version 1 (in tabs of their own, closed unsaved)
  * The screenshots replace the committed ones in docs/ only when asked (--update-screenshots, or
  * UPDATE_SCREENSHOTS=1); otherwise they go to a temporary folder that is removed at the end, so
@@ -49,6 +50,8 @@ const CHROMIUM_ARGS = [
 ];
 const NODE_TYPE = 'n8n-nodes-website-export.websiteExport';
 const TRIGGER_TYPE = 'n8n-nodes-website-export.websiteExportTrigger';
+const MANUAL_TRIGGER_TYPE = 'n8n-nodes-base.manualTrigger';
+const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 const STEP_TIMEOUT_MS = 60000;
 /** Screenshots leave out hints that pop up on their own (e.g. "You can pin this output ..."): pictures stay the same run to run. */
 const SCREENSHOT_STYLE = '[role="tooltip"], .el-popper, [data-reka-popper-content-wrapper] { display: none !important; }';
@@ -87,28 +90,40 @@ function loadPlaywright() {
 	}
 }
 
-/** Picks the examples to drive: the job → download workflow and the trigger workflow. */
-function pickExamples() {
+/**
+ * How an example is checked follows from what starts it:
+ *   'manual'  a Manual Trigger: "Execute workflow", every node must finish green
+ *   'poll'    the Website Export Trigger: Fetch Test Event must show a download
+ *   'open'    anything else (e.g. an MCP Server Trigger, started only by MCP clients and proven by
+ *             the e2e suite): opened and checked to have no node issues, never executed
+ * Every example is opened and checked for node issues first, whatever its kind.
+ */
+function startedBy(wf) {
+	if (wf.nodes.some((n) => n.type === MANUAL_TRIGGER_TYPE)) return 'manual';
+	if (wf.nodes.some((n) => n.type === TRIGGER_TYPE)) return 'poll';
+	return 'open';
+}
+
+/** A Manual Trigger workflow that creates a job: the others read what it makes, so it runs first. */
+function createsJob(wf) {
+	return wf.nodes.some((n) => n.type === NODE_TYPE && n.parameters && n.parameters.resource === 'job' && n.parameters.operation === 'create');
+}
+
+/** Every workflow in examples/, in the order a newcomer would run them: the job export first, then by name. */
+function examplePlan() {
 	const all = readExamples(DEFAULTS.examplesDir);
-	const ours = (wf) => wf.nodes.filter((n) => n.type === NODE_TYPE);
-	const runnable = all.filter((wf) => wf.nodes.some((n) => n.type === 'n8n-nodes-base.manualTrigger') && ours(wf).length);
-	const job =
-		runnable.find((wf) => ours(wf).some((n) => n.parameters && n.parameters.resource === 'job' && n.parameters.operation === 'create')) ||
-		runnable[0];
-	const trigger = all.find((wf) => wf.nodes.some((n) => n.type === TRIGGER_TYPE));
-	if (!job) throw new Error('examples/ has no workflow with a Manual Trigger and a Website Export node');
-	if (!trigger) throw new Error('examples/ has no workflow with the Website Export Trigger');
-	// The node panel shows the first Website Export node; the run output the last one (no outgoing connection).
-	const nodes = ours(job);
-	const last = nodes.find((n) => !(job.connections[n.name] && job.connections[n.name].main || []).some((o) => o && o.length)) || nodes[nodes.length - 1];
-	return {
-		job,
-		trigger,
-		panelNode: nodes[0].name,
-		lastNode: last.name,
-		runNodes: job.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote').map((n) => n.name),
-		triggerNode: trigger.nodes.find((n) => n.type === TRIGGER_TYPE).name,
-	};
+	const jobFirst = [...all.filter((wf) => startedBy(wf) === 'manual' && createsJob(wf)), ...all.filter((wf) => !(startedBy(wf) === 'manual' && createsJob(wf)))];
+	const job = jobFirst[0];
+	if (!job || !createsJob(job)) throw new Error('examples/ has no workflow with a Manual Trigger that creates a job (Job → Create)');
+	const ours = job.nodes.filter((n) => n.type === NODE_TYPE);
+	return { examples: jobFirst.map((wf) => ({ wf, kind: startedBy(wf) })), job, panelNode: ours[0].name };
+}
+
+/** The node of `wf` whose output ends the run: ours with no outgoing connection (the last one drawn otherwise). */
+function lastNodeOf(wf) {
+	const runnable = wf.nodes.filter((n) => n.type !== STICKY_NOTE_TYPE);
+	const leaves = runnable.filter((n) => !((wf.connections[n.name] && wf.connections[n.name].main) || []).some((o) => o && o.length));
+	return (leaves.find((n) => n.type === NODE_TYPE) || leaves[0] || runnable[runnable.length - 1]).name;
 }
 
 async function portOr(preferred) {
@@ -200,6 +215,113 @@ async function expectText(locator, re, what) {
 	return text;
 }
 
+/** The canvas nodes that show n8n's issue marker, each with its hover text (e.g. `Parameter "Job" is required`). */
+async function nodeIssues(page) {
+	await page.waitForLoadState('networkidle');
+	const marked = page.locator('[data-test-id="canvas-node"]:has([data-test-id="node-issues"])');
+	const found = [];
+	for (let i = 0; i < (await marked.count()); i++) {
+		const node = marked.nth(i);
+		await node.getByTestId('node-issues').first().hover();
+		const tip = await page.locator('[role="tooltip"]:visible').last().innerText({ timeout: 3000 }).catch(() => '');
+		found.push(`${await node.getAttribute('data-node-name')}${tip ? `: ${tip.replace(/\s+/g, ' ').trim()}` : ''}`);
+	}
+	await page.mouse.move(2, 2);
+	return found;
+}
+
+/** "Execute workflow" in the open workflow: resolves when every node of `wf` is green, throws on a red node or an error toast. */
+async function executeFromEditor(page, wf) {
+	const runNodes = wf.nodes.filter((n) => n.type !== STICKY_NOTE_TYPE).map((n) => n.name);
+	await page.getByTestId('execute-workflow-button').click();
+	const done = Promise.all(runNodes.map((n) => canvasNode(page, n).getByTestId('canvas-node-status-success').waitFor()));
+	const redNode = page.locator('[data-test-id="canvas-node"]:has([data-test-id="canvas-node-status-mark-error"])').first();
+	const failed = Promise.race([redNode.waitFor(), page.locator('.el-notification:has([class*="error"])').first().waitFor()]).then(async () => {
+		const node = (await redNode.count()) ? await redNode.getAttribute('data-node-name') : 'unknown';
+		throw new Error(`the run failed (node: ${node}; toasts: ${(await errorToasts(page)).join(' | ') || 'none'})`);
+	});
+	failed.catch(() => {}); // settles when the page closes
+	await Promise.race([done, failed]);
+	return runNodes.length;
+}
+
+/**
+ * One example as imported: opened with no node issues, then run as its kind says (see startedBy).
+ * `shot(name, locator)` takes the pictures of the job example (its run output) and the trigger.
+ */
+async function checkExample(page, baseUrl, { wf, kind }, shot) {
+	await openWorkflow(page, baseUrl, wf);
+	const issues = await nodeIssues(page);
+	if (issues.length) throw new Error(`node issues as imported: ${issues.join(' | ')}`);
+	if (kind === 'open') return 'no node issues; not executed (started only from outside the editor)';
+	if (kind === 'poll') return fetchTestEvent(page, wf, shot);
+	const ran = await executeFromEditor(page, wf);
+	const lastNode = lastNodeOf(wf);
+	const ndv = await openNode(page, lastNode);
+	const output = page.getByTestId('output-panel');
+	await output.getByTestId('node-run-status-success').waitFor();
+	const count = output.getByTestId('ndv-items-count');
+	let detail = (await count.count()) ? (await count.innerText()).trim() : 'no items (explained in its sticky note)';
+	if (createsJob(wf)) {
+		await expectText(count, /^[1-9]\d* items?/, 'output item count');
+		const binary = output.getByTestId('ndv-binary-data_0');
+		detail += `, binary: ${(await expectText(binary, /\.zip/, 'binary output')).replace(/\s+/g, ' ').slice(0, 120)}`;
+		await settle(page, ndv);
+		detail += ` → ${await shot('run-output.png', ndv)}`;
+	}
+	return `${ran} nodes succeeded; "${lastNode}" output: ${detail}`;
+}
+
+/** Fetch Test Event on the trigger of `wf`: the newest valid download (the job example made one). */
+async function fetchTestEvent(page, wf, shot) {
+	const triggerNode = wf.nodes.find((n) => n.type === TRIGGER_TYPE).name;
+	const ndv = await openNode(page, triggerNode);
+	const event = await paramValue(page, 'event');
+	if (event !== 'Download Ready') throw new Error(`Event shows "${event}"`);
+	await page.getByTestId('trigger-execute-button').click();
+	const output = page.getByTestId('output-panel');
+	const count = await output.getByTestId('ndv-items-count').innerText({ timeout: 30000 });
+	await output.getByTestId('radio-button-schema').click();
+	await output.getByText('download_link').first().waitFor();
+	await settle(page, ndv);
+	return `"${triggerNode}" (Event: ${event}), Fetch Test Event: ${count.trim()} → ${await shot('trigger-panel.png', ndv)}`;
+}
+
+/**
+ * A version 2 Job locator switched to From List (in a tab of its own, closed unsaved): the list the
+ * service returns. The example's value is an expression, which From List does not take, so the
+ * parameter is made Fixed first.
+ */
+async function pickFromList(context, baseUrl, shot) {
+	const jobLocator = (n) => n.type === NODE_TYPE && n.typeVersion === 2 && n.parameters.resource === 'job' && n.parameters.recordId;
+	const wf = readExamples(DEFAULTS.examplesDir).find((w) => w.nodes.some(jobLocator));
+	if (!wf) throw new Error('examples/ has no version 2 Website Export node that picks a job');
+	const nodeName = wf.nodes.find(jobLocator).name;
+	const tab = await context.newPage();
+	try {
+		await openWorkflow(tab, baseUrl, wf);
+		const ndv = await openNode(tab, nodeName);
+		await settle(tab, ndv);
+		const locator = ndv.getByTestId('resource-locator-recordId');
+		await locator.hover(); // shows the parameter's Fixed / Expression toggle
+		await ndv.getByTestId('recordId-parameter-input-options-container').getByTestId('radio-button-fixed').click();
+		await locator.getByTestId('rlc-mode-selector').click();
+		await tab.locator('.el-select-dropdown__item:visible, [role="option"]:visible').filter({ hasText: /^\s*From list\s*$/i }).first().click();
+		await locator.getByTestId('rlc-input').first().click();
+		const items = tab.getByTestId('rlc-item');
+		await items.first().waitFor();
+		const first = (await items.first().innerText()).trim();
+		if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
+		// The list is a popover outside the panel's element: the page is shot, open list and all.
+		return `"${nodeName}": ${await items.count()} job(s) From List, the first "${first}" → ${await shot('from-list.png', tab, '[role="tooltip"] { display: none !important; }')}`;
+	} catch (e) {
+		await tab.screenshot({ path: path.join(DOCS, 'browser-check-from-list-tab.tmp.png') }).catch(() => {});
+		throw e;
+	} finally {
+		await tab.close();
+	}
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main(argv) {
@@ -215,6 +337,11 @@ async function main(argv) {
 	const shotsDir = updateScreenshots ? DOCS : fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-shots-'));
 	const shotPath = (name) => path.join(shotsDir, name);
 	const shotLabel = (name) => (updateScreenshots ? `docs/${name}` : `${name} (not kept: --update-screenshots writes docs/)`);
+	/** Takes a picture of `target` (a page or an element) and says where it went. */
+	const shot = async (name, target, style = SCREENSHOT_STYLE) => {
+		await target.screenshot({ path: shotPath(name), style });
+		return shotLabel(name);
+	};
 
 	const cleanup = async () => {
 		if (context) await context.close().catch(() => {});
@@ -238,7 +365,7 @@ async function main(argv) {
 		timings.chromiumInstallMs = chromium.installedMs;
 		const { chromium: browserType, selectors } = loadPlaywright();
 		selectors.setTestIdAttribute('data-test-id'); // n8n's attribute
-		const ex = pickExamples();
+		const plan = examplePlan();
 
 		let t = Date.now();
 		stack = await startStack({
@@ -296,85 +423,30 @@ async function main(argv) {
 
 		if (signedIn) {
 			await step('node panel', async () => {
-				await openWorkflow(page, baseUrl, ex.job);
-				const ndv = await openNode(page, ex.panelNode);
+				await openWorkflow(page, baseUrl, plan.job);
+				const ndv = await openNode(page, plan.panelNode);
 				const shown = `${await paramValue(page, 'resource')} → ${await paramValue(page, 'operation')}`;
 				if (!/\S → \S/.test(shown)) throw new Error(`Resource/Operation show "${shown}"`);
 				await page.getByTestId('node-credentials-select').locator('input').first().waitFor();
 				const cred = await page.getByTestId('node-credentials-select').locator('input').first().inputValue();
 				if (cred !== stack.credential.name) throw new Error(`credential select shows "${cred}", expected "${stack.credential.name}"`);
 				await settle(page, ndv);
-				await ndv.screenshot({ path: shotPath('node-panel.png'), style: SCREENSHOT_STYLE });
-				return `"${ex.panelNode}" (${shown}) with credential "${cred}" → ${shotLabel('node-panel.png')}`;
+				return `"${plan.panelNode}" (${shown}) with credential "${cred}" → ${await shot('node-panel.png', ndv)}`;
 			});
 
-			await step('run from the editor', async () => {
-				await openWorkflow(page, baseUrl, ex.job);
-				await page.getByTestId('execute-workflow-button').click();
-				// every node green, or fail fast on a red node or an error toast
-				const done = Promise.all(ex.runNodes.map((n) => canvasNode(page, n).getByTestId('canvas-node-status-success').waitFor()));
-				const redNode = page.locator('[data-test-id="canvas-node"]:has([data-test-id="canvas-node-status-mark-error"])').first();
-				const failed = Promise.race([
-					redNode.waitFor(),
-					page.locator('.el-notification:has([class*="error"])').first().waitFor(),
-				]).then(async () => {
-					const node = (await redNode.count()) ? await redNode.getAttribute('data-node-name') : 'unknown';
-					throw new Error(`the run failed (node: ${node}; toasts: ${(await errorToasts(page)).join(' | ') || 'none'})`);
-				});
-				failed.catch(() => {}); // settles when the page closes
-				await Promise.race([done, failed]);
-				const ndv = await openNode(page, ex.lastNode);
-				const output = page.getByTestId('output-panel');
-				const count = await expectText(output.getByTestId('ndv-items-count'), /^[1-9]\d* items?/, 'output item count');
-				await output.getByTestId('node-run-status-success').waitFor();
-				const binary = output.getByTestId('ndv-binary-data_0');
-				let detail = count.trim();
-				if (await binary.count()) detail += `, binary: ${(await expectText(binary, /\.zip/, 'binary output')).replace(/\s+/g, ' ').slice(0, 120)}`;
-				await settle(page, ndv);
-				await ndv.screenshot({ path: shotPath('run-output.png'), style: SCREENSHOT_STYLE });
-				return `${ex.runNodes.length} nodes succeeded; "${ex.lastNode}" output: ${detail} → ${shotLabel('run-output.png')}`;
-			});
+			// Every example as imported, the job export first (the others read the job and download it makes).
+			for (const example of plan.examples) {
+				await step(`example "${example.wf.name}" (${example.kind})`, () => checkExample(page, baseUrl, example, shot));
+			}
 
 			// Version 2 picks records with resource locators: the job of the run above, From List.
-			await step('from list', async () => {
-				const fromList = (n) => n.type === NODE_TYPE && n.parameters.recordId && n.parameters.recordId.mode === 'list';
-				const wf = readExamples(DEFAULTS.examplesDir).find((w) => w.nodes.some(fromList));
-				if (!wf) throw new Error('examples/ has no Website Export node whose record is picked From List');
-				const nodeName = wf.nodes.find(fromList).name;
-				await openWorkflow(page, baseUrl, wf);
-				const ndv = await openNode(page, nodeName);
-				await settle(page, ndv);
-				await ndv.getByTestId('resource-locator-recordId').getByTestId('rlc-input').first().click();
-				const items = page.getByTestId('rlc-item');
-				await items.first().waitFor();
-				const first = (await items.first().innerText()).trim();
-				if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
-				// The list is a popover outside the panel's element: the page is shot, open list and all.
-				await page.screenshot({ path: shotPath('from-list.png'), style: '[role="tooltip"] { display: none !important; }' });
-				return `"${nodeName}": ${await items.count()} item(s) From List, the first "${first}" → ${shotLabel('from-list.png')}`;
-			});
-
-			await step('trigger panel', async () => {
-				await openWorkflow(page, baseUrl, ex.trigger);
-				const ndv = await openNode(page, ex.triggerNode);
-				const event = await paramValue(page, 'event');
-				if (event !== 'Download Ready') throw new Error(`Event shows "${event}"`);
-				// Fetch Test Event: the download the run above produced
-				await page.getByTestId('trigger-execute-button').click();
-				const output = page.getByTestId('output-panel');
-				const count = await output.getByTestId('ndv-items-count').innerText({ timeout: 30000 });
-				await output.getByTestId('radio-button-schema').click();
-				await output.getByText('download_link').first().waitFor();
-				await settle(page, ndv);
-				await ndv.screenshot({ path: shotPath('trigger-panel.png'), style: SCREENSHOT_STYLE });
-				return `"${ex.triggerNode}" (Event: ${event}), Fetch Test Event: ${count.trim()} → ${shotLabel('trigger-panel.png')}`;
-			});
+			await step('from list', () => pickFromList(context, baseUrl, shot));
 
 			await step('credential', async () => {
 				// from a node panel: the pencil beside the credential
 				if (!(await page.getByTestId('credential-edit-button').isVisible())) {
-					await openWorkflow(page, baseUrl, ex.trigger);
-					await openNode(page, ex.triggerNode);
+					await openWorkflow(page, baseUrl, plan.job);
+					await openNode(page, plan.panelNode);
 				}
 				await page.getByTestId('credential-edit-button').click();
 				const modal = page.getByTestId('editCredential-modal');
@@ -395,8 +467,7 @@ async function main(argv) {
 				const leaked = secrets.filter((s) => html.includes(s));
 				if (leaked.length) throw new Error('a secret appears in the page');
 				await settle(page, modal);
-				await modal.screenshot({ path: shotPath('credential.png'), style: SCREENSHOT_STYLE });
-				return `connection tested successfully, API key and password masked → ${shotLabel('credential.png')}`;
+				return `connection tested successfully, API key and password masked → ${await shot('credential.png', modal)}`;
 			});
 
 			// The Job ID inside a Get Many filter: a job locator (From List) in version 2, the plain
@@ -404,7 +475,8 @@ async function main(argv) {
 			await step('job in a filter', async () => {
 				const getMany = (version) => {
 					for (const wf of readExamples(DEFAULTS.examplesDir)) {
-						const node = wf.nodes.find((n) => n.type === NODE_TYPE && n.typeVersion === version && n.parameters.operation === 'getAll' && n.parameters.filters);
+						// Options and downloads filter by job; jobs do not.
+						const node = wf.nodes.find((n) => n.type === NODE_TYPE && n.typeVersion === version && n.parameters.resource !== 'job' && n.parameters.operation === 'getAll' && n.parameters.filters);
 						if (node) return { wf, node };
 					}
 					throw new Error(`examples/ has no version ${version} Get Many with filters`);
