@@ -767,8 +767,9 @@ async function startN8n(opts = {}) {
 		 */
 		async login(owner = DEFAULT_OWNER) {
 			const settings = await httpRequest('GET', `${baseUrl}/rest/settings`);
-			const needsOwner = settings.json?.data?.userManagement?.showSetupOnFirstLoad === true;
-			let r = needsOwner ? await httpRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner }) : null;
+			// Only a clear "no" skips the setup: settings that cannot be read leave it to be tried.
+			const hasOwner = settings.json?.data?.userManagement?.showSetupOnFirstLoad === false;
+			let r = hasOwner ? null : await httpRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
 			if (!r || r.status !== 200) {
 				r = await httpRequest('POST', `${baseUrl}/rest/login`, {
 					body: { emailOrLdapLoginId: owner.email, password: owner.password },
