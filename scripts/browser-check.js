@@ -223,7 +223,7 @@ async function nodeIssues(page) {
 	for (let i = 0; i < (await marked.count()); i++) {
 		const node = marked.nth(i);
 		await node.getByTestId('node-issues').first().hover();
-		const tip = await page.locator('[role="tooltip"]:visible').last().innerText({ timeout: 3000 }).catch(() => '');
+		const tip = await page.locator('[role="tooltip"]:visible, .el-popper:visible, [data-reka-popper-content-wrapper]:visible').filter({ hasText: /\S/ }).last().innerText({ timeout: 3000 }).catch(() => '');
 		found.push(`${await node.getAttribute('data-node-name')}${tip ? `: ${tip.replace(/\s+/g, ' ').trim()}` : ''}`);
 	}
 	await page.mouse.move(2, 2);
