@@ -15,7 +15,8 @@
  *      any other trigger (an MCP Server Trigger, started only by MCP clients) → not executed
  *   4. switches a version 2 Job locator to From List and opens the list → docs/from-list.png
  *   5. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
- *                                                               → docs/credential.png
+ *                                                               → docs/credential.png;
+ *      opens one with a wrong password: the failed test's banner, Retry and More details
  *   6. adds the Job filter to a Get Many: a job locator with From List in version 2, the plain
  *      Job ID field in version 1 (in tabs of their own, closed unsaved)
  * The screenshots replace the committed ones in docs/ only when asked (--update-screenshots, or
@@ -322,6 +323,24 @@ async function pickFromList(context, baseUrl, shot) {
 	}
 }
 
+/**
+ * What the credential dialog shows when the test fails (README → Credentials): n8n tests a saved
+ * credential when its dialog opens; a red banner with Retry, the node's reason under More details.
+ */
+async function credentialTestFailure(page, stack) {
+	const { emulator } = stack;
+	const data = { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, email: emulator.demoUser.email, password: 'not-the-password' };
+	const wrong = await stack.n8n.rest('POST', '/rest/credentials', { name: 'Website Export (wrong password)', type: 'websiteExportApi', data });
+	await page.goto(`${stack.n8n.baseUrl}/home/credentials/${wrong.id}`);
+	const modal = page.getByTestId('editCredential-modal');
+	await modal.getByText('Couldn’t connect with these settings').waitFor({ timeout: 30000 });
+	await modal.getByRole('button', { name: 'Retry' }).first().waitFor();
+	await modal.getByText('More details').click();
+	const reason = modal.getByText(/^Login failed \(/);
+	await reason.waitFor();
+	return `opened, tested: "Couldn’t connect with these settings", Retry; More details: "${(await reason.innerText()).trim()}"`;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main(argv) {
@@ -469,6 +488,8 @@ async function main(argv) {
 				await settle(page, modal);
 				return `connection tested successfully, API key and password masked → ${await shot('credential.png', modal)}`;
 			});
+
+			await step('credential test failure', () => credentialTestFailure(page, stack));
 
 			// The Job ID inside a Get Many filter: a job locator (From List) in version 2, the plain
 			// field in version 1. Each in a tab of its own, closed unsaved.
