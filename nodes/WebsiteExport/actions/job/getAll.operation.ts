@@ -108,7 +108,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	if (wanted.createdAfter && wanted.createdBefore && wanted.createdAfter >= wanted.createdBefore) {
 		throw new NodeOperationError(this.getNode(), 'Created After must be earlier than Created Before', {
 			itemIndex,
-			description: `Item ${itemIndex + 1}: no job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore}.`,
+			description: `No job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore} [item ${itemIndex}]`,
 		});
 	}
 	const filters: Filter[] = [];
