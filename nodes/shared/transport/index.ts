@@ -47,7 +47,7 @@ export class WebsiteExportClient extends PostgrestTables {
 	}
 
 	/** The service's current time (its clock expires links and tokens): see serviceClock.ts. */
-	serverNow(): number {
+	serviceNow(): number {
 		return this.requests.clock.now();
 	}
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
-import { fetchOne } from '../common';
+import { fetchOne } from '../records';
 import type { ItemRun } from '../types';
 import type { JobRecord } from './fields';
 
@@ -106,7 +106,7 @@ export async function waitForJob(this: IExecuteFunctions, run: ItemRun<unknown>,
 			itemIndex,
 		});
 	}
-	return { ...job, download: withExpiry(download as DownloadRecord, client.serverNow()) };
+	return { ...job, download: withExpiry(download as DownloadRecord, client.serviceNow()) };
 }
 
 /** The newest download row of a job, if the service has written one. */
