@@ -32,7 +32,8 @@ export class WebsiteExportApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://<project>.supabase.co',
-			description: 'Address of the Website Export service, without /rest/v1. Must use https:// (http:// only for localhost).',
+			description: 'Address of the Website Export service, without /rest/v1',
+			hint: 'Must use https:// (http:// only for localhost)',
 		},
 		{
 			displayName: 'API Key',

@@ -156,8 +156,8 @@ export class WebsiteExportTrigger implements INodeType {
 						name: 'emitExisting',
 						type: 'boolean',
 						default: false,
-						description:
-							'Whether the first poll after activation also emits the downloads that already exist and are still valid. Off: only downloads that finish from about one poll interval before activation on.',
+						description: 'Whether the first poll after activation also emits the downloads that already exist and are still valid',
+						hint: 'Off: only downloads that finish from about one poll interval before activation on',
 					},
 					{
 						displayName: 'Job URL Contains',
@@ -165,8 +165,8 @@ export class WebsiteExportTrigger implements INodeType {
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. example.com',
-						description:
-							"Only downloads whose job's URL contains this text (not case-sensitive). The trigger reads the jobs of new downloads for it, in one request per poll, even with Include Job off.",
+						description: "Only downloads whose job's URL contains this text (not case-sensitive)",
+						hint: 'Reads the jobs of new downloads for it, one request per poll, even with Include Job off',
 					},
 				],
 			},

@@ -17,8 +17,8 @@ const properties: INodeProperties[] = [
 		name: 'onlyValidLinks',
 		type: 'boolean',
 		default: true,
-		description:
-			'Whether to return only downloads whose link still works. A link is valid for 24 hours after its job finished; older records stay listed but their archive is gone.',
+		description: 'Whether to return only downloads whose link still works (24 hours after its job finished)',
+		hint: 'Older records stay listed, but their archive is gone',
 	},
 	...withJobId({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {} }, 'Only the downloads of this job'),
 ];

@@ -47,8 +47,8 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				options: STATUS_OPTIONS,
 				default: 'finished',
-				description:
-					'Only jobs in this state. The service documents only Finished; Queued, Running and Failed are the states an export passes through.',
+				description: 'Only jobs in this state',
+				hint: 'The service documents only Finished; Queued, Running and Failed are the states an export passes through',
 			},
 			{
 				displayName: 'URL',

@@ -31,7 +31,8 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				options: STATUS_OPTIONS,
 				default: 'finished',
-				description: 'State of the job. The service documents only Finished.',
+				description: 'State of the job',
+				hint: 'The service documents only Finished',
 			},
 			{
 				displayName: 'URL',
