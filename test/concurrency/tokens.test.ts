@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { itemsOf, runNode } from '../nodes/helpers';
 import { requestsSince, startService, type Service } from '../support';
-import { expireTokenMidRun, trackInFlight } from './scenarios';
+import { expireTokenMidRun, processClock, trackInFlight } from './scenarios';
 
 describe('Requests in Flight > 1: logins', () => {
 	let service: Service;
@@ -70,6 +70,28 @@ describe('Requests in Flight > 1: logins', () => {
 		expect(requestsSince(service.emulator, since).token).toBe(1);
 		const output = await runNode(service, jobGet(3), { items: items.slice(0, 3) });
 		expect(output).toHaveLength(3);
+		expect(requestsSince(service.emulator, since).token).toBe(2);
+	});
+
+	it('shares a login for a minute at most: the same refused token later logs in again', async () => {
+		await runNode(service, jobGet(1), { items: items.slice(0, 1) });
+		const refusedToken = service.harness.credential.accessToken;
+		service.emulator.clock.advance(3_600_000 + 60_000);
+		const since = service.emulator.log.length;
+		await runNode(service, jobGet(1), { items: items.slice(0, 1) });
+		expect(requestsSince(service.emulator, since).token).toBe(1);
+		// A request still carrying the refused token within the minute gets the new one without a login.
+		service.harness.updateCredential({ accessToken: refusedToken });
+		await runNode(service, jobGet(1), { items: items.slice(0, 1) });
+		expect(requestsSince(service.emulator, since).token).toBe(1);
+		const clock = processClock();
+		try {
+			clock.advance(61_000);
+			service.harness.updateCredential({ accessToken: refusedToken });
+			await runNode(service, jobGet(1), { items: items.slice(0, 1) });
+		} finally {
+			clock.restore();
+		}
 		expect(requestsSince(service.emulator, since).token).toBe(2);
 	});
 });
