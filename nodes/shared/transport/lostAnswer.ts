@@ -1,4 +1,4 @@
-// Why: a write whose answer was lost (a gateway error after the commit, a reset connection) may have been carried out: this decides when that can be, and finds the row an insert may have created.
+// Why: a write whose answer was lost (a gateway error after the commit, a reset connection) may have been carried out: this decides when that can be, finds the row an insert may have created and confirms a delete.
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -30,6 +30,16 @@ export class LostAnswers {
 	has(error: unknown): error is NodeApiError {
 		return error instanceof Error && this.errors.has(error);
 	}
+}
+
+/**
+ * A DELETE sent again after its first answer was lost finds nothing left to delete: the row is
+ * gone, as asked, unless `stillThere` finds it. It comes back as far as known: its filters'
+ * values (its other fields are gone with it).
+ */
+export async function deletedAfterLostAnswer<T>(filters: Filter[], stillThere: () => Promise<boolean>): Promise<T[]> {
+	if (await stillThere()) return [];
+	return [Object.fromEntries(filters.map((filter) => [filter.column, filter.value])) as T];
 }
 
 export interface InsertOptions {

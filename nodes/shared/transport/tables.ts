@@ -3,7 +3,7 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ResourceName } from '../constants';
-import { InsertRecovery, type InsertOptions } from './lostAnswer';
+import { deletedAfterLostAnswer, InsertRecovery, type InsertOptions } from './lostAnswer';
 import { buildFilterString, buildQueryString, parseContentRangeTotal, type Filter, type ListQuery, type OrderBy } from './query';
 import type { CallOptions, ServiceRequests, TransportContext } from './request';
 
@@ -130,10 +130,7 @@ export class PostgrestTables {
 		if (rows?.length) return rows;
 		if (before) return before;
 		if (rows && !response.answerLost) return [];
-		// Gone, as asked: its other fields are not known any more.
-		return (await this.select<T>(resource, { filters, limit: 1 }, options)).rows.length
-			? []
-			: [Object.fromEntries(filters.map((filter) => [filter.column, filter.value])) as T];
+		return await deletedAfterLostAnswer<T>(filters, async () => (await this.select<T>(resource, { filters, limit: 1 }, options)).rows.length > 0);
 	}
 
 	/** The rows a write answered with, or undefined when the answer carried none (204, or a 201 without body). */
