@@ -39,7 +39,6 @@ const figures: Array<[string, () => Promise<Row | Row[]>]> = [
 	['Token requests across executions', () => tokensAcrossExecutions(size.executions, size.itemsEach)],
 	['Token expiring mid-run, default concurrency', () => tokenExpiresMidRun(size.midRun, DEFAULT_IN_FLIGHT)],
 	['Token expiring mid-run, sequential', () => tokenExpiresMidRun(size.midRun, 1)],
-	['Token expiring mid-run, renewal gate off', () => tokenExpiresMidRun(size.midRun, DEFAULT_IN_FLIGHT, false)],
 	['Token refused early, default concurrency', () => tokenRejectedUnforeseen(size.midRun, DEFAULT_IN_FLIGHT)],
 	['Our overhead and n8n\'s floor', () => overheadAndFloor(size.timing, size.rounds)],
 	['Latency-bound', () => latencyBound(size.latencyItems, 50, size.extraInFlight)],

@@ -10,6 +10,7 @@ import type {
 
 import { checkBaseUrl, isServiceUrl } from '../nodes/shared/baseUrl';
 import { requestToken } from '../nodes/shared/login';
+import { renewToken } from '../nodes/shared/renewal';
 
 export class WebsiteExportApi implements ICredentialType {
 	name = 'websiteExportApi';
@@ -31,7 +32,8 @@ export class WebsiteExportApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://<project>.supabase.co',
-			description: 'Address of the Website Export service, without /rest/v1. Must use https:// (http:// only for localhost).',
+			description: 'Address of the Website Export service, without /rest/v1',
+			hint: 'Must use https:// (http:// only for localhost)',
 		},
 		{
 			displayName: 'API Key',
@@ -71,9 +73,12 @@ export class WebsiteExportApi implements ICredentialType {
 		},
 	];
 
-	/** Exchanges the login for a 1-hour bearer token (`/auth/v1/token?grant_type=password`). */
+	/**
+	 * Exchanges the login for a 1-hour bearer token (`/auth/v1/token?grant_type=password`). n8n
+	 * calls this for every request that met a 401: those that met the same refused token share one login.
+	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const { accessToken } = await requestToken(this, credentials);
+		const accessToken = await renewToken(credentials, async () => (await requestToken(this, credentials)).accessToken);
 		return { accessToken };
 	}
 

@@ -4,12 +4,11 @@
  */
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { tokenGate } from '../../nodes/shared/transport';
 import { expireTokenMidRun, onArrival } from '../../test/concurrency/scenarios';
 import { startEmulator, type Emulator } from '../../test/emulator';
 import { byId, DEFAULT_IN_FLIGHT, harnessFor, idItems, jobGet, runNode } from '../nodes';
 import { count, range } from '../stats';
-import { judged, reported, type Row } from '../table';
+import { judged, type Row } from '../table';
 
 async function withEmulator<T>(work: (emulator: Emulator) => Promise<T>): Promise<T> {
 	const emulator = await startEmulator({ port: 0 });
@@ -74,42 +73,40 @@ export async function tokensAcrossExecutions(executions: number, itemsEach: numb
 	});
 }
 
+/** Requests the service refused (401) since the log began. */
+const refused = (emulator: Emulator) => emulator.log.filter((entry) => entry.status === 401).length;
+
 /**
- * Token requests when the token expires in the middle of an N-item Job → Get run, with 8
- * requests in flight and one at a time. Both clocks (the node's and the emulator's) move
- * through the token's last seconds at the run's halfway request: see expireTokenMidRun. With
- * `gate: false` the node's renewal gate is off: what it buys, for the record.
+ * Token requests when the token expires by the clock in the middle of an N-item Job → Get run.
+ * Both clocks (the node's and the emulator's) move through the token's last seconds at the
+ * run's halfway request: see expireTokenMidRun. The node's renewal gate sees the expiry coming
+ * and sends one request alone: one 401 at most, however many are in flight.
  */
-export async function tokenExpiresMidRun(n: number, inFlight: number, gate = true): Promise<Row> {
+export async function tokenExpiresMidRun(n: number, inFlight: number): Promise<Row> {
 	return await withEmulator(async (emulator) => {
 		const items = idItems(emulator.insert('jobs', jobRows(n)));
 		const harness = harnessFor(emulator);
 		const expiry = expireTokenMidRun(emulator, harness, { at: Math.floor(n / 2), settle: 2 * inFlight + 2 });
 		let output: INodeExecutionData[];
-		tokenGate.enabled = gate;
 		try {
 			output = await runNode(harness, jobGet(inFlight), items);
 		} finally {
-			tokenGate.enabled = true;
 			expiry.restore();
 		}
 		const { token, rest } = emulator.stats();
 		const mode = inFlight === 1 ? 'sequential' : `${inFlight} in flight`;
-		if (!gate) {
-			if (expiry.jumped !== 2) throw new Error(`the clock jumped ${expiry.jumped} times instead of 2`);
-			return reported(`Token requests: token expires mid-run (${count(n)} × job.get, ${mode}), renewal gate off`, `${token - 1} extra (${token} in all), ${complete(output, n) ? 'run complete' : 'run INCOMPLETE'}`, 'reported (what the gate saves)');
-		}
-		const row = { figure: `Token requests: token expires mid-run (${count(n)} × job.get, ${mode})`, measured: `${token - 1} extra (${token} in all), ${complete(output, n) ? 'run complete' : 'run INCOMPLETE'}`, target: '1 extra, run completes', strict: true };
+		const measured = `${token - 1} extra (${token} in all), ${refused(emulator)} refused, ${complete(output, n) ? 'run complete' : 'run INCOMPLETE'}`;
+		const row = { figure: `Token requests: token expires mid-run by the clock (${count(n)} × job.get, ${mode})`, measured, target: '1 extra, run completes', strict: true };
 		if (expiry.jumped !== 2) throw new Error(`the clock jumped ${expiry.jumped} times instead of 2 (${rest} REST requests)`);
 		return judged(row, token === 2 && complete(output, n), `${token - 1} extra logins`);
 	});
 }
 
 /**
- * For the record, beyond the issue's table: the service alone moves past the token's expiry
- * (its clock more than the node's 5 s gate plus PostgREST's 30 s leeway ahead of n8n's, or
- * the token revoked). The node cannot see it
- * coming, so every request already in flight meets the 401 and n8n logs in for each.
+ * The service alone moves past the token's expiry (its clock more than the node's 5 s gate plus
+ * PostgREST's 30 s leeway ahead of n8n's, or the token revoked). The node cannot see it coming,
+ * so every request in flight meets the 401; the credential shares one login among them
+ * (nodes/shared/renewal.ts).
  */
 export async function tokenRejectedUnforeseen(n: number, inFlight: number): Promise<Row> {
 	return await withEmulator(async (emulator) => {
@@ -126,10 +123,8 @@ export async function tokenRejectedUnforeseen(n: number, inFlight: number): Prom
 		}
 		const { token } = emulator.stats();
 		const mode = inFlight === 1 ? 'sequential' : `${inFlight} in flight`;
-		return reported(
-			`Token requests: only the service sees the token expire (its clock > 90 s ahead, or a revoked token), ${mode}`,
-			`${token - 1} extra, ${complete(output, n) ? 'run complete' : 'run INCOMPLETE'}`,
-			`reported (≤ ${inFlight} extra)`,
-		);
+		const measured = `${token - 1} extra, ${refused(emulator)} refused, ${complete(output, n) ? 'run complete' : 'run INCOMPLETE'}`;
+		const row = { figure: `Token requests: token refused early (the service's clock > 90 s ahead, or a revoked token), ${mode}`, measured, target: '1 extra, run completes', strict: true };
+		return judged(row, token === 2 && complete(output, n), `${token - 1} extra logins`);
 	});
 }

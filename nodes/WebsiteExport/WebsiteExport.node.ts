@@ -55,8 +55,8 @@ export class WebsiteExport implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: 32 },
 						default: 8,
-						description:
-							'How many input items the node works on at once. Not set: 8 for reads; 1 for Create, Update and Delete, so that nothing is written after an item that failed (8 with On Error: Continue). Set, it applies to every operation, and a failed write may be followed by up to this many minus 1 writes already sent. Output order is the same either way.',
+						description: 'How many input items the node works on at once',
+						hint: 'Not set: 8 for reads, 1 for writes (8 with On Error: Continue); the README says what a failed write means when set',
 					},
 				],
 			},

@@ -14,7 +14,8 @@ const JOB_BATCH = 200;
 /** Downloads Fetch Test Event looks through for one whose job URL matches. */
 const SAMPLE_SCAN = 1000;
 
-const JOB_FIELDS = ['id', 'url', 'email', 'status', 'files'];
+/** The job columns a download item shows (and the filter reads). */
+const JOB_COLUMNS = ['id', 'url', 'email', 'status', 'files'];
 
 interface Settings {
 	includeJob: boolean;
@@ -46,7 +47,7 @@ async function fetchJobs(client: WebsiteExportClient, downloads: DownloadRecord[
 	const jobs = new Map<number, IDataObject>();
 	for (let start = 0; start < ids.length; start += JOB_BATCH) {
 		const rows = await client.selectAll('jobs', {
-			select: JOB_FIELDS,
+			select: JOB_COLUMNS,
 			filters: [{ column: 'id', operator: 'in', value: ids.slice(start, start + JOB_BATCH) }],
 			order: [{ column: 'id' }],
 		});
@@ -60,14 +61,14 @@ async function fetchJobs(client: WebsiteExportClient, downloads: DownloadRecord[
  * job's when asked for. Downloads whose job URL does not contain the filter text are left out
  * (the URL is on the job, another table: so the filter needs the jobs, fetched in one batch).
  */
-async function toItems(client: WebsiteExportClient, downloads: DownloadRecord[], settings: Settings, serverNow: number): Promise<INodeExecutionData[]> {
+async function downloadItems(client: WebsiteExportClient, downloads: DownloadRecord[], settings: Settings, serviceNow: number): Promise<INodeExecutionData[]> {
 	const needJobs = settings.includeJob || settings.jobUrlContains !== '';
 	const jobs = needJobs && downloads.length > 0 ? await fetchJobs(client, downloads) : new Map<number, IDataObject>();
 	const items: INodeExecutionData[] = [];
 	for (const download of downloads) {
 		const job = download.job_id === null ? undefined : jobs.get(download.job_id);
 		if (settings.jobUrlContains && !String(job?.url ?? '').toLowerCase().includes(settings.jobUrlContains)) continue;
-		const json: IDataObject = withExpiry(download, serverNow);
+		const json: IDataObject = withExpiry(download, serviceNow);
 		if (settings.includeJob) {
 			json.job = job ? { url: job.url, email: job.email, status: job.status, files: job.files } : null;
 		}
@@ -83,18 +84,18 @@ async function toItems(client: WebsiteExportClient, downloads: DownloadRecord[],
  * it) this machine's clock is all there is: then a clock that is ahead drops links in their
  * last minutes, one that is behind emits links that expired as many minutes ago.
  */
-function serviceTime(client: WebsiteExportClient): number {
-	return client.serverNow() + DATE_RESOLUTION_MS;
+function latestServiceNow(client: WebsiteExportClient): number {
+	return client.serviceNow() + DATE_RESOLUTION_MS;
 }
 
 /** Fetch Test Event: the most recent download with a valid link (and a matching job), if any. */
 async function sample(ctx: IPollFunctions, client: WebsiteExportClient, settings: Settings): Promise<INodeExecutionData[]> {
 	const query = { filters: [windowFilter(Date.now())], order: DOWNLOAD_ORDER.map((o) => ({ ...o, descending: true })) };
 	const recent = await client.selectAll<DownloadRecord>('downloads', query, { max: settings.jobUrlContains ? SAMPLE_SCAN : 1 });
-	const serverNow = serviceTime(client);
-	const valid = recent.filter((download) => isValid(download, serverNow));
+	const serviceNow = latestServiceNow(client);
+	const valid = recent.filter((download) => isValid(download, serviceNow));
 	for (let start = 0; start < valid.length; start += JOB_BATCH) {
-		const items = await toItems(client, valid.slice(start, start + JOB_BATCH), settings, serverNow);
+		const items = await downloadItems(client, valid.slice(start, start + JOB_BATCH), settings, serviceNow);
 		if (items.length > 0) return items.slice(0, 1);
 	}
 	const matching = settings.jobUrlContains ? ` whose job URL contains "${settings.jobUrlContains}"` : '';
@@ -155,8 +156,8 @@ export class WebsiteExportTrigger implements INodeType {
 						name: 'emitExisting',
 						type: 'boolean',
 						default: false,
-						description:
-							'Whether the first poll after activation also emits the downloads that already exist and are still valid. Off: only downloads that finish from about one poll interval before activation on.',
+						description: 'Whether the first poll after activation also emits the downloads that already exist and are still valid',
+						hint: 'Off: only downloads that finish from about one poll interval before activation on',
 					},
 					{
 						displayName: 'Job URL Contains',
@@ -164,8 +165,8 @@ export class WebsiteExportTrigger implements INodeType {
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. example.com',
-						description:
-							"Only downloads whose job's URL contains this text (not case-sensitive). The trigger reads the jobs of new downloads for it, in one request per poll, even with Include Job off.",
+						description: "Only downloads whose job's URL contains this text (not case-sensitive)",
+						hint: 'Reads the jobs of new downloads for it, one request per poll, even with Include Job off',
 					},
 				],
 			},
@@ -182,18 +183,18 @@ export class WebsiteExportTrigger implements INodeType {
 		const staticData = this.getWorkflowStaticData('node');
 		const state = readState(staticData);
 		const rows = await client.selectAll<DownloadRecord>('downloads', { filters: queryFilters(state, Date.now()), order: DOWNLOAD_ORDER });
-		const serverNow = serviceTime(client);
+		const serviceNow = latestServiceNow(client);
 		let step: ReturnType<typeof advance<DownloadRecord>>;
 		try {
 			// Poll Times is n8n's own parameter of every polling node (not in this description).
 			const lookbackMs = stateLossLookbackMs(longestPollGapMs(this.getNode().parameters.pollTimes));
-			step = advance(state, rows, serverNow, { emitExisting: settings.emitExisting, lookbackMs });
+			step = advance(state, rows, serviceNow, { emitExisting: settings.emitExisting, lookbackMs });
 		} catch (error) {
 			// A download the trigger cannot date is never skipped silently: the poll fails and names it.
 			throw error instanceof UnreadableTimestampError ? unreadableTimestampApiError(this.getNode(), error) : error;
 		}
 		const { fresh, next } = step;
-		const items = await toItems(client, fresh, settings, serverNow);
+		const items = await downloadItems(client, fresh, settings, serviceNow);
 		// Only now, with every request done: a poll that fails leaves the state as it was.
 		writeState(staticData, next);
 		return items.length > 0 ? [items] : null;

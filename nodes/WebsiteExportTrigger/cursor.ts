@@ -71,8 +71,8 @@ export function queryFilters(state: CursorState | undefined, localNow: number): 
 	return filters;
 }
 
-/** Whether the download's link still works at `serverNow` (the service's clock). */
-export const isValid = (download: DownloadRecord, serverNow: number) => expiresAt(download) > serverNow;
+/** Whether the download's link still works at `serviceNow` (the service's clock). */
+export const isValid = (download: DownloadRecord, serviceNow: number) => expiresAt(download) > serviceNow;
 
 /**
  * How far back a poll without state looks: the longest gap between two polls plus the overlap.
@@ -96,7 +96,7 @@ export interface Advance<T> {
  * Sorts the rows of one poll into new ones and the state after them.
  *
  * - No state (the first poll, or a poll after one whose state n8n did not keep): valid rows
- *   created within `lookbackMs` of `serverNow` are new; older rows are the baseline, remembered
+ *   created within `lookbackMs` of `serviceNow` are new; older rows are the baseline, remembered
  *   and emitted only with `emitExisting` (the valid ones).
  * - Otherwise every valid row whose id is not remembered is new: late commits inside the
  *   overlap and rows sharing a timestamp included.
@@ -107,13 +107,13 @@ export interface Advance<T> {
  * guarantees, since a poll that emits saves its state with the execution. Losing the state of
  * a poll that emitted nothing only makes the next poll read a longer stretch again.
  *
- * `serverNow` is the service's time (the latest it can be): a row is emitted only if its link
+ * `serviceNow` is the service's time (the latest it can be): a row is emitted only if its link
  * is still valid then.
  */
 export function advance<T extends DownloadRecord>(
 	state: CursorState | undefined,
 	rows: T[],
-	serverNow: number,
+	serviceNow: number,
 	options: { emitExisting: boolean; lookbackMs: number },
 ): Advance<T> {
 	const seen = { ...(state?.seen ?? {}) };
@@ -123,14 +123,14 @@ export function advance<T extends DownloadRecord>(
 		const key = String(row.id);
 		if (key in seen) continue;
 		const created = createdMs(row);
-		const isNew = state !== undefined || options.emitExisting || created >= serverNow - options.lookbackMs;
-		if (isNew && isValid(row, serverNow)) fresh.push(row);
+		const isNew = state !== undefined || options.emitExisting || created >= serviceNow - options.lookbackMs;
+		if (isNew && isValid(row, serviceNow)) fresh.push(row);
 		seen[key] = created;
 		newest = newest === null ? created : Math.max(newest, created);
 	}
 	for (const [key, created] of Object.entries(seen)) {
 		const beforeOverlap = newest !== null && created < newest - OVERLAP_MS;
-		if (beforeOverlap || created + DOWNLOAD_VALIDITY_MS <= serverNow) delete seen[key];
+		if (beforeOverlap || created + DOWNLOAD_VALIDITY_MS <= serviceNow) delete seen[key];
 	}
 	return { fresh, next: { version: 1, newest, seen } };
 }

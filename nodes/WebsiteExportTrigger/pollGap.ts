@@ -3,18 +3,14 @@
  * looks back that far (plus the overlap), so that a state n8n did not keep costs re-reading,
  * never a skipped download.
  */
+import { toCronExpression, type TriggerTime } from 'n8n-workflow';
+
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const DAY_SECONDS = 86_400;
 
-interface PollTime {
-	mode?: string;
-	value?: number;
-	unit?: string;
-	cronExpression?: string;
-}
+const POLL_MODES = new Set(['everyMinute', 'everyHour', 'everyDay', 'everyWeek', 'everyMonth']);
 
 /**
  * For n8n's `pollTimes` ({ item: [...] }): polls happen at every time of every entry, so the
@@ -22,28 +18,18 @@ interface PollTime {
  * Never more than a link's validity (older downloads cannot be emitted anyway).
  */
 export function longestPollGapMs(pollTimes: unknown): number {
-	const items = ((pollTimes as { item?: PollTime[] } | undefined)?.item ?? []).filter((item) => typeof item === 'object' && item !== null);
+	const items = ((pollTimes as { item?: unknown[] } | undefined)?.item ?? []).filter((item) => typeof item === 'object' && item !== null);
 	if (items.length === 0) return MINUTE;
-	return Math.min(DOWNLOAD_VALIDITY_MS, ...items.map(gapOf));
+	// n8n turns each entry into a cron expression (with a random second) and polls on it; an
+	// entry it could not turn into one counts as a day.
+	return Math.min(DOWNLOAD_VALIDITY_MS, ...items.map((item) => (isPollTime(item) ? cronGapMs(toCronExpression(item)) : DOWNLOAD_VALIDITY_MS)));
 }
 
-function gapOf(item: PollTime): number {
-	switch (item.mode) {
-		case 'everyMinute':
-			return MINUTE;
-		case 'everyHour':
-			return HOUR;
-		case 'everyX': {
-			const value = Number(item.value);
-			if (!(value > 0)) return DOWNLOAD_VALIDITY_MS;
-			return value * (item.unit === 'hours' ? HOUR : MINUTE);
-		}
-		case 'custom':
-			return cronGapMs(String(item.cronExpression ?? ''));
-		default:
-			// everyDay, everyWeek, everyMonth: a day or more.
-			return DOWNLOAD_VALIDITY_MS;
-	}
+/** An entry toCronExpression reads (it reads `cronExpression` for any other). */
+function isPollTime(item: object): item is TriggerTime {
+	const { mode, unit, cronExpression } = item as { mode?: unknown; unit?: unknown; cronExpression?: unknown };
+	if (mode === 'everyX') return unit === 'minutes' || unit === 'hours';
+	return POLL_MODES.has(String(mode)) || typeof cronExpression === 'string';
 }
 
 /**

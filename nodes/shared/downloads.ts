@@ -48,7 +48,7 @@ export function createdMs(download: Pick<DownloadRecord, 'id' | 'created_at'>): 
 	return ms;
 }
 
-/** When the link of a download stops working: created_at + 24 h (spec §3). */
+/** When the link of a download stops working: created_at + 24 h (README, Operations). */
 export function expiresAt(download: Pick<DownloadRecord, 'id' | 'created_at'>): number {
 	return createdMs(download) + DOWNLOAD_VALIDITY_MS;
 }

@@ -32,18 +32,17 @@ const asText = (value: unknown): string | undefined => {
 export const LOGIN_ERROR_NAME = 'WebsiteExportLoginError';
 
 /**
- * Messages of recent login errors. n8n 1.x's NodeApiError drops an Error `cause` (its error
- * classes redeclare the field), so there the login error survives only as the wrapping error's
- * message: this tells it apart from a network failure. Bounded: only the latest few are kept.
+ * Every message a login error carries (login.ts, with baseUrl.ts's reasons) begins or ends this
+ * way. n8n 1.x's NodeApiError drops an Error `cause` (its error classes redeclare the field), so
+ * there the login error survives only as the wrapping error's message: this tells it apart from
+ * a network failure, from the message alone.
  */
-const recentLoginMessages = new Set<string>();
+const LOGIN_MESSAGE = /^(?:Login failed\b|The API key was refused\b|The Base URL\b)|: check the Base URL and that the service is online$/;
 
 /** An error of the credential's login (preAuthentication): its message is for the user and holds no secret. */
 export function loginError(message: string): Error {
 	const error = new Error(message);
 	error.name = LOGIN_ERROR_NAME;
-	recentLoginMessages.add(message);
-	if (recentLoginMessages.size > 20) recentLoginMessages.delete(recentLoginMessages.values().next().value as string);
 	return error;
 }
 
@@ -168,7 +167,7 @@ function readFlattenedApiError(error: unknown): ServiceFailure | undefined {
 	const flat = asRecord(error);
 	if (!flat || flat.cause !== undefined) return undefined;
 	const message = asText(flat.message);
-	if (message !== undefined && recentLoginMessages.has(message)) return { message, login: true };
+	if (message !== undefined && LOGIN_MESSAGE.test(message)) return { message, login: true };
 	const status = Number(asText(flat.httpCode));
 	const body = asRecord(asRecord(flat.context)?.data);
 	if (!(status >= 100 && status <= 599) && !body) {

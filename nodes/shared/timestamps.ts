@@ -1,14 +1,11 @@
 /**
- * Reads the service's timestamps, whatever form they take: the spec leaves `created_at`'s format
- * open (downloads type it `any`), and a `timestamp` column without a time zone means UTC here,
+ * Reads the service's timestamps, whatever form they take: the service does not fix `created_at`'s
+ * format (downloads type it `any`), and a `timestamp` column without a time zone means UTC here,
  * never the n8n host's zone.
  */
 import { DateTime } from 'luxon';
 
-// ISO 8601 or Postgres' text form: `T` or a space, 0–9 fractional digits, `Z`, `±HH`, `±HHMM`,
-// `±HH:MM` or no offset at all.
-const DATE_TIME =
-	/^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|UTC|[+-]\d{2}(?::?\d{2})?)?$/;
+const UTC = { zone: 'utc' };
 
 /**
  * Milliseconds since the epoch, or NaN when the value is not a timestamp this can read.
@@ -20,13 +17,10 @@ export function parseTimestamp(value: unknown): number {
 	if (typeof value !== 'string') return NaN;
 	const text = value.trim();
 	if (/^\d+(\.\d+)?$/.test(text)) return epoch(Number(text));
-	const match = DATE_TIME.exec(text);
-	if (!match) return NaN;
-	const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', zone] = match;
-	// Luxon reads milliseconds: the digits beyond them (Postgres gives microseconds) are dropped.
-	const millis = fraction.padEnd(3, '0').slice(0, 3);
-	const offset = zone === undefined || /^(z|utc)$/i.test(zone) ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-	const moment = DateTime.fromISO(`${year}-${month}-${day}T${hour}:${minute}:${second}.${millis}${offset}`, { setZone: true });
+	// ISO 8601, else Postgres' text form (a space before the time, zones such as ` UTC`), which
+	// some write with a `T` too. Luxon keeps milliseconds: Postgres' microseconds are dropped.
+	let moment = DateTime.fromISO(text, UTC);
+	if (!moment.isValid) moment = DateTime.fromSQL(text.replace('T', ' '), UTC);
 	return moment.isValid ? moment.toMillis() : NaN;
 }
 

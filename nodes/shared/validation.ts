@@ -42,7 +42,7 @@ export const text = (max: number) => z.string().max(max, `is longer than ${max} 
 
 /**
  * Validates one item's parameters before any request. The error names the field as the
- * editor shows it and the item, so the user can find it in the input.
+ * editor shows it and the item as n8n does (`[item 0]` for the first), so the user can find it.
  */
 export function validate<T extends z.ZodTypeAny>(
 	ctx: IExecuteFunctions,
@@ -61,6 +61,7 @@ export function validate<T extends z.ZodTypeAny>(
 	const issues = result.error.issues.map(describe);
 	throw new NodeOperationError(ctx.getNode(), `Invalid input: ${issues[0]}`, {
 		itemIndex,
-		description: issues.length > 1 ? issues.join('; ') : `Item ${itemIndex + 1}: ${issues[0]}`,
+		// n8n names an item by its index, from 0: `[item 0]` is the first.
+		description: `${issues.join('; ')} [item ${itemIndex}]`,
 	});
 }

@@ -472,7 +472,7 @@ async function continueOnFail(r) {
 		const [good, invalid, missing] = jsonOf(items);
 		assert.equal(good.id, ctx.seeds.validSeed.id, 'item 0 is the download');
 		assert.equal(invalid.error, 'Invalid input: Download ID must be a whole number greater than 0', 'item 1 error');
-		assert.match(String(invalid.details), /Item 2/, `item 1 details name the item: "${invalid.details}"`);
+		assert.match(String(invalid.details), /\[item 1\]/, `item 1 details name the item: "${invalid.details}"`);
 		assert.equal(missing.error, 'No download with ID 999999 was found', 'item 2 error');
 		return `3 items paired 0,1,2: download #${good.id}; error "${invalid.error}"; error "${missing.error}"`;
 	});

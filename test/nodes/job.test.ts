@@ -282,7 +282,7 @@ describe('Website Export node: Job resource', () => {
 				items: itemsOf({ url: 'https://example.com' }, { url: 'example.com' }),
 			});
 			expect(error).toBeInstanceOf(NodeOperationError);
-			expect(error.description).toBe('Item 2: URL must be a full http:// or https:// address, e.g. https://example.com');
+			expect(error.description).toBe('URL must be a full http:// or https:// address, e.g. https://example.com [item 1]');
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(1);
 			expect(restCalls()).toEqual([]);
 		});

@@ -195,7 +195,7 @@ describe('Website Export node: Option resource', () => {
 			});
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toBe('Invalid input: Job ID must be a whole number greater than 0');
-			expect(error.description).toBe('Item 3: Job ID must be a whole number greater than 0');
+			expect(error.description).toBe('Job ID must be a whole number greater than 0 [item 2]');
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(2);
 			expect(requestsSince(service.emulator).rest).toBe(0);
 			expect(service.emulator.count('options')).toBe(0);

@@ -19,20 +19,18 @@ describe('PostgREST query building', () => {
 			filters: [
 				{ column: 'status', operator: 'eq', value: 'finished' },
 				{ column: 'created_at', operator: 'gte', value: '2026-11-22T18:07:14.764123+00:00' },
-				{ column: 'job_id', operator: 'is', value: null, negate: true },
+				{ column: 'id', operator: 'lt', value: 500 },
 			],
 			order: [{ column: 'created_at', descending: true }, { column: 'id' }],
 			limit: 1000,
-			offset: 2000,
 		});
 		expect(decodedPairs(query)).toEqual([
 			['select', '*'],
 			['status', 'eq.finished'],
 			['created_at', 'gte.2026-11-22T18:07:14.764123+00:00'],
-			['job_id', 'not.is.null'],
+			['id', 'lt.500'],
 			['order', 'created_at.desc,id.asc'],
 			['limit', '1000'],
-			['offset', '2000'],
 		]);
 	});
 
@@ -57,10 +55,6 @@ describe('PostgREST query building', () => {
 	it('refuses column names that are not plain identifiers', () => {
 		expect(() => buildQueryString({ filters: [{ column: 'id&x', operator: 'eq', value: 1 }] })).toThrow('Invalid column name');
 		expect(() => buildQueryString({ order: [{ column: 'id,desc' }] })).toThrow('Invalid column name');
-	});
-
-	it('takes is-filters only with null, true or false', () => {
-		expect(() => buildFilterString([{ column: 'id', operator: 'is', value: 'x' }])).toThrow('null, true or false');
 	});
 
 	it('reads the total of a Content-Range header', () => {

@@ -1,5 +1,6 @@
 // n8n 1.x's NodeApiError drops an Error `cause`: the failure is read from what its constructor
 // copied (httpCode, the body in context.data, the message), and a login error by its message.
+import { checkBaseUrl } from '../../nodes/shared/baseUrl';
 import { readServiceFailure, loginError } from '../../nodes/shared/serviceError';
 
 /** A NodeApiError as n8n 1.x leaves it: no cause, the answer's body in context.data. */
@@ -17,6 +18,20 @@ describe('readServiceFailure on n8n 1.x errors (no cause)', () => {
 
 	it('knows a login error by its message', () => {
 		const message = loginError('Login failed (Invalid login credentials): check the email and password of the Website Export account').message;
+		expect(readServiceFailure(flattened({ message, httpCode: null }))).toEqual({ message, login: true });
+	});
+
+	it.each([
+		'Login failed: the service answered HTTP 503 (Service Unavailable)',
+		'The API key was refused (Invalid API key): copy it again from the API section of the Website Export dashboard',
+		// A network failure of the login: without the login's words it would be read as one of the API.
+		'The service could not be reached (ECONNREFUSED): check the Base URL and that the service is online',
+		...['', 'not a url', 'http://example.com', 'https://example.com/?q=1'].map((raw) => {
+			const check = checkBaseUrl(raw);
+			return check.ok ? 'unexpected' : check.reason;
+		}),
+	])('knows every kind of login error by its message: %s', (text) => {
+		const { message } = loginError(text);
 		expect(readServiceFailure(flattened({ message, httpCode: null }))).toEqual({ message, login: true });
 	});
 

@@ -4,7 +4,8 @@
  * an `in.(…)` list are quoted the way PostgREST's grammar (and postgrest-js) expects.
  */
 
-export type FilterOperator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'like' | 'ilike' | 'in' | 'is';
+/** The operators the nodes use. */
+export type FilterOperator = 'eq' | 'gt' | 'gte' | 'lt' | 'ilike' | 'in';
 
 export type FilterValue = string | number | boolean | null;
 
@@ -12,7 +13,6 @@ export interface Filter {
 	column: string;
 	operator: FilterOperator;
 	value: FilterValue | FilterValue[];
-	negate?: boolean;
 }
 
 export interface OrderBy {
@@ -31,7 +31,6 @@ export interface ListQuery {
 	anyOf?: Filter[];
 	order?: OrderBy[];
 	limit?: number;
-	offset?: number;
 	/**
 	 * Keyset paging: only rows after this one in `order` (which must end with the unique `id`).
 	 * Values are sent as the service gave them, so no precision or format is lost on the way.
@@ -58,23 +57,18 @@ function inItem(value: FilterValue): string {
 }
 
 function filterExpression(filter: Filter): string {
-	const prefix = filter.negate ? 'not.' : '';
 	const { operator, value } = filter;
 	if (operator === 'in') {
 		const items = Array.isArray(value) ? value : [value];
-		return `${prefix}in.(${items.map(inItem).join(',')})`;
+		return `in.(${items.map(inItem).join(',')})`;
 	}
 	if (Array.isArray(value)) throw new Error(`The ${operator} filter takes one value`);
-	if (operator === 'is') {
-		if (value !== null && typeof value !== 'boolean') throw new Error('The is filter takes null, true or false');
-		return `${prefix}is.${String(value)}`;
-	}
-	return `${prefix}${operator}.${value === null ? 'null' : String(value)}`;
+	return `${operator}.${value === null ? 'null' : String(value)}`;
 }
 
 const encode = (text: string) => encodeURIComponent(text);
 
-/** `select=…&col=op.value&…&order=…&limit=…&offset=…`, every part URL-encoded. */
+/** `select=…&col=op.value&…&order=…&limit=…`, every part URL-encoded. */
 export function buildQueryString(query: ListQuery): string {
 	const parts: string[] = [];
 	parts.push(`select=${query.select?.length ? query.select.map(column).join(',') : '*'}`);
@@ -96,7 +90,6 @@ export function buildQueryString(query: ListQuery): string {
 		parts.push(`order=${order.join(',')}`);
 	}
 	if (query.limit !== undefined) parts.push(`limit=${Math.max(0, Math.floor(query.limit))}`);
-	if (query.offset) parts.push(`offset=${Math.max(0, Math.floor(query.offset))}`);
 	return parts.join('&');
 }
 
@@ -105,8 +98,8 @@ const logicValue = (value: unknown): string => inItem(value === null || value ==
 
 /** One filter inside a logic tree: `url.ilike."*x*"`. */
 function logicTerm(filter: Filter): string {
-	if (Array.isArray(filter.value) || filter.operator === 'in' || filter.operator === 'is') throw new Error(`The ${filter.operator} filter is not supported inside or()`);
-	return `${filter.negate ? 'not.' : ''}${column(filter.column)}.${filter.operator}.${logicValue(filter.value)}`;
+	if (Array.isArray(filter.value) || filter.operator === 'in') throw new Error(`The ${filter.operator} filter is not supported inside or()`);
+	return `${column(filter.column)}.${filter.operator}.${logicValue(filter.value)}`;
 }
 
 /**

@@ -4,7 +4,8 @@ import { z } from 'zod';
 
 import type { Archive } from '../../../shared/transport';
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { ONLY_VERSION_1, readLocator, recordLocator } from '../common';
+import { readLocatorValue } from '../parameters';
+import { ONLY_VERSION_1, recordLocatorProperty } from '../properties';
 import type { ItemRun } from '../types';
 import { fetchDownload } from './record';
 
@@ -42,7 +43,7 @@ const properties: INodeProperties[] = [
 		description: 'ID of the download, as listed by Get Many',
 		displayOptions: { show: { downloadBy: ['id'], ...ONLY_VERSION_1 } },
 	},
-	recordLocator('download', 'downloadId', { downloadBy: ['id'] }),
+	recordLocatorProperty('download', 'downloadId', { downloadBy: ['id'] }),
 	{
 		displayName: 'Download Link',
 		name: 'downloadLink',
@@ -107,7 +108,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInpu
 			binaryPropertyName: this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 			...(downloadBy === 'link'
 				? { downloadLink: this.getNodeParameter('downloadLink', itemIndex, '') }
-				: { downloadId: readLocator(this.getNodeParameter('downloadId', itemIndex, '')).value }),
+				: { downloadId: readLocatorValue(this.getNodeParameter('downloadId', itemIndex, '')).value }),
 		},
 		itemIndex,
 		LABELS,

@@ -1,15 +1,16 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { recordSelector, selectionOf, type Selection } from '../common';
+import { prepareSelection, type Selection } from '../parameters';
+import { selectByProperties } from '../properties';
 import type { ItemRun } from '../types';
-import { DOWNLOAD_FIELDS, fetchDownload } from './record';
+import { DOWNLOAD_SELECT_BY_FIELDS, fetchDownload } from './record';
 
-const properties: INodeProperties[] = [...recordSelector('download', DOWNLOAD_FIELDS)];
+const properties: INodeProperties[] = [...selectByProperties('download', DOWNLOAD_SELECT_BY_FIELDS)];
 
 export const description = updateDisplayOptions({ show: { resource: ['download'], operation: ['get'] } }, properties);
 
-export const prepare = selectionOf('download');
+export const prepare = prepareSelection('download');
 
 export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
 	return [{ json: await fetchDownload.call(this, run, run.input) }];

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { windowFilter, withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST, type Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { readJobId, readMax, returnAllOrLimit, toItems, withJobId } from '../common';
+import { readJobId, readResultLimit } from '../parameters';
+import { returnAllOrLimit, withJobId } from '../properties';
+import { toItems } from '../records';
 import type { ItemRun } from '../types';
 
 const properties: INodeProperties[] = [
@@ -15,8 +17,8 @@ const properties: INodeProperties[] = [
 		name: 'onlyValidLinks',
 		type: 'boolean',
 		default: true,
-		description:
-			'Whether to return only downloads whose link still works. A link is valid for 24 hours after its job finished; older records stay listed but their archive is gone.',
+		description: 'Whether to return only downloads whose link still works (24 hours after its job finished)',
+		hint: 'Older records stay listed, but their archive is gone',
 	},
 	...withJobId({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {} }, 'Only the downloads of this job'),
 ];
@@ -36,7 +38,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const wanted = validate(this, filterSchema, { jobId: readJobId(raw.jobId) }, itemIndex, { jobId: 'Job ID' });
 	const filters: Filter[] = [];
 	if (wanted.jobId !== undefined) filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
-	return { filters, onlyValid: this.getNodeParameter('onlyValidLinks', itemIndex, true) as boolean, max: readMax.call(this, itemIndex) };
+	return { filters, onlyValid: this.getNodeParameter('onlyValidLinks', itemIndex, true) as boolean, max: readResultLimit.call(this, itemIndex) };
 }
 
 export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {
@@ -46,7 +48,7 @@ export async function execute(this: IExecuteFunctions, { client, itemIndex, inpu
 	// are the last ones: a Limit still gets the newest valid rows.
 	const filters = input.onlyValid ? [...input.filters, windowFilter(Date.now())] : input.filters;
 	const rows = await client.selectAll<DownloadRecord>('downloads', { filters, order: NEWEST_FIRST }, { itemIndex, max: input.max });
-	const now = client.serverNow();
+	const now = client.serviceNow();
 	const listed = rows.map((row) => withExpiry(row, now));
 	return toItems(input.onlyValid ? listed.filter((row) => !row.is_expired) : listed);
 }

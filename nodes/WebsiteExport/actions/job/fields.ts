@@ -13,7 +13,7 @@ export interface JobRecord extends IDataObject {
 }
 
 /** Job fields that Select By may use besides the ID. */
-export const JOB_FIELDS = [
+export const JOB_SELECT_BY_FIELDS = [
 	{ name: 'URL', value: 'url' },
 	{ name: 'Email', value: 'email' },
 ];

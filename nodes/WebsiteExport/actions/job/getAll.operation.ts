@@ -4,7 +4,9 @@ import { z } from 'zod';
 
 import type { Filter, OrderBy } from '../../../shared/transport';
 import { text, validate } from '../../../shared/validation';
-import { given, readMax, returnAllOrLimit, toItems } from '../common';
+import { nonEmpty, readResultLimit } from '../parameters';
+import { returnAllOrLimit } from '../properties';
+import { toItems } from '../records';
 import type { ItemRun } from '../types';
 import { instant, STATUS_OPTIONS, status } from './fields';
 
@@ -45,8 +47,8 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				options: STATUS_OPTIONS,
 				default: 'finished',
-				description:
-					'Only jobs in this state. The service documents only Finished; Queued, Running and Failed are the states an export passes through.',
+				description: 'Only jobs in this state',
+				hint: 'The service documents only Finished; Queued, Running and Failed are the states an export passes through',
 			},
 			{
 				displayName: 'URL',
@@ -95,11 +97,11 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 		this,
 		filterSchema(this.getTimezone()),
 		{
-			status: given(raw.status),
-			url: given(raw.url),
-			email: given(raw.email),
-			createdAfter: given(raw.createdAfter),
-			createdBefore: given(raw.createdBefore),
+			status: nonEmpty(raw.status),
+			url: nonEmpty(raw.url),
+			email: nonEmpty(raw.email),
+			createdAfter: nonEmpty(raw.createdAfter),
+			createdBefore: nonEmpty(raw.createdBefore),
 			sort: this.getNodeParameter('sort', itemIndex, 'newest'),
 		},
 		itemIndex,
@@ -108,7 +110,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	if (wanted.createdAfter && wanted.createdBefore && wanted.createdAfter >= wanted.createdBefore) {
 		throw new NodeOperationError(this.getNode(), 'Created After must be earlier than Created Before', {
 			itemIndex,
-			description: `Item ${itemIndex + 1}: no job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore}.`,
+			description: `No job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore} [item ${itemIndex}]`,
 		});
 	}
 	const filters: Filter[] = [];
@@ -121,7 +123,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	// The id breaks ties between jobs created in the same instant, so pages never overlap.
 	const descending = wanted.sort === 'newest';
 	const order = [{ column: 'created_at', descending }, { column: 'id', descending }];
-	return { filters, order, max: readMax.call(this, itemIndex) };
+	return { filters, order, max: readResultLimit.call(this, itemIndex) };
 }
 
 export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {

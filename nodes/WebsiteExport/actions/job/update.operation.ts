@@ -2,12 +2,14 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { validate } from '../../../shared/validation';
-import { given, readSelectedPatch, recordSelector, type SelectedPatch, updateSelected } from '../common';
+import { nonEmpty, readSelectedPatch, type SelectedPatch } from '../parameters';
+import { selectByProperties } from '../properties';
+import { updateSelected } from '../records';
 import type { ItemRun } from '../types';
-import { JOB_FIELDS, JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
+import { JOB_SELECT_BY_FIELDS, JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
 
 const properties: INodeProperties[] = [
-	...recordSelector('job', JOB_FIELDS),
+	...selectByProperties('job', JOB_SELECT_BY_FIELDS),
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -29,7 +31,8 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				options: STATUS_OPTIONS,
 				default: 'finished',
-				description: 'State of the job. The service documents only Finished.',
+				description: 'State of the job',
+				hint: 'The service documents only Finished',
 			},
 			{
 				displayName: 'URL',
@@ -52,7 +55,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPat
 	const patch = validate(
 		this,
 		patchSchema,
-		{ url: given(fields.url), email: given(fields.email), status: given(fields.status) },
+		{ url: nonEmpty(fields.url), email: nonEmpty(fields.email), status: nonEmpty(fields.status) },
 		itemIndex,
 		JOB_LABELS,
 	);

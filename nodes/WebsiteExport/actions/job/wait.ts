@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
-import { fetchOne } from '../common';
+import { fetchOne } from '../records';
 import type { ItemRun } from '../types';
 import type { JobRecord } from './fields';
 
@@ -15,8 +15,8 @@ export const waitProperties: INodeProperties[] = [
 		name: 'waitForCompletion',
 		type: 'boolean',
 		default: false,
-		description:
-			'Whether to wait until the export has finished or failed, and output the job with its download link. Items wait side by side.',
+		description: 'Whether to wait until the export has finished or failed, and output the job with its download link',
+		hint: 'Items wait side by side',
 	},
 	{
 		displayName: 'Timeout (Seconds)',
@@ -24,8 +24,8 @@ export const waitProperties: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: 86400 },
 		default: 600,
-		description:
-			'How long to wait at most. If the job is still running then, the item fails with the job ID; the export goes on and Get can fetch it later.',
+		description: 'How long to wait at most for the export to finish',
+		hint: 'Then the item fails with the job ID; the export goes on and Get can fetch it later',
 		displayOptions: { show: { waitForCompletion: [true] } },
 	},
 	{
@@ -106,7 +106,7 @@ export async function waitForJob(this: IExecuteFunctions, run: ItemRun<unknown>,
 			itemIndex,
 		});
 	}
-	return { ...job, download: withExpiry(download as DownloadRecord, client.serverNow()) };
+	return { ...job, download: withExpiry(download as DownloadRecord, client.serviceNow()) };
 }
 
 /** The newest download row of a job, if the service has written one. */

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
-import { readJobId, withJobId } from '../common';
+import { readJobId } from '../parameters';
+import { withJobId } from '../properties';
 import type { ItemRun } from '../types';
 import { optionLookup } from './fields';
 import { MODE_LABELS, modeFields, modeProperties } from './mode';

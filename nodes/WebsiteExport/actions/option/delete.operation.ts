@@ -1,15 +1,17 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { deleteSelected, recordSelector, selectionOf, type Selection } from '../common';
+import { prepareSelection, type Selection } from '../parameters';
+import { selectByProperties } from '../properties';
+import { deleteSelected } from '../records';
 import type { ItemRun } from '../types';
-import { OPTION_FIELDS } from './fields';
+import { OPTION_SELECT_BY_FIELDS } from './fields';
 
-const properties: INodeProperties[] = [...recordSelector('option', OPTION_FIELDS)];
+const properties: INodeProperties[] = [...selectByProperties('option', OPTION_SELECT_BY_FIELDS)];
 
 export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['delete'] } }, properties);
 
-export const prepare = selectionOf('option');
+export const prepare = prepareSelection('option');
 
 export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
 	return [{ json: await deleteSelected.call(this, run, 'options') }];

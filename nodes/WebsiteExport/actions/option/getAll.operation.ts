@@ -4,7 +4,9 @@ import { z } from 'zod';
 
 import type { Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { readJobId, readMax, returnAllOrLimit, toItems, withJobId } from '../common';
+import { readJobId, readResultLimit } from '../parameters';
+import { returnAllOrLimit, withJobId } from '../properties';
+import { toItems } from '../records';
 import type { ItemRun } from '../types';
 import { MODE_OPTIONS } from './mode';
 
@@ -43,7 +45,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const filters: Filter[] = [];
 	if (wanted.jobId !== undefined) filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
 	if (wanted.mode !== undefined) filters.push({ column: 'mode', operator: 'eq', value: wanted.mode });
-	return { filters, max: readMax.call(this, itemIndex) };
+	return { filters, max: readResultLimit.call(this, itemIndex) };
 }
 
 export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {

@@ -3,15 +3,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { given, readJobId, readSelectedPatch, recordSelector, type SelectedPatch, updateSelected, withJobId } from '../common';
+import { nonEmpty, readJobId, readSelectedPatch, type SelectedPatch } from '../parameters';
+import { selectByProperties, withJobId } from '../properties';
+import { updateSelected } from '../records';
 import type { ItemRun } from '../types';
-import { OPTION_FIELDS } from './fields';
+import { OPTION_SELECT_BY_FIELDS } from './fields';
 import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
 
 const properties: INodeProperties[] = [
-	...recordSelector('option', OPTION_FIELDS),
+	...selectByProperties('option', OPTION_SELECT_BY_FIELDS),
 	...withJobId({ displayName: 'Update Fields', name: 'updateFields', type: 'collection', placeholder: 'Add Field', default: {} }, 'Job the option belongs to', [
-		{ displayName: 'Mode', name: 'mode', type: 'options', options: MODE_OPTIONS, default: 'offline', description: 'How links inside the exported site are treated. Relative needs a Relative Path, Absolute a Replace URL.' },
+		{ displayName: 'Mode', name: 'mode', type: 'options', options: MODE_OPTIONS, default: 'offline', description: 'How links inside the exported site are treated', hint: 'Relative needs a Relative Path, Absolute a Replace URL' },
 		{ displayName: 'Relative Path', name: 'relativePath', type: 'string', default: '', placeholder: 'e.g. /docs/', description: 'Path the links are made relative to (mode Relative)' },
 		{ displayName: 'Replace URL', name: 'replaceUrl', type: 'string', default: '', placeholder: 'e.g. https://mirror.example.com', description: 'Address the links are rewritten to (mode Absolute)' },
 	]),
@@ -42,9 +44,9 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPat
 		this,
 		patchSchema,
 		{
-			mode: given(fields.mode),
-			relative_path: given(fields.relativePath),
-			replace_url: given(fields.replaceUrl),
+			mode: nonEmpty(fields.mode),
+			relative_path: nonEmpty(fields.relativePath),
+			replace_url: nonEmpty(fields.replaceUrl),
 			job_id: readJobId(fields.jobId),
 		},
 		itemIndex,
