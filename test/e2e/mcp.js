@@ -12,6 +12,7 @@ const path = require('node:path');
 
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+const { DEFAULT_REQUEST_TIMEOUT_MSEC } = require('@modelcontextprotocol/sdk/shared/protocol.js');
 
 const n8n = require('../../scripts/n8n/lib');
 
@@ -75,12 +76,16 @@ async function callOk(client, name, args) {
 	return JSON.parse(text);
 }
 
-/** A failed call's text: a tool error (isError), not a crash of the session. */
+/**
+ * A failed call's message: a tool error (isError), not a crash of the session. n8n puts the
+ * error's name first, `NodeOperationError: ` (2.x) or `Error: ` (1.x): left out here.
+ */
 async function callError(client, name, args) {
 	const result = await client.callTool({ name, arguments: args });
 	const text = result.content.map((part) => part.text).join('');
 	assert.equal(result.isError, true, `${name}(${JSON.stringify(args)}) should fail, answered: ${text}`);
-	return text;
+	assert.match(text, /^\w*Error: /, `${name}: an error's text`);
+	return text.replace(/^\w*Error: /, '');
 }
 
 /** One line per tool as the client listed it, for the suite's output (and the closing note). */
@@ -124,13 +129,16 @@ async function runMcp({ srv, emu, check, note, expiredDownloadId }) {
 				assert.deepEqual((tool.inputSchema.required || []).sort(), Object.keys(types).sort(), `${tool.name}: every input required`);
 				for (const [key, schema] of Object.entries(properties)) assert.ok(String(schema.description || '').length > 10, `${tool.name}.${key}: a description for the model`);
 			}
-			return `${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}; descriptions as written in the workflow, every $fromAI key a required, described input`;
+			// A wait longer than the client's request timeout would end in the client's error, not the node's.
+			const { timeout } = example.nodes.find((node) => node.parameters.waitForCompletion).parameters;
+			assert.ok(timeout * 1000 < DEFAULT_REQUEST_TIMEOUT_MSEC, `Export Website waits ${timeout} s, the SDK client ${DEFAULT_REQUEST_TIMEOUT_MSEC / 1000} s`);
+			return `${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}; descriptions as written in the workflow, every $fromAI key a required, described input; Export Website waits at most ${timeout} s (< the SDK client's ${DEFAULT_REQUEST_TIMEOUT_MSEC / 1000} s request timeout)`;
 		});
 
 		await check('MCP: bad input is a tool error naming the field, nothing created (Export_Website)', async () => {
 			const jobsBefore = (await emu.rows('jobs')).length;
 			const { result: text, writes } = await serviceEffect(emu, () => failing(client, 'Export_Website', { url: 'example dot com', email: RECIPIENT }));
-			assert.match(text, /^NodeOperationError: Invalid input: URL must be a full http:\/\/ or https:\/\/ address/, 'the node\'s own message');
+			assert.match(text, /^Invalid input: URL must be a full http:\/\/ or https:\/\/ address/, 'the node\'s own message');
 			assert.deepEqual(writes, [], 'requests that write');
 			assert.equal((await emu.rows('jobs')).length, jobsBefore, 'jobs in the service');
 			return `isError, "${text.split('\n')[0]}"; no write request, ${jobsBefore} jobs before and after`;
@@ -162,7 +170,7 @@ async function exampleCalls({ client, emu, check, failing, expiredDownloadId }) 
 
 	await check('MCP: a failed export is a tool error with the node\'s message (Export_Website)', async () => {
 		const text = await failing(client, 'Export_Website', { url: FAILING_SITE, email: RECIPIENT });
-		assert.match(text, /^NodeOperationError: The export of job \d+ failed/, 'the failed export');
+		assert.match(text, /^The export of job \d+ failed/, 'the failed export');
 		assert.match(text, /Check that the address is public and reachable/, 'what to do');
 		return `isError "${text.replace(/\n+/g, ' ')}"`;
 	});
@@ -178,7 +186,7 @@ async function exampleCalls({ client, emu, check, failing, expiredDownloadId }) 
 		assert.equal(links.length, Math.min(valid, 20), 'one per valid download, at most 20');
 		assert.ok(links.some((link) => link.id === job.download.id) && links.every((link) => link.is_expired === false), 'the new link in, expired ones out');
 		const missing = await failing(client, 'Get_Export_Job', { jobId: 987654 });
-		assert.match(missing, /^NodeOperationError: No job with ID 987654 was found/, 'an unknown job');
+		assert.match(missing, /^No job with ID 987654 was found/, 'an unknown job');
 		return `job #${got.id} ${got.status}; ${found.length} job for ${SITE}; ${links.length} valid links; unknown job: isError "${missing.split('\n')[0]}"`;
 	});
 
@@ -192,7 +200,7 @@ async function exampleCalls({ client, emu, check, failing, expiredDownloadId }) 
 		assert.deepEqual([archive.expires_at, archive.is_expired], [job.download.expires_at, false], 'expiry');
 		assert.ok(!('binary' in archive) && !('data' in archive), 'no binary data for the agent');
 		const expired = await failing(client, 'Check_Archive', { downloadId: expiredDownloadId });
-		assert.match(expired, new RegExp(`^NodeOperationError: The download link of download ${expiredDownloadId} expired on `), 'an expired link');
+		assert.match(expired, new RegExp(`^The download link of download ${expiredDownloadId} expired on `), 'an expired link');
 		return `${archive.fileName}, ${archive.fileSize} bytes, expires_at ${archive.expires_at}; expired #${expiredDownloadId}: isError "${expired.split('\n')[0]}"`;
 	});
 	return job;
@@ -215,7 +223,7 @@ async function optionTools({ client, emu, job, failing, call }) {
 	const optionRow = async (id) => (await emu.rows('options')).find((row) => row.id === id);
 	const bad = { mode: 'absolute', relativePath: '', replaceUrl: 'mirror', jobId: job.id };
 	const { result: refused, writes } = await serviceEffect(emu, () => failing(client, 'Create_Option', bad));
-	assert.match(refused, /^NodeOperationError: Invalid input: Replace URL must be a full http/, 'a bad write');
+	assert.match(refused, /^Invalid input: Replace URL must be a full http/, 'a bad write');
 	assert.deepEqual(writes, [], 'nothing sent after the refused write');
 
 	const option = await call('Create_Option', { ...bad, replaceUrl: MIRROR });
@@ -261,7 +269,7 @@ async function waitTimeout({ client, emu, failing }) {
 	}
 	const [created] = (await emu.rows('jobs')).filter((row) => row.url === url);
 	assert.ok(created, 'the job was created');
-	assert.match(text, new RegExp(`^NodeOperationError: Job ${created.id} is (still queued|still running) after 1 s`), 'the timeout, with the job ID');
+	assert.match(text, new RegExp(`^Job ${created.id} is (still queued|still running) after 1 s`), 'the timeout, with the job ID');
 	assert.match(text, new RegExp(`Job → Get with ID ${created.id}`), 'how to pick the job up later');
 	return `isError "${text.split('\n')[0]}"; job #${created.id} stays in the service`;
 }

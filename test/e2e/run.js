@@ -511,6 +511,12 @@ async function credentialTest(srv) {
 	});
 }
 
+/** Issue 18: the MCP client against the published MCP workflows, once the rows are settled; resolves to the tools made to fail. */
+async function mcpChecks(srv) {
+	if (!ctx.mcp) return [];
+	return mcp.runMcp({ srv, emu: ctx.emu, check, note, expiredDownloadId: ctx.seeds.expiredSeed.id }).catch((error) => (report(false, 'MCP', error.stack || String(error)), []));
+}
+
 async function badCredential(r) {
 	await check('wrong password gives a readable reason (bad-credential)', () => {
 		assert.equal(r.ok, false, 'the run must fail');
@@ -660,10 +666,7 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	// can leave exactly this window out (trigger polls use the stored token).
 	await workflowsDone;
 	await credentialTest(srv);
-	// Issue 18: the MCP client against the published MCP workflows, once the rows are settled.
-	const failedTools = ctx.mcp
-		? await mcp.runMcp({ srv, emu, check, note, expiredDownloadId: ctx.seeds.expiredSeed.id }).catch((error) => (report(false, 'MCP', error.stack || String(error)), []))
-		: [];
+	const failedTools = await mcpChecks(srv);
 
 	await check('n8n server log has no errors', () => {
 		// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
