@@ -33,6 +33,7 @@ const { isTriggerPoll, startEmulatorProcess } = require('./emulator');
 const { check, counts, elapsed, note, report, runNpm, runSuite, started } = require('./suite');
 const { inspectZip } = require('./zip');
 const adverse = require('./adverse');
+const mcp = require('./mcp');
 const { runTriggerModes } = require('./trigger-modes');
 
 const REPO = path.resolve(__dirname, '../..');
@@ -178,7 +179,9 @@ async function main() {
 	}
 	await n8n.importWorkflows([...Object.values(workflows), ...adverse.workflows()], { env: ctx.env });
 	await n8n.publishWorkflow(workflows['trigger-download-ready'].id, { env: ctx.env });
-	note(`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published (${elapsed()})`);
+	ctx.mcp = await mcp.mcpSupported();
+	if (ctx.mcp) await mcp.publishMcpWorkflows(ctx.env);
+	note(`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published${ctx.mcp ? ', MCP server workflows published' : `; n8n ${p.n8nVersion} has no MCP Server Trigger: no MCP checks`} (${elapsed()})`);
 
 	const execute = async (name) => {
 		const r = await n8n.executeWorkflow(workflows[name].id, { env: ctx.env });
@@ -508,6 +511,12 @@ async function credentialTest(srv) {
 	});
 }
 
+/** Issue 18: the MCP client against the published MCP workflows, once the rows are settled; resolves to the tools made to fail. */
+async function mcpChecks(srv) {
+	if (!ctx.mcp) return [];
+	return mcp.runMcp({ srv, emu: ctx.emu, check, note, expiredDownloadId: ctx.seeds.expiredSeed.id }).catch((error) => (report(false, 'MCP', error.stack || String(error)), []));
+}
+
 async function badCredential(r) {
 	await check('wrong password gives a readable reason (bad-credential)', () => {
 		assert.equal(r.ok, false, 'the run must fail');
@@ -657,11 +666,16 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	// can leave exactly this window out (trigger polls use the stored token).
 	await workflowsDone;
 	await credentialTest(srv);
+	const failedTools = await mcpChecks(srv);
 
 	await check('n8n server log has no errors', () => {
-		const errors = srv.logs().filter((l) => l.level === 'error');
+		// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
+		const expected = failedTools.map((name) => `Error while executing Tool ${name}: `);
+		const errorLines = srv.logs().filter((l) => l.level === 'error');
+		const errors = errorLines.filter((l) => !expected.some((start) => String(l.message).startsWith(start)));
 		assert.deepEqual(errors.map((l) => l.message), [], 'error lines');
-		return `${srv.logs().length} log lines, none at level error`;
+		assert.equal(errorLines.length, failedTools.length, 'one error line per tool call made to fail');
+		return `${srv.logs().length} log lines, none at level error${failedTools.length ? ` but the ${failedTools.length} tool calls the MCP checks made fail` : ''}`;
 	});
 	await srv.stop();
 	ctx.server = null;
