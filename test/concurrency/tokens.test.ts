@@ -10,7 +10,7 @@ describe('Requests in Flight > 1: logins', () => {
 
 	beforeEach(async () => {
 		service = await startService();
-		const jobs = service.emulator.insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
+		const jobs = await service.emulator.insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
 		items = itemsOf(...jobs.map((job) => ({ id: job.id })));
 	});
 	afterEach(async () => {
