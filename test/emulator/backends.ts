@@ -32,10 +32,7 @@ export async function acquireBackend(clusterUrl: string, jwtSecret: string, maxR
 /** Emptied (TRUNCATE … RESTART IDENTITY) and kept when reuse is on; dropped otherwise. */
 export async function releaseBackend(backend: Backend): Promise<void> {
 	if (!reuse.enabled) return await dropBackend(backend);
-	await backend.db.query(
-		`truncate private.options, private.downloads, private.pending_downloads, private.jobs, private.subscriptions restart identity;
-		update private.service set generation = generation + 1, base_url = '', download_timestamps = 'timestamptz';`,
-	);
+	await backend.db.empty();
 	idle.push(backend);
 }
 

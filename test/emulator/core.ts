@@ -88,10 +88,7 @@ export class EmulatorCore {
 		Object.assign(this.settings, this.options.settings);
 		this.clock.reset();
 		this.accounts.clear();
-		await this.db.query(
-			`truncate private.options, private.downloads, private.pending_downloads, private.jobs, private.subscriptions restart identity;
-			update private.service set generation = generation + 1;`,
-		);
+		await this.db.empty();
 		await this.tick();
 		await this.seed();
 		this.onReset();

@@ -135,6 +135,14 @@ export class ServiceDatabase {
 		return (await this.pool.query(text, values)).rows as R[];
 	}
 
+	/** Every row gone, identities restarted; links of the rows gone never point at new ones. */
+	async empty(): Promise<void> {
+		await this.query(
+			`truncate private.options, private.downloads, private.pending_downloads, private.jobs, private.subscriptions restart identity;
+			update private.service set generation = generation + 1, download_timestamps = 'timestamptz';`,
+		);
+	}
+
 	async drop(): Promise<void> {
 		await this.pool.end();
 		await withClient(`${this.clusterUrl}/postgres`, (client) => client.query(`drop database if exists ${this.name} with (force)`));

@@ -5,7 +5,7 @@ import type { EmulatorCore } from './core';
 import { signJwt, verifyJwt } from './jwt';
 import type { EmuRequest, Reply } from './reply';
 
-/** Hop-by-hop headers and the ones the gateway decides itself. */
+/** Hop-by-hop headers, the key (Kong's hide_credentials) and Origin (CORS is the gateway's, as Kong's cors plugin). */
 const DROPPED_REQUEST_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'apikey', 'origin']);
 const DROPPED_ANSWER_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
 
