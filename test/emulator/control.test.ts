@@ -22,6 +22,14 @@ async function control(method: string, path: string, body?: unknown): Promise<{ 
 }
 
 describe('/__emulator control API', () => {
+	it('GET / says what this is and where to go, without an apikey', async () => {
+		const res = await call(emu, 'GET', '/', { apikey: null });
+		expect(res.status).toBe(200);
+		expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+		expect(res.text).toContain('<h1>Website Export emulator</h1>');
+		for (const path of ['/auth/v1/token?grant_type=password', '/rest/v1/options', '/__emulator/health']) expect(res.text).toContain(`${emu.baseUrl}${path}`);
+	});
+
 	it('GET /health needs no apikey', async () => {
 		expect(await control('GET', '/health')).toEqual({
 			status: 200,
