@@ -8,6 +8,8 @@ module.exports = {
 	testTimeout: 30000,
 	// n8n-core writes its config under N8N_USER_FOLDER; each worker gets a throwaway one.
 	setupFiles: ['<rootDir>/test/setup-env.ts'],
+	// The emulators of a test file reuse databases and PostgREST processes, dropped after the file.
+	setupFilesAfterEnv: ['<rootDir>/test/harness/reuse-backends.ts'],
 	// One temporary folder per run (TMPDIR for the workers), removed at the end: nothing left in /tmp.
 	globalSetup: '<rootDir>/test/harness/global-setup.js',
 	globalTeardown: '<rootDir>/test/harness/global-teardown.js',

@@ -501,7 +501,7 @@ function banner(stack) {
 		` They use the credential "${stack.credential.name}" (already set up).`,
 		'',
 		` Emulator (a local stand-in for the Website Export service)   ${emu}`,
-		'   Jobs finish 3 s after they are created. Its data lives in memory: it is empty again after a restart.',
+		'   Jobs finish 3 s after they are created. Its data lives in a throwaway Postgres: it is empty again after a restart.',
 		`   Reset:        curl -X POST ${emu}/__emulator/reset`,
 		`   Skip 1 hour:  curl -X POST ${emu}/__emulator/clock -H 'content-type: application/json' -d '{"advanceMs":3600000}'`,
 		`   Request log:  curl ${emu}/__emulator/log           (more: test/emulator/README.md)`,

@@ -13,7 +13,7 @@ import { offsetReturnAll } from '../offsetPaging';
 export async function returnAll(total: number, maxRows: number): Promise<Row> {
 	const emulator = await startEmulator({ port: 0, maxRows });
 	try {
-		emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
+		await emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
 		const harness = harnessFor(emulator);
 		const output: INodeExecutionData[] = await runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true });
 		const { rest } = emulator.stats();
@@ -48,7 +48,7 @@ async function idlePoll(stored: number): Promise<{ requests: number; bytes: numb
 			...range(history).map((i) => ({ created_at: new Date(now - 2 * DAY - Math.floor((i * 365 * DAY) / history)).toISOString() })),
 			...range(recent).map((i) => ({ created_at: new Date(now - (recent - i) * 5 * MINUTE).toISOString() })),
 		].map((row) => ({ ...row, job_id: null }));
-		emulator.insert('downloads', rows);
+		await emulator.insert('downloads', rows);
 		const harness = harnessFor(emulator);
 		const trigger = new WebsiteExportTrigger();
 		const parameters = { event: 'downloadReady', includeJob: true, options: {} };
@@ -90,16 +90,16 @@ export async function returnAllUnderChurn(total: number): Promise<Row[]> {
 	const emulator = await startEmulator({ port: 0 });
 	try {
 		const measure = async (returnAll: () => Promise<number[]>) => {
-			emulator.reset();
-			const existing = (emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }))) as Array<{ id: number }>).map((job) => job.id);
+			await emulator.reset();
+			const existing = (await emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }))) as Array<{ id: number }>).map((job) => job.id);
 			const deleted = new Set<number>();
 			let pages = 0;
-			const stop = onArrival(emulator, (entry) => {
+			const stop = onArrival(emulator, async (entry) => {
 				if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
-				emulator.insert('jobs', range(7).map((i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'bench@example.com' })));
+				await emulator.insert('jobs', range(7).map((i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'bench@example.com' })));
 				const victims = existing.slice(-(pages * 1000 + 7), -(pages * 1000)).filter((id) => !deleted.has(id));
 				for (const id of victims) deleted.add(id);
-				emulator.remove('jobs', victims);
+				await emulator.remove('jobs', victims);
 			});
 			try {
 				const ids = await returnAll();

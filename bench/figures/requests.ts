@@ -27,9 +27,9 @@ const complete = (output: INodeExecutionData[], n: number) => output.length === 
 /** Requests for N items of each single-record operation, each in one execution with a fresh credential. */
 export async function singleRecordRequests(n: number): Promise<Row[]> {
 	return await withEmulator(async (emulator) => {
-		const options = emulator.insert('options', range(n).map(() => ({ mode: 'offline' })));
-		const jobs = emulator.insert('jobs', jobRows(n));
-		const downloads = emulator.insert('downloads', range(n).map(() => ({ job_id: null })));
+		const options = await emulator.insert('options', range(n).map(() => ({ mode: 'offline' })));
+		const jobs = await emulator.insert('jobs', jobRows(n));
+		const downloads = await emulator.insert('downloads', range(n).map(() => ({ job_id: null })));
 		const blank = range(n).map(() => ({ json: {} }));
 		const cases: Array<[string, INodeParameters, INodeExecutionData[]]> = [
 			['option.create', { resource: 'option', operation: 'create', mode: 'offline' }, blank],
@@ -61,7 +61,7 @@ export async function singleRecordRequests(n: number): Promise<Row[]> {
 /** Token requests for `executions` runs of Job → Get within the token's hour, one stored credential. */
 export async function tokensAcrossExecutions(executions: number, itemsEach: number): Promise<Row> {
 	return await withEmulator(async (emulator) => {
-		const items = idItems(emulator.insert('jobs', jobRows(itemsEach)));
+		const items = idItems(await emulator.insert('jobs', jobRows(itemsEach)));
 		const harness = harnessFor(emulator);
 		let completeRuns = 0;
 		for (let run = 0; run < executions; run++) {
@@ -84,7 +84,7 @@ const refused = (emulator: Emulator) => emulator.log.filter((entry) => entry.sta
  */
 export async function tokenExpiresMidRun(n: number, inFlight: number): Promise<Row> {
 	return await withEmulator(async (emulator) => {
-		const items = idItems(emulator.insert('jobs', jobRows(n)));
+		const items = idItems(await emulator.insert('jobs', jobRows(n)));
 		const harness = harnessFor(emulator);
 		const expiry = expireTokenMidRun(emulator, harness, { at: Math.floor(n / 2), settle: 2 * inFlight + 2 });
 		let output: INodeExecutionData[];
@@ -110,10 +110,10 @@ export async function tokenExpiresMidRun(n: number, inFlight: number): Promise<R
  */
 export async function tokenRejectedUnforeseen(n: number, inFlight: number): Promise<Row> {
 	return await withEmulator(async (emulator) => {
-		const items = idItems(emulator.insert('jobs', jobRows(n)));
+		const items = idItems(await emulator.insert('jobs', jobRows(n)));
 		let rest = 0;
-		const stop = onArrival(emulator, (entry) => {
-			if (entry.kind === 'rest' && ++rest === Math.floor(n / 2)) emulator.clock.advance(3_600_000 + 60_000);
+		const stop = onArrival(emulator, async (entry) => {
+			if (entry.kind === 'rest' && ++rest === Math.floor(n / 2)) await emulator.clock.advance(3_600_000 + 60_000);
 		});
 		let output: INodeExecutionData[];
 		try {

@@ -21,7 +21,7 @@ describe('Requests in Flight > 1: the same output as one at a time', () => {
 	beforeEach(async () => {
 		// Jobs stay queued: both runs must read the same records.
 		service = await startService({ jobDurationMs: 3_600_000 });
-		const jobs = service.emulator.insert('jobs', DELAYS.map((_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
+		const jobs = await service.emulator.insert('jobs', DELAYS.map((_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
 		ids = jobs.map((job) => job.id as number);
 	});
 	afterEach(async () => {

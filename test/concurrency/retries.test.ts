@@ -16,7 +16,7 @@ describe('Requests in Flight > 1: retries', () => {
 	});
 
 	it('pauses the whole pool after a 429 until its Retry-After has passed', async () => {
-		const jobs = service.emulator.insert('jobs', Array.from({ length: 20 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
+		const jobs = await service.emulator.insert('jobs', Array.from({ length: 20 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
 		const parameters = { resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', options: { requestsInFlight: IN_FLIGHT } };
 		const items = itemsOf(...jobs.map((job) => ({ id: job.id })));
 		await runNode(service, parameters, { items: items.slice(0, 1) }); // logged in: the 8 requests start together
@@ -49,7 +49,7 @@ describe('Requests in Flight > 1: retries', () => {
 
 		const posts = service.emulator.log.filter((entry) => entry.method === 'POST' && entry.kind === 'rest');
 		expect(posts).toHaveLength(10);
-		expect(service.emulator.count('jobs')).toBe(10);
+		expect(await service.emulator.count('jobs')).toBe(10);
 		expect(output.filter((item) => item.json.error !== undefined)).toEqual([]);
 		expect(output.filter((item) => item.json.recovered === true)).toHaveLength(1);
 		expect(new Set(output.map((item) => item.json.id)).size).toBe(10);

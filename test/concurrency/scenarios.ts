@@ -11,17 +11,8 @@ import type { NodeHarness } from '../harness';
  * Calls `listener` as each request reaches the emulator, before the emulator handles it (the
  * log entry is written first). Returns the function that removes the hook.
  */
-export function onArrival(emulator: Emulator, listener: (entry: LogEntry) => void): () => void {
-	const log = emulator.log;
-	const push = log.push;
-	log.push = function (...entries: LogEntry[]): number {
-		const length = push.apply(this, entries);
-		for (const entry of entries) listener(entry);
-		return length;
-	};
-	return () => {
-		log.push = push;
-	};
+export function onArrival(emulator: Emulator, listener: (entry: LogEntry) => unknown): () => void {
+	return emulator.onArrival(listener);
 }
 
 /** The most requests the emulator had received and not yet answered at the same moment. */

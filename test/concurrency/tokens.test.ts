@@ -10,7 +10,7 @@ describe('Requests in Flight > 1: logins', () => {
 
 	beforeEach(async () => {
 		service = await startService();
-		const jobs = service.emulator.insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
+		const jobs = await service.emulator.insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
 		items = itemsOf(...jobs.map((job) => ({ id: job.id })));
 	});
 	afterEach(async () => {
@@ -50,7 +50,7 @@ describe('Requests in Flight > 1: logins', () => {
 	it.each([3, 8])('logs in once when the service refuses the token of %i requests in flight (its clock an hour ahead)', async (requestsInFlight) => {
 		await runNode(service, jobGet(1), { items: items.slice(0, 1) });
 		// Past the token's hour and PostgREST's 30 s of tolerated clock skew.
-		service.emulator.clock.advance(3_600_000 + 60_000);
+		await service.emulator.clock.advance(3_600_000 + 60_000);
 		const since = service.emulator.log.length;
 		const output = await runNode(service, jobGet(requestsInFlight), { items: items.slice(0, requestsInFlight) });
 		expect(output).toHaveLength(requestsInFlight);
@@ -62,7 +62,7 @@ describe('Requests in Flight > 1: logins', () => {
 
 	it('logs in again at the next refusal after a shared login failed', async () => {
 		await runNode(service, jobGet(1), { items: items.slice(0, 1) });
-		service.emulator.clock.advance(3_600_000 + 60_000);
+		await service.emulator.clock.advance(3_600_000 + 60_000);
 		service.emulator.fault({ match: { method: 'POST', path: '/auth/v1/token' }, status: 503, times: 1 });
 		const since = service.emulator.log.length;
 		await expect(runNode(service, jobGet(3), { items: items.slice(0, 3) })).rejects.toThrow(/Login failed/);
@@ -76,7 +76,7 @@ describe('Requests in Flight > 1: logins', () => {
 	it('shares a login for a minute at most: the same refused token later logs in again', async () => {
 		await runNode(service, jobGet(1), { items: items.slice(0, 1) });
 		const refusedToken = service.harness.credential.accessToken;
-		service.emulator.clock.advance(3_600_000 + 60_000);
+		await service.emulator.clock.advance(3_600_000 + 60_000);
 		const since = service.emulator.log.length;
 		await runNode(service, jobGet(1), { items: items.slice(0, 1) });
 		expect(requestsSince(service.emulator, since).token).toBe(1);

@@ -38,7 +38,7 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		const { emulator, harness } = service;
 		await harness.execute(listJobs, { parameters: {} });
 		const firstToken = harness.credential.accessToken;
-		emulator.clock.advance((3600 + 60) * 1000); // past the hour and PostgREST's 30 s leeway
+		await emulator.clock.advance((3600 + 60) * 1000); // past the hour and PostgREST's 30 s leeway
 		const before = emulator.log.length;
 		await harness.execute(listJobs, { parameters: {} });
 		await harness.execute(listJobs, { parameters: {} });

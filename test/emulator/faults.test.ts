@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 beforeEach(async () => {
-	emu.reset();
+	await emu.reset();
 	token = await login(emu);
 	emu.clearLog();
 });
@@ -66,7 +66,7 @@ describe('faults', () => {
 		emu.fault({ hang: true });
 		const pending = request(`${emu.baseUrl}/rest/v1/jobs`, { headers: { apikey: emu.apiKey } });
 		await new Promise((resolve) => setTimeout(resolve, 50));
-		emu.reset();
+		await emu.reset();
 		await expect(pending).rejects.toThrow();
 	});
 
@@ -74,7 +74,7 @@ describe('faults', () => {
 		emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 502, applyAfterHandling: true });
 		const res = await call(emu, 'POST', rest('jobs'), { token, body: { url: 'https://a.example', email: 'a@x.test' } });
 		expect(res.status).toBe(502);
-		expect(emu.rows('jobs')).toMatchObject([{ id: 1, url: 'https://a.example' }]);
+		expect(await emu.rows('jobs')).toMatchObject([{ id: 1, url: 'https://a.example' }]);
 		expect(emu.log.at(-1)).toMatchObject({ method: 'POST', status: 502, faulted: true });
 	});
 });
@@ -91,7 +91,7 @@ describe('latency', () => {
 
 describe('request log and stats', () => {
 	it('records every request in order, without control requests', async () => {
-		emu.insert('jobs', [{ url: 'https://a.example', email: 'a@x.test' }]);
+		await emu.insert('jobs', [{ url: 'https://a.example', email: 'a@x.test' }]);
 		const listed = await call(emu, 'GET', rest('jobs', { select: 'id' }), { token });
 		await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } });
 		await call(emu, 'POST', '/auth/v1/token?grant_type=password', { body: emu.demoUser });

@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Injected faults and the request log.
 import { STATUS_CODES } from 'node:http';
-import { LINK_PATH_PREFIX } from './lifecycle';
+import { LINK_PATH_PREFIX } from './storage';
 import { type Reply, jsonReply, safeDecode } from './reply';
 import type { FaultSpec, LogEntry, LogKind, Stats } from './types';
 
@@ -58,6 +58,17 @@ export class RequestLog {
 	/** One array for the emulator's lifetime: clearing empties it in place. */
 	readonly entries: LogEntry[] = [];
 	private seq = 0;
+	private readonly arrivalHooks = new Set<(entry: LogEntry) => unknown>();
+
+	/** `hook` runs as each request arrives, and the request waits for what it returns. */
+	onArrival(hook: (entry: LogEntry) => unknown): () => void {
+		this.arrivalHooks.add(hook);
+		return () => this.arrivalHooks.delete(hook);
+	}
+
+	async arrived(entry: LogEntry): Promise<void> {
+		for (const hook of [...this.arrivalHooks]) await hook(entry);
+	}
 
 	start(at: number, method: string, path: string, query: string): LogEntry {
 		const { kind, table } = classify(path);

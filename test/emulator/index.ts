@@ -1,4 +1,5 @@
-// Public entry point of the Website Export service emulator (see README.md).
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Public entry point of the Website Export service emulator: real Postgres and PostgREST behind a gateway (see README.md).
 import { DEMO_USER } from './accounts';
 import { DEFAULT_API_KEY, EmulatorCore } from './core';
 import { EmulatorServer } from './server';
@@ -33,19 +34,21 @@ export interface Emulator {
 	readonly apiKey: string;
 	readonly demoUser: { email: string; password: string };
 	close(): Promise<void>;
-	reset(): void;
-	addUser(u: { email: string; password: string; plan?: Plan }): { id: string };
+	reset(): Promise<void>;
+	addUser(u: { email: string; password: string; plan?: Plan }): Promise<{ id: string }>;
 	userId(email: string): string;
-	readonly clock: { now(): number; advance(ms: number): void; set(ms: number): void };
-	insert(table: TableName, rows: object[], opts?: { owner?: string }): object[];
+	readonly clock: { now(): number; advance(ms: number): Promise<void>; set(ms: number): Promise<void> };
+	insert(table: TableName, rows: object[], opts?: { owner?: string }): Promise<object[]>;
 	/** Deletes rows by id, as another client of the account would. */
-	remove(table: TableName, ids: number[]): void;
-	rows(table: TableName): object[];
-	count(table: TableName): number;
+	remove(table: TableName, ids: number[]): Promise<void>;
+	rows(table: TableName): Promise<object[]>;
+	count(table: TableName): Promise<number>;
 	readonly settings: Settings;
 	fault(f: FaultSpec): void;
 	clearFaults(): void;
 	readonly log: LogEntry[];
+	/** Runs `listener` as each request arrives, before it is handled (which waits for its promise); returns the remover. */
+	onArrival(listener: (entry: LogEntry) => unknown): () => void;
 	clearLog(): void;
 	stats(): Stats;
 }
@@ -55,7 +58,7 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1)$/;
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
 	const host = options.host ?? '127.0.0.1';
 	if (!LOOPBACK.test(host)) throw new Error(`the emulator listens on loopback addresses only, not ${host}`);
-	const core = new EmulatorCore({
+	const core = await EmulatorCore.create({
 		apiKey: options.apiKey ?? DEFAULT_API_KEY,
 		seedDemo: options.seedDemo ?? true,
 		now: options.now,
@@ -72,18 +75,27 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		},
 	});
 	const server = new EmulatorServer(core);
-	const baseUrl = await server.listen(host, options.port ?? 0);
-	core.lifecycle.baseUrl = baseUrl;
+	let baseUrl: string;
+	try {
+		baseUrl = await server.listen(host, options.port ?? 0);
+		await core.setBaseUrl(baseUrl);
+	} catch (error) {
+		await core.close();
+		throw error;
+	}
 	const clock = core.clock;
 	return {
 		baseUrl,
 		apiKey: core.apiKey,
 		demoUser: { ...DEMO_USER },
-		close: () => server.close(),
+		close: async () => {
+			await server.close();
+			await core.close();
+		},
 		reset: () => core.reset(),
 		addUser: (u) => core.addUser(u),
 		userId: (email) => core.userId(email),
-		clock: { now: () => clock.now(), advance: (ms) => clock.advance(ms), set: (ms) => clock.set(ms) },
+		clock: { now: () => clock.now(), advance: (ms) => core.advanceClock(ms), set: (ms) => core.setClock(ms) },
 		insert: (table, rows, opts) => core.insert(table, rows, opts),
 		remove: (table, ids) => core.remove(table, ids),
 		rows: (table) => core.rows(table),
@@ -92,6 +104,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		fault: (f) => core.faults.add(f),
 		clearFaults: () => core.faults.clear(),
 		log: core.log.entries,
+		onArrival: (listener) => core.log.onArrival(listener),
 		clearLog: () => core.log.clear(),
 		stats: () => core.log.stats(),
 	};

@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 beforeEach(async () => {
-	emu.reset();
+	await emu.reset();
 	token = await login(emu);
 });
 
@@ -49,14 +49,14 @@ describe('job lifecycle', () => {
 	it('goes queued → running → finished with the clock and creates exactly one download', async () => {
 		const id = await createJob('https://www.example.com/docs');
 		expect(await job(id)).toMatchObject({ status: 'queued', files: 0 });
-		emu.clock.advance(1_999);
+		await emu.clock.advance(1_999);
 		expect((await job(id)).status).toBe('queued');
-		emu.clock.advance(1);
+		await emu.clock.advance(1);
 		expect((await job(id)).status).toBe('running');
-		emu.clock.advance(7_999);
+		await emu.clock.advance(7_999);
 		expect((await job(id)).status).toBe('running');
 		expect(await downloads()).toEqual([]);
-		emu.clock.advance(1);
+		await emu.clock.advance(1);
 		const finished = await job(id);
 		expect(finished.status).toBe('finished');
 		expect(finished.files).toBeGreaterThanOrEqual(1);
@@ -65,23 +65,23 @@ describe('job lifecycle', () => {
 		expect(rows[0]).toMatchObject({ id: 1, job_id: id });
 		expect(Date.parse(rows[0].created_at)).toBe(T0 + 10_000);
 		expect(rows[0].download_link).toMatch(new RegExp(`^${emu.baseUrl}/storage/v1/object/public/exports/[0-9a-f]{32}\\.zip$`));
-		emu.clock.advance(60_000);
+		await emu.clock.advance(60_000);
 		expect(await downloads()).toHaveLength(1);
-		expect(emu.count('downloads')).toBe(1);
+		expect(await emu.count('downloads')).toBe(1);
 	});
 
 	it('fails jobs whose host is under .invalid, without a download', async () => {
 		const id = await createJob('https://broken.invalid/page');
-		emu.clock.advance(10_000);
+		await emu.clock.advance(10_000);
 		expect(await job(id)).toMatchObject({ status: 'failed', files: 0 });
 		expect(await downloads()).toEqual([]);
 	});
 
 	it('jumps straight to the final state when the clock jumps, dating the download at the finish', async () => {
 		const a = await createJob('https://a.example');
-		emu.clock.advance(5_000);
+		await emu.clock.advance(5_000);
 		const b = await createJob('https://b.example');
-		emu.clock.advance(3_600_000);
+		await emu.clock.advance(3_600_000);
 		expect([(await job(a)).status, (await job(b)).status]).toEqual(['finished', 'finished']);
 		const rows = await downloads();
 		expect(rows.map((d) => d.job_id)).toEqual([a, b]);
@@ -92,10 +92,10 @@ describe('job lifecycle', () => {
 		const cancelled = await createJob('https://c.example');
 		const done = await createJob('https://d.example');
 		await call(emu, 'PATCH', rest('jobs', { id: `eq.${cancelled}` }), { token, body: { status: 'cancelled' } });
-		emu.clock.advance(1_000);
+		await emu.clock.advance(1_000);
 		await call(emu, 'PATCH', rest('jobs', { id: `eq.${done}` }), { token, body: { status: 'finished' } });
 		expect((await downloads()).map((d) => [d.job_id, Date.parse(d.created_at)])).toEqual([[done, T0 + 1_000]]);
-		emu.clock.advance(20_000);
+		await emu.clock.advance(20_000);
 		expect((await job(cancelled)).status).toBe('cancelled');
 		expect(await downloads()).toHaveLength(1);
 	});
@@ -104,14 +104,14 @@ describe('job lifecycle', () => {
 		const id = await createJob('https://e.example');
 		const res = await request(`${emu.baseUrl}/__emulator/clock`, { method: 'POST', body: JSON.stringify({ advanceMs: 10_000 }) });
 		expect((await res.body.json()) as object).toEqual({ now: T0 + 10_000 });
-		expect(emu.rows('jobs')).toMatchObject([{ id, status: 'finished' }]);
+		expect(await emu.rows('jobs')).toMatchObject([{ id, status: 'finished' }]);
 	});
 });
 
 describe('archive links', () => {
 	async function finishedLink(): Promise<string> {
 		await createJob('https://www.example.com');
-		emu.clock.advance(10_000);
+		await emu.clock.advance(10_000);
 		return (await downloads())[0].download_link;
 	}
 
@@ -154,11 +154,11 @@ describe('archive links', () => {
 
 	it('stop serving 24 h after the job finished; the record stays', async () => {
 		const link = await finishedLink();
-		emu.clock.advance(24 * 3_600_000 - 1);
+		await emu.clock.advance(24 * 3_600_000 - 1);
 		const stillThere = await request(link);
 		expect(stillThere.statusCode).toBe(200);
 		await stillThere.body.dump();
-		emu.clock.advance(1);
+		await emu.clock.advance(1);
 		const gone = await request(link);
 		expect(gone.statusCode).toBe(400);
 		expect(await gone.body.json()).toEqual({ statusCode: '404', error: 'not_found', message: 'Object not found' });

@@ -19,6 +19,10 @@ export function jsonReply(status: number, value: unknown, headers: HeaderMap = {
 	return { status, headers: { 'content-type': JSON_UTF8, ...headers }, body: JSON.stringify(value) };
 }
 
+export function htmlReply(status: number, html: string): Reply {
+	return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html };
+}
+
 export function emptyReply(status: number, headers: HeaderMap = {}): Reply {
 	return { status, headers };
 }
@@ -36,18 +40,6 @@ export class ApiError extends Error {
 	toReply(): Reply {
 		return jsonReply(this.status, this.body, this.headers);
 	}
-}
-
-/** PostgREST's error body; keys in the order PostgREST (aeson) writes them. */
-export function pgrstError(
-	status: number,
-	code: string,
-	message: string,
-	details: string | null = null,
-	hint: string | null = null,
-	headers: HeaderMap = {},
-): ApiError {
-	return new ApiError(status, { code, details, hint, message }, { 'proxy-status': `PostgREST; error=${code}`, ...headers });
 }
 
 /** Kong's answers (API key check, unknown route). */

@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-// The HTTP side: routing like Supabase's Kong gateway, faults, latency, the log, and writing replies.
+// The gateway: routing like Supabase's Kong (apikey check, /auth/v1 to GoTrue, /rest/v1 to the real
+// PostgREST, storage), faults, latency, the log, the Date of the service clock, and writing replies.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { pipeline } from 'node:stream';
@@ -7,8 +8,8 @@ import { handleControl } from './control';
 import type { EmulatorCore } from './core';
 import { faultReply } from './faults';
 import { handleAuth } from './gotrue';
-import { ApiError, type EmuRequest, type Reply, emptyReply, header, jsonReply, kongError, storageNotFound } from './reply';
-import { handleRest } from './rest';
+import { proxyRest } from './proxy';
+import { ApiError, type EmuRequest, type Reply, emptyReply, header, htmlReply, jsonReply, kongError, storageNotFound } from './reply';
 import { isArchivePath, serveArchive } from './storage';
 import type { LogEntry } from './types';
 
@@ -79,12 +80,13 @@ export class EmulatorServer {
 		};
 		if (path === '/__emulator' || path.startsWith('/__emulator/')) {
 			const local = /^(127\.|::1$|::ffff:127\.)/.test(req.socket.remoteAddress ?? '');
-			const reply = local ? handleControl(request, this.core, this.baseUrl) : jsonReply(403, { error: 'loopback only' });
+			const reply = local ? await handleControl(request, this.core, this.baseUrl) : jsonReply(403, { error: 'loopback only' });
 			await this.send(res, reply, undefined);
 			return;
 		}
 		const core = this.core;
 		const entry = core.log.start(core.clock.now(), request.method, path, query);
+		await core.log.arrived(entry);
 		const fault = core.faults.take(request.method, path);
 		if (fault?.delayMs) await sleep(fault.delayMs);
 		if (core.settings.latencyMs > 0) await sleep(core.settings.latencyMs);
@@ -96,39 +98,39 @@ export class EmulatorServer {
 		}
 		if (fault?.reset) {
 			// The answer is lost on the way back: the write (with applyAfterHandling) is done.
-			if (fault.applyAfterHandling) this.route(request);
+			if (fault.applyAfterHandling) await this.route(request);
 			entry.faulted = true;
 			req.socket.destroy();
 			return;
 		}
 		let reply: Reply;
 		if (fault?.status !== undefined) {
-			if (fault.applyAfterHandling) this.route(request);
+			if (fault.applyAfterHandling) await this.route(request);
 			entry.faulted = true;
 			reply = faultReply(fault);
-		} else reply = this.route(request);
+		} else reply = await this.route(request);
 		await this.send(res, withCors(request, reply), entry);
 	}
 
 	/** What Supabase would answer; errors thrown below become their service's error reply. */
-	private route(req: EmuRequest): Reply {
+	private async route(req: EmuRequest): Promise<Reply> {
 		try {
-			return this.dispatch(req);
+			return await this.dispatch(req);
 		} catch (error) {
 			if (error instanceof ApiError) return error.toReply();
 			throw error;
 		}
 	}
 
-	private dispatch(req: EmuRequest): Reply {
+	private async dispatch(req: EmuRequest): Promise<Reply> {
 		const core = this.core;
-		const nowMs = core.clock.now();
-		core.lifecycle.evaluate(nowMs);
 		if (req.method === 'OPTIONS') return preflight(req);
+		if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return htmlReply(200, rootPage(this.baseUrl));
+		await core.tick();
 		// Public storage objects need no key (the storage route has no key-auth in Kong).
 		if (req.path.startsWith('/storage/v1/')) {
 			if (isArchivePath(req.path) && (req.method === 'GET' || req.method === 'HEAD')) {
-				return serveArchive(req.path, req.method, core.store, core.settings, nowMs);
+				return await serveArchive(req.path, req.method, core.db, core.settings);
 			}
 			throw storageNotFound();
 		}
@@ -137,19 +139,9 @@ export class EmulatorServer {
 		if (!isAuth && !isRest) throw kongError(404, 'no Route matched with those values');
 		checkApiKey(req, core.apiKey);
 		if (isAuth) {
-			return handleAuth(req, { accounts: core.accounts, settings: core.settings, secret: core.secret, baseUrl: this.baseUrl, nowMs });
+			return handleAuth(req, { accounts: core.accounts, settings: core.settings, secret: core.secret, baseUrl: this.baseUrl, nowMs: core.clock.now() });
 		}
-		// Kong's key-auth runs with hide_credentials: PostgREST never sees the apikey.
-		const restRequest = { ...req, params: req.params.filter(([key]) => key !== 'apikey') };
-		return handleRest(restRequest, {
-			store: core.store,
-			writer: core.writer,
-			accounts: core.accounts,
-			settings: core.settings,
-			secret: core.secret,
-			apiKey: core.apiKey,
-			nowMs,
-		});
+		return await proxyRest(req, core);
 	}
 
 	private async send(res: ServerResponse, reply: Reply, entry: LogEntry | undefined): Promise<void> {
@@ -190,6 +182,21 @@ function checkApiKey(req: EmuRequest, apiKey: string): void {
 		throw kongError(401, 'No API key found in request', 'No `apikey` request header or url param was found.');
 	}
 	if (given !== apiKey) throw kongError(401, 'Invalid API key', 'Double check your Supabase `anon` or `service_role` API key.');
+}
+
+/** `GET /`: what this is, for someone who opens the base URL in a browser. */
+function rootPage(baseUrl: string): string {
+	return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Website Export emulator</title></head><body>
+<h1>Website Export emulator</h1>
+<p>A local stand-in for the Website Export service (Supabase): Postgres and PostgREST behind a gateway.</p>
+<ul>
+<li><code>POST ${baseUrl}/auth/v1/token?grant_type=password</code>: the login (header <code>apikey</code>)</li>
+<li><code>${baseUrl}/rest/v1/options</code>, <code>/rest/v1/jobs</code>, <code>/rest/v1/downloads</code>: the API (headers <code>apikey</code> and <code>Authorization: Bearer</code>)</li>
+<li><code>${baseUrl}/__emulator/health</code>: the API key, the demo login and the control API (see test/emulator/README.md)</li>
+</ul>
+</body></html>
+`;
 }
 
 function preflight(req: EmuRequest): Reply {

@@ -1,26 +1,36 @@
-// Public archive links (Supabase Storage): a streamed zip while the link is valid.
-import { LINK_PATH_PREFIX } from './lifecycle';
+// Public archive links (Supabase Storage): a streamed zip while the link is valid (24 h by the service's clock).
+import type { ServiceDatabase } from './database';
 import { type Reply, storageNotFound } from './reply';
-import type { Store } from './store';
 import type { Settings } from './types';
 import { bufferEntry, payloadEntry, zipArchive } from './zip';
 
-export const LINK_VALIDITY_MS = 24 * 60 * 60 * 1000;
+export const LINK_PATH_PREFIX = '/storage/v1/object/public/exports/';
 
 export function isArchivePath(path: string): boolean {
 	return path.startsWith(LINK_PATH_PREFIX);
 }
 
-export function serveArchive(path: string, method: string, store: Store, settings: Settings, nowMs: number): Reply {
-	const download = store.tables.downloads.rows.find((d) => String(d.data.download_link).endsWith(path));
-	if (!download || nowMs >= download.createdMs + LINK_VALIDITY_MS) throw storageNotFound();
-	const job = store.tables.jobs.get(download.data.job_id as number);
-	const site = job ? String(job.data.url) : 'unknown';
+interface ArchiveRecord {
+	id: string;
+	created_ms: string;
+	url: string | null;
+}
+
+export async function serveArchive(path: string, method: string, db: ServiceDatabase, settings: Settings): Promise<Reply> {
+	const [download] = await db.query<ArchiveRecord>(
+		`select d.id, (extract(epoch from d.created_at) * 1000)::bigint as created_ms, j.url
+		from private.downloads d left join private.jobs j on j.id = d.job_id
+		where d.download_link like '%' || $1 and private.now() < d.created_at + interval '24 hours'
+		limit 1`,
+		[path],
+	);
+	if (!download) throw storageNotFound();
+	const site = download.url ?? 'unknown';
 	const index = Buffer.from(
 		`<!doctype html>\n<html><head><meta charset="utf-8"><title>Export of ${escapeHtml(site)}</title></head>` +
-			`<body><h1>Export of ${escapeHtml(site)}</h1><p>Download ${download.data.id}</p></body></html>\n`,
+			`<body><h1>Export of ${escapeHtml(site)}</h1><p>Download ${download.id}</p></body></html>\n`,
 	);
-	const modified = new Date(download.createdMs);
+	const modified = new Date(Number(download.created_ms));
 	const archive = zipArchive([bufferEntry('index.html', index), payloadEntry('payload.bin', settings.archiveBytes)], modified);
 	return {
 		status: 200,

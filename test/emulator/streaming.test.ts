@@ -18,7 +18,7 @@ afterAll(() => emu.close());
 it('serves a 256 MiB archive with RSS growing by less than 32 MiB', async () => {
 	const token = await login(emu);
 	await call(emu, 'POST', rest('jobs'), { token, body: { url: 'https://big.example', email: 'me@x.test' } });
-	emu.clock.advance(1_000);
+	await emu.clock.advance(1_000);
 	const link = (await call(emu, 'GET', rest('downloads'), { token })).json[0].download_link as string;
 
 	// The first large transfer of a fresh process grows V8's and malloc's pools by ~50 MiB

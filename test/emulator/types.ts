@@ -7,27 +7,11 @@ export function isTableName(name: string): name is TableName {
 	return (TABLE_NAMES as readonly string[]).includes(name);
 }
 
-/** What a column holds after type coercion: bigint/integer as number, the rest as text. */
-export type CellValue = string | number | null;
-
-/** One stored row. `data` holds the public columns in table order. */
-export interface Row {
-	data: Record<string, CellValue>;
-	/** RLS owner (user id); for jobs it mirrors `user_id`. */
-	ownerId: string;
-	/** created_at in microseconds since the epoch, used for comparisons and ordering. */
-	createdUs: number;
-	/** Emulator-clock millisecond of creation: drives the job lifecycle and link validity. */
-	createdMs: number;
-	/** Cached `JSON.stringify(data)` for `select=*`; dropped whenever the row changes. */
-	json?: string;
-}
-
 export type Plan = 'business' | 'free';
 
 /**
- * How the downloads table writes created_at (the spec types it `any`): PostgREST's timestamptz
- * (`…+00:00`), `Z`, Postgres' short offset (`…+00`), a `timestamp` column without offset (UTC),
+ * How downloads show created_at (the spec types it `any`): PostgREST's timestamptz
+ * (`…+00:00`), `Z`, Postgres' short offset (`…+00`), no offset (a `timestamp` column, UTC),
  * Postgres' text form with a space, or epoch seconds / milliseconds (a bigint column).
  */
 export const TIMESTAMP_FORMATS = ['timestamptz', 'z', 'short-offset', 'no-offset', 'text', 'epoch-seconds', 'epoch-ms'] as const;

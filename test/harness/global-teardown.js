@@ -1,4 +1,4 @@
-// Why this exists: removes the folder global-setup.js made for the run, with all it holds.
+// Why this exists: stops the run's Postgres cluster and removes the folder global-setup.js made for the run.
 const { rmSync } = require('node:fs');
 
 module.exports = async function globalTeardown() {
@@ -6,4 +6,5 @@ module.exports = async function globalTeardown() {
 	if (process.env.WEX_JEST_TMP_SAVED) process.env.TMPDIR = process.env.WEX_JEST_TMP_SAVED;
 	else delete process.env.TMPDIR;
 	if (root) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+	await globalThis.__wexCluster?.stop();
 };

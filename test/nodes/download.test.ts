@@ -37,17 +37,17 @@ describe('Website Export node, Download resource', () => {
 	 * Downloads of `count` jobs that finished `agoMs` before now by the node's (real) clock, all
 	 * at the same moment: the emulator clock is set back, the jobs run, and it comes back.
 	 */
-	function finishedDownloads(count: number, agoMs = 0): DownloadRecord[] {
+	async function finishedDownloads(count: number, agoMs = 0): Promise<DownloadRecord[]> {
 		const finishAt = Date.now() - agoMs;
-		emu().clock.set(finishAt - emu().settings.jobDurationMs);
-		const jobs = emu().insert(
+		await emu().clock.set(finishAt - emu().settings.jobDurationMs);
+		const jobs = await emu().insert(
 			'jobs',
 			Array.from({ length: count }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'owner@example.com' })),
 		) as Array<{ id: number }>;
-		emu().clock.set(finishAt);
-		emu().clock.set(Date.now());
+		await emu().clock.set(finishAt);
+		await emu().clock.set(Date.now());
 		const jobIds = new Set(jobs.map((job) => job.id));
-		const downloads = (emu().rows('downloads') as DownloadRecord[]).filter((d) => jobIds.has(d.job_id as number));
+		const downloads = (await emu().rows('downloads') as DownloadRecord[]).filter((d) => jobIds.has(d.job_id as number));
 		expect(downloads).toHaveLength(count);
 		return downloads;
 	}
@@ -66,7 +66,7 @@ describe('Website Export node, Download resource', () => {
 
 	describe('get', () => {
 		it('returns one download by ID, with its expiry', async () => {
-			const [, download] = finishedDownloads(3);
+			const [, download] = await finishedDownloads(3);
 			const before = emu().log.length;
 			const output = await run({ operation: 'get', selectBy: 'id', recordId: String(download.id) });
 			expect(output).toHaveLength(1);
@@ -76,8 +76,8 @@ describe('Website Export node, Download resource', () => {
 		});
 
 		it('finds a download by another field and marks an old link as expired', async () => {
-			const [download] = finishedDownloads(1, 30 * HOUR);
-			finishedDownloads(2);
+			const [download] = await finishedDownloads(1, 30 * HOUR);
+			await finishedDownloads(2);
 			for (const [field, value] of [
 				['job_id', String(download.job_id)],
 				['download_link', download.download_link],
@@ -96,10 +96,10 @@ describe('Website Export node, Download resource', () => {
 
 	describe('getAll', () => {
 		it('returns only links that still work by default, filtered on the server, newest first', async () => {
-			const old = finishedDownloads(2, 25 * HOUR);
-			const older = finishedDownloads(1, 30 * HOUR);
-			const fresh = finishedDownloads(2, 1 * HOUR);
-			const newest = finishedDownloads(1, 0);
+			const old = await finishedDownloads(2, 25 * HOUR);
+			const older = await finishedDownloads(1, 30 * HOUR);
+			const fresh = await finishedDownloads(2, 1 * HOUR);
+			const newest = await finishedDownloads(1, 0);
 			const before = emu().log.length;
 
 			const valid = await run({ operation: 'getAll', returnAll: true, onlyValidLinks: true });
@@ -115,8 +115,8 @@ describe('Website Export node, Download resource', () => {
 		});
 
 		it('counts Limit over valid links only and pages through Return All', async () => {
-			const valid = finishedDownloads(5, 2 * HOUR);
-			finishedDownloads(4, 26 * HOUR);
+			const valid = await finishedDownloads(5, 2 * HOUR);
+			await finishedDownloads(4, 26 * HOUR);
 			const newestFirst = valid.map((d) => d.id).reverse();
 
 			const limited = await run({ operation: 'getAll', returnAll: false, limit: 3 });
@@ -130,7 +130,7 @@ describe('Website Export node, Download resource', () => {
 		});
 
 		it('filters by job ID', async () => {
-			const downloads = finishedDownloads(3);
+			const downloads = await finishedDownloads(3);
 			const output = await run({ operation: 'getAll', returnAll: true, filters: { jobId: String(downloads[1].job_id) } });
 			expect(output.map((item) => item.json.id)).toEqual([downloads[1].id]);
 		});
@@ -173,7 +173,7 @@ describe('Website Export node, Download resource', () => {
 		}
 
 		it('downloads by ID: one lookup, one archive request, a valid zip in binary data', async () => {
-			const [download] = finishedDownloads(1);
+			const [download] = await finishedDownloads(1);
 			const before = emu().log.length;
 			const [item, ...rest] = await run(byId(download.id, { binaryPropertyName: 'archive' }));
 			expect(rest).toHaveLength(0);
@@ -194,7 +194,7 @@ describe('Website Export node, Download resource', () => {
 		});
 
 		it('downloads by link from the input with no request to the API', async () => {
-			const [download] = finishedDownloads(2);
+			const [download] = await finishedDownloads(2);
 			const listed = await run({ operation: 'getAll', returnAll: false, limit: 1 });
 			const before = emu().log.length;
 			const output = await run(byLink('={{ $json.download_link }}'), listed);
@@ -209,15 +209,15 @@ describe('Website Export node, Download resource', () => {
 		});
 
 		it.each([
-			['25 h ago', () => finishedDownloads(1, 25 * HOUR)[0]],
+			['25 h ago', async () => (await finishedDownloads(1, 25 * HOUR))[0]],
 			// Links expire by the service's clock: the node reads it from the lookup's Date header.
-			['now, with the service clock 25 h ahead', () => {
-				const [download] = finishedDownloads(1);
-				emu().clock.advance(25 * HOUR);
+			['now, with the service clock 25 h ahead', async () => {
+				const [download] = await finishedDownloads(1);
+				await emu().clock.advance(25 * HOUR);
 				return download;
 			}],
 		])('refuses a link that expired (job finished %s) before asking for the archive', async (_, arrange) => {
-			const download = arrange();
+			const download = await arrange();
 			const before = emu().log.length;
 			const error = await failure(byId(download.id));
 			const expired = new Date(Date.parse(String(download.created_at)) + 24 * HOUR).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
@@ -229,16 +229,16 @@ describe('Website Export node, Download resource', () => {
 		});
 
 		it('explains a link that storage no longer serves (400 "Object not found")', async () => {
-			const [download] = finishedDownloads(1);
+			const [download] = await finishedDownloads(1);
 			// By ID the record looks valid, and storage has lost the object all the same.
 			emu().fault({ match: { path: /^\/storage\// }, status: 400, body: { statusCode: '404', error: 'not_found', message: 'Object not found' } });
-			const cases: Array<[INodeParameters, string, () => void]> = [
+			const cases: Array<[INodeParameters, string, () => Promise<void> | void]> = [
 				[byId(download.id), `The download link of download ${download.id}`, () => {}],
 				// By link the node cannot know the age: storage's clock decides.
 				[byLink(download.download_link), 'The download link', () => emu().clock.advance(25 * HOUR)],
 			];
 			for (const [parameters, subject, arrange] of cases) {
-				arrange();
+				await arrange();
 				const before = emu().log.length;
 				const error = await failure(parameters);
 				expect(error.message).toBe(`${subject} no longer works: the storage answered "Object not found"`);
@@ -249,8 +249,8 @@ describe('Website Export node, Download resource', () => {
 		});
 
 		it('with Continue On Fail, reports a failing item and downloads the others', async () => {
-			const [fresh] = finishedDownloads(1);
-			const [stale] = finishedDownloads(1, 48 * HOUR);
+			const [fresh] = await finishedDownloads(1);
+			const [stale] = await finishedDownloads(1, 48 * HOUR);
 			const items = [{ json: { id: stale.id } }, { json: { id: fresh.id } }, { json: { id: 'x' } }];
 			const output = await run(byId('={{ $json.id }}'), items, 'continueRegularOutput');
 			expect(output).toHaveLength(3);
@@ -266,7 +266,7 @@ describe('Website Export node, Download resource', () => {
 			['', 'Invalid input: Put Output File in Field is required, e.g. data'],
 			['my archive', 'Invalid input: Put Output File in Field must not contain spaces, e.g. data or archive_zip'],
 		])('validates the output field name %p before any request', async (name, message) => {
-			const [download] = finishedDownloads(1);
+			const [download] = await finishedDownloads(1);
 			const before = emu().log.length;
 			const error = await failure(byId(download.id, { binaryPropertyName: name }));
 			expect(error.message).toBe(message);
@@ -288,7 +288,7 @@ describe('Website Export node, Download resource', () => {
 			let zip: Buffer;
 
 			beforeEach(async () => {
-				const [download] = finishedDownloads(1);
+				const [download] = await finishedDownloads(1);
 				zip = await new Promise<Buffer>((resolve, reject) => {
 					get(download.download_link, (res) => {
 						const chunks: Buffer[] = [];
@@ -378,7 +378,7 @@ describe('Website Export node, Download resource', () => {
 
 		it('streams a 256 MiB archive to binary data without holding it in memory', async () => {
 			emu().settings.archiveBytes = 256 * MiB;
-			const [download] = finishedDownloads(1);
+			const [download] = await finishedDownloads(1);
 			// RSS is what the brief measures; Buffer memory (arrayBuffers) is measured too, as RSS can
 			// hide an allocation that reuses pages an earlier test freed in this worker.
 			const usage = () => {

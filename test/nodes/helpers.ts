@@ -37,9 +37,9 @@ export async function runError(service: Service, parameters: INodeParameters, op
 export const itemsOf = (...json: IDataObject[]): INodeExecutionData[] => json.map((j) => ({ json: j }));
 
 /** Waits (in real time, briefly) until `condition` holds; for acting while the node runs. */
-export async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
 	const started = Date.now();
-	while (!condition()) {
+	while (!(await condition())) {
 		if (Date.now() - started > timeoutMs) throw new Error('Condition not met in time');
 		await new Promise((resolve) => setTimeout(resolve, 5));
 	}

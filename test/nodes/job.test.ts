@@ -19,7 +19,7 @@ describe('Website Export node: Job resource', () => {
 		await service.emulator.close();
 	});
 
-	const addJobs = (...rows: IDataObject[]) => service.emulator.insert('jobs', rows) as IDataObject[];
+	const addJobs = async (...rows: IDataObject[]) => (await service.emulator.insert('jobs', rows)) as IDataObject[];
 	const restCalls = () => requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest').map((e) => `${e.method} ${e.table}`);
 
 	describe('create', () => {
@@ -27,7 +27,7 @@ describe('Website Export node: Job resource', () => {
 			const [created] = await runJson(service, job('create', { url: 'https://example.com/', email: 'me@example.com' }));
 			expect(created).toMatchObject({ url: 'https://example.com/', email: 'me@example.com', status: 'queued' });
 			expect(created).not.toHaveProperty('option');
-			expect(service.emulator.rows('jobs')).toEqual([expect.objectContaining({ id: created.id })]);
+			expect(await service.emulator.rows('jobs')).toEqual([expect.objectContaining({ id: created.id })]);
 			expect(restCalls()).toEqual(['POST jobs']);
 		});
 
@@ -39,14 +39,14 @@ describe('Website Export node: Job resource', () => {
 			const [created] = await runJson(service, job('create', { url: 'https://example.com', email: 'me@example.com', optionMode: mode, ...fields }));
 			expect(restCalls()).toEqual(['POST jobs', 'POST options']);
 			expect(created.option).toMatchObject({ ...expected, job_id: created.id });
-			expect(service.emulator.rows('options')).toEqual([created.option]);
+			expect(await service.emulator.rows('options')).toEqual([created.option]);
 		});
 
 		it('says the job exists when its option is refused', async () => {
 			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/options' }, status: 400 });
 			const error = await runError(service, job('create', { url: 'https://example.com', email: 'me@example.com', optionMode: 'offline' }));
 			expect(error).toBeInstanceOf(NodeApiError);
-			const [stored] = service.emulator.rows('jobs') as IDataObject[];
+			const [stored] = await service.emulator.rows('jobs') as IDataObject[];
 			expect(error.description).toContain(`The job itself was created (ID ${stored.id})`);
 		});
 	});
@@ -68,7 +68,7 @@ describe('Website Export node: Job resource', () => {
 			const [done] = await runJson(service, waiting({ url: 'https://example.com', optionMode: 'offline' }));
 			expect(done).toMatchObject({ status: 'finished', url: 'https://example.com', option: { mode: 'offline', job_id: done.id } });
 			expect(done.files).toBeGreaterThan(0);
-			const [stored] = service.emulator.rows('downloads') as IDataObject[];
+			const [stored] = await service.emulator.rows('downloads') as IDataObject[];
 			expect(done.download).toEqual({ ...stored, job_id: done.id, expires_at: expect.any(String), is_expired: false });
 			expect(Date.parse((done.download as IDataObject).expires_at as string) - Date.parse(stored.created_at as string)).toBe(24 * HOUR);
 			expect(restCalls()).toEqual(['POST jobs', 'POST options', 'GET jobs', 'GET downloads']);
@@ -77,7 +77,7 @@ describe('Website Export node: Job resource', () => {
 		it('fails with a NodeApiError when the export failed', async () => {
 			service.emulator.settings.jobDurationMs = 1;
 			const error = await runError(service, waiting({ url: 'https://unreachable.invalid' }));
-			const [stored] = service.emulator.rows('jobs') as IDataObject[];
+			const [stored] = await service.emulator.rows('jobs') as IDataObject[];
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe(`The export of job ${stored.id} failed`);
 			expect(error.description).toContain('https://unreachable.invalid');
@@ -87,10 +87,10 @@ describe('Website Export node: Job resource', () => {
 			service.emulator.settings.jobDurationMs = HOUR;
 			const run = runError(service, waiting({ url: 'https://example.com', timeout: 1 }));
 			// Once the job exists, 30 emulated minutes pass: it is running, far from done.
-			await until(() => service.emulator.count('jobs') === 1);
-			service.emulator.clock.advance(HOUR / 2);
+			await until(async () => (await service.emulator.count('jobs')) === 1);
+			await service.emulator.clock.advance(HOUR / 2);
 			const error = await run;
-			const [stored] = service.emulator.rows('jobs') as IDataObject[];
+			const [stored] = await service.emulator.rows('jobs') as IDataObject[];
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toBe(`Job ${stored.id} is still running after 1 s`);
 			expect(error.description).toContain(`Use Job → Get with ID ${stored.id}, or Download → Get Many with Job ID ${stored.id}, later`);
@@ -114,13 +114,13 @@ describe('Website Export node: Job resource', () => {
 
 	describe('get', () => {
 		it('gets a job by ID and by URL', async () => {
-			const [first, second] = addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
+			const [first, second] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
 			expect(await runJson(service, job('get', { selectBy: 'id', recordId: String(first.id) }))).toEqual([first]);
 			expect(await runJson(service, job('get', { selectBy: 'field', selectField: 'url', selectValue: 'https://b.example.com' }))).toEqual([second]);
 		});
 
 		it('refuses an email shared by several jobs, and says when a job does not exist', async () => {
-			addJobs({ url: 'https://a.example.com', email: 'same@example.com' }, { url: 'https://b.example.com', email: 'same@example.com' });
+			await addJobs({ url: 'https://a.example.com', email: 'same@example.com' }, { url: 'https://b.example.com', email: 'same@example.com' });
 			const ambiguous = await runError(service, job('get', { selectBy: 'field', selectField: 'email', selectValue: 'same@example.com' }));
 			expect(ambiguous).toBeInstanceOf(NodeApiError);
 			expect(ambiguous.message).toBe('2 records match the job with email "same@example.com"');
@@ -132,7 +132,7 @@ describe('Website Export node: Job resource', () => {
 		it('sends one request per item and logs in at most once', async () => {
 			// A little latency, so that the items really overlap.
 			service.emulator.settings.latencyMs = 20;
-			const stored = addJobs(...Array.from({ length: 6 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
+			const stored = await addJobs(...Array.from({ length: 6 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
 			const output = await runJson(service, { ...job('get', { selectBy: 'id', recordId: '={{ $json.id }}' }), options: { requestsInFlight: 4 } }, {
 				items: itemsOf(...stored.map(({ id }) => ({ id }))),
 			});
@@ -149,14 +149,14 @@ describe('Website Export node: Job resource', () => {
 		let middle: IDataObject;
 		let late: IDataObject;
 
-		beforeEach(() => {
+		beforeEach(async () => {
 			// Jobs created an hour apart on the emulator clock; the two older ones have finished by now.
-			service.emulator.clock.set(T0);
-			[early] = addJobs({ url: 'https://a.example.com', email: 'a@example.com' });
-			service.emulator.clock.advance(HOUR);
-			[middle] = addJobs({ url: 'https://b.example.com', email: 'b@example.com' });
-			service.emulator.clock.advance(HOUR);
-			[late] = addJobs({ url: 'https://a.example.com', email: 'b@example.com' });
+			await service.emulator.clock.set(T0);
+			[early] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' });
+			await service.emulator.clock.advance(HOUR);
+			[middle] = await addJobs({ url: 'https://b.example.com', email: 'b@example.com' });
+			await service.emulator.clock.advance(HOUR);
+			[late] = await addJobs({ url: 'https://a.example.com', email: 'b@example.com' });
 		});
 		const ids = (rows: IDataObject[]) => rows.map((row) => row.id);
 		const lastQuery = () => decodeURIComponent(service.emulator.log.at(-1)?.query ?? '');
@@ -169,7 +169,7 @@ describe('Website Export node: Job resource', () => {
 
 		it('breaks ties between jobs created in the same instant by ID', async () => {
 			const at = new Date(T0 + 3 * HOUR).toISOString();
-			const [x, y] = addJobs({ url: 'https://x.example.com', email: 'x@example.com', created_at: at }, { url: 'https://y.example.com', email: 'x@example.com', created_at: at });
+			const [x, y] = await addJobs({ url: 'https://x.example.com', email: 'x@example.com', created_at: at }, { url: 'https://y.example.com', email: 'x@example.com', created_at: at });
 			const filters = { email: 'x@example.com' };
 			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters })))).toEqual(ids([y, x]));
 			expect(lastQuery()).toContain('order=created_at.desc,id.desc');
@@ -202,7 +202,7 @@ describe('Website Export node: Job resource', () => {
 
 	describe('update', () => {
 		it('updates URL, email and status of a job and returns it', async () => {
-			const [stored] = addJobs({ url: 'https://a.example.com', email: 'a@example.com' });
+			const [stored] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' });
 			const [updated] = await runJson(
 				service,
 				job('update', { selectBy: 'id', recordId: String(stored.id), updateFields: { url: 'https://new.example.com', email: 'new@example.com', status: 'finished' } }),
@@ -212,7 +212,7 @@ describe('Website Export node: Job resource', () => {
 		});
 
 		it('updates a job selected by its email', async () => {
-			const [, stored] = addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
+			const [, stored] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
 			const [updated] = await runJson(service, job('update', { selectBy: 'field', selectField: 'email', selectValue: 'b@example.com', updateFields: { status: 'failed' } }));
 			expect(updated).toMatchObject({ id: stored.id, status: 'failed' });
 			expect(restCalls()).toEqual(['GET jobs', 'PATCH jobs']);
@@ -227,9 +227,9 @@ describe('Website Export node: Job resource', () => {
 
 	describe('delete', () => {
 		it('deletes a job and outputs it', async () => {
-			const [stored, kept] = addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
+			const [stored, kept] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
 			expect(await runJson(service, job('delete', { selectBy: 'id', recordId: String(stored.id) }))).toEqual([{ deleted: true, ...stored }]);
-			expect(service.emulator.rows('jobs')).toEqual([kept]);
+			expect(await service.emulator.rows('jobs')).toEqual([kept]);
 		});
 
 		it('says when the job does not exist', async () => {

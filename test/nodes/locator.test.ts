@@ -21,13 +21,13 @@ describe('Website Export node v2: resource locators', () => {
 		await service.emulator.close();
 	});
 
-	const jobs = (n: number, prefix = 'site') =>
-		service.emulator.insert('jobs', Array.from({ length: n }, (_, i) => ({ url: `https://${prefix}${i}.example.com/`, email: `owner${i % 3}@example.com` }))) as IDataObject[];
+	const jobs = async (n: number, prefix = 'site') =>
+		(await service.emulator.insert('jobs', Array.from({ length: n }, (_, i) => ({ url: `https://${prefix}${i}.example.com/`, email: `owner${i % 3}@example.com` })))) as IDataObject[];
 	const search = (method: string, filter?: string, token?: string) => service.harness.listSearch(node, method, filter, token);
 
 	describe('From List', () => {
 		it('lists jobs newest first, 50 a page, with a token for the next page, until the end', async () => {
-			const stored = jobs(120);
+			const stored = await jobs(120);
 			const seen: string[] = [];
 			let token: string | undefined;
 			let pages = 0;
@@ -44,8 +44,8 @@ describe('Website Export node v2: resource locators', () => {
 		});
 
 		it('searches jobs by URL or email on the service, not in n8n', async () => {
-			jobs(10);
-			jobs(2, 'docs-');
+			await jobs(10);
+			await jobs(2, 'docs-');
 			const before = service.emulator.log.length;
 			const byUrl = await search('searchJobs', 'DOCS-');
 			expect(byUrl.results.map((result) => result.name.split(' · ')[1])).toEqual(['https://docs-1.example.com/', 'https://docs-0.example.com/']);
@@ -57,11 +57,11 @@ describe('Website Export node v2: resource locators', () => {
 		});
 
 		it('searches options by job ID or mode, and downloads by job ID', async () => {
-			const [a, b] = jobs(2);
-			service.emulator.insert('options', [{ mode: 'offline', job_id: a.id }, { mode: 'relative', relative_path: '/x/', job_id: b.id }, { mode: 'offline', job_id: b.id }]);
+			const [a, b] = await jobs(2);
+			await service.emulator.insert('options', [{ mode: 'offline', job_id: a.id }, { mode: 'relative', relative_path: '/x/', job_id: b.id }, { mode: 'offline', job_id: b.id }]);
 			expect((await search('searchOptions', String(b.id))).results).toHaveLength(2);
 			expect((await search('searchOptions', 'rel')).results.map((r) => r.name)).toEqual([expect.stringMatching(/ · relative · job #/)]);
-			service.emulator.insert('downloads', [{ job_id: a.id }, { job_id: b.id }]);
+			await service.emulator.insert('downloads', [{ job_id: a.id }, { job_id: b.id }]);
 			const downloads = await search('searchDownloads', String(a.id));
 			expect(downloads.results).toHaveLength(1);
 			expect(downloads.results[0].name).toContain(`job #${String(a.id)}`);
@@ -73,13 +73,13 @@ describe('Website Export node v2: resource locators', () => {
 		const get = (resource: string, recordId: unknown): INodeParameters => ({ resource, operation: 'get', selectBy: 'id', recordId: recordId as string });
 
 		it.each(['list', 'id'])('gets a job picked %s', async (mode) => {
-			const [, job] = jobs(3);
+			const [, job] = await jobs(3);
 			const [got] = await runJson(service, get('job', locator(mode, String(job.id))), V2);
 			expect(got.id).toBe(job.id);
 		});
 
 		it('gets, updates and deletes a job picked By URL', async () => {
-			const [, job] = jobs(3);
+			const [, job] = await jobs(3);
 			const byUrl = locator('url', String(job.url));
 			expect((await runJson(service, get('job', byUrl), V2))[0].id).toBe(job.id);
 			const [updated] = await runJson(service, { resource: 'job', operation: 'update', selectBy: 'id', recordId: byUrl as unknown as string, updateFields: { email: 'new@example.com' } }, V2);
@@ -89,7 +89,7 @@ describe('Website Export node v2: resource locators', () => {
 		});
 
 		it('refuses a URL that matches several jobs, or none', async () => {
-			service.emulator.insert('jobs', [{ url: 'https://twice.example.com', email: 'a@example.com' }, { url: 'https://twice.example.com', email: 'b@example.com' }]);
+			await service.emulator.insert('jobs', [{ url: 'https://twice.example.com', email: 'a@example.com' }, { url: 'https://twice.example.com', email: 'b@example.com' }]);
 			const several = await runError(service, get('job', locator('url', 'https://twice.example.com')), V2);
 			expect(several).toBeInstanceOf(NodeApiError);
 			expect(several.message).toBe('2 records match the job with URL "https://twice.example.com"');
@@ -99,10 +99,10 @@ describe('Website Export node v2: resource locators', () => {
 
 		it('gets an option and a download, and downloads an archive, picked From List', async () => {
 			service.emulator.settings.jobDurationMs = 1;
-			const [job] = jobs(1);
-			const [option] = service.emulator.insert('options', [{ mode: 'offline', job_id: job.id }]) as IDataObject[];
-			service.emulator.clock.advance(10);
-			const [download] = service.emulator.rows('downloads') as IDataObject[];
+			const [job] = await jobs(1);
+			const [option] = await service.emulator.insert('options', [{ mode: 'offline', job_id: job.id }]) as IDataObject[];
+			await service.emulator.clock.advance(10);
+			const [download] = await service.emulator.rows('downloads') as IDataObject[];
 			expect((await runJson(service, get('option', locator('list', String(option.id))), V2))[0].id).toBe(option.id);
 			expect((await runJson(service, get('download', locator('list', String(download.id))), V2))[0].id).toBe(download.id);
 			const [archive] = await runJson(service, { resource: 'download', operation: 'downloadArchive', downloadBy: 'id', downloadId: locator('list', String(download.id)) as unknown as string, binaryPropertyName: 'data' }, V2);
@@ -117,7 +117,7 @@ describe('Website Export node v2: resource locators', () => {
 		});
 
 		it('keeps version 1 workflows working: a plain ID, and an expression', async () => {
-			const [job] = jobs(1);
+			const [job] = await jobs(1);
 			expect((await runJson(service, get('job', String(job.id))))[0].id).toBe(job.id);
 			expect((await runJson(service, get('job', '={{ $json.id }}'), { items: [{ json: { id: job.id } }] }))[0].id).toBe(job.id);
 			expect((await runJson(service, get('job', locator('id', '={{ $json.id }}')), { ...V2, items: [{ json: { id: job.id } }] }))[0].id).toBe(job.id);
@@ -131,7 +131,7 @@ describe('Website Export node v2: resource locators', () => {
 			parameters: (jobId: unknown, option: IDataObject, typeVersion: number) => INodeParameters;
 			received: (output: IDataObject[], option: IDataObject) => unknown;
 		}
-		const storedJobId = (optionId: unknown) => (service.emulator.rows('options') as IDataObject[]).find((row) => row.id === optionId)?.job_id;
+		const storedJobId = async (optionId: unknown) => ((await service.emulator.rows('options')) as IDataObject[]).find((row) => row.id === optionId)?.job_id;
 		const filteredJobId = () => {
 			const query = decodeURIComponent(service.emulator.log.filter((entry) => entry.kind === 'rest').at(-1)?.query ?? '');
 			return Number(/(?:^|&)job_id=eq\.(\d+)/.exec(query)?.[1]);
@@ -168,23 +168,23 @@ describe('Website Export node v2: resource locators', () => {
 		const table = Object.keys(cases).flatMap((name) => picks.map(([pick, value, typeVersion]) => [name, pick, value, typeVersion] as const));
 
 		// Two jobs, each with an option and a download: a filter that ignored the Job ID would return both.
-		const seed = () => {
-			const [a, b] = jobs(2);
-			const [option] = service.emulator.insert('options', [{ mode: 'offline', job_id: a.id }, { mode: 'offline', job_id: b.id }]) as IDataObject[];
-			service.emulator.insert('downloads', [{ job_id: a.id }, { job_id: b.id }]);
+		const seed = async () => {
+			const [a, b] = await jobs(2);
+			const [option] = await service.emulator.insert('options', [{ mode: 'offline', job_id: a.id }, { mode: 'offline', job_id: b.id }]) as IDataObject[];
+			await service.emulator.insert('downloads', [{ job_id: a.id }, { job_id: b.id }]);
 			return { job: b, option };
 		};
 
 		it.each(table)('%s, %s: sends the job_id', async (name, _pick, value, typeVersion) => {
-			const { job, option } = seed();
+			const { job, option } = await seed();
 			const output = await runJson(service, cases[name].parameters(value(String(job.id)), option, typeVersion), { typeVersion });
 			expect(output.length).toBeGreaterThan(0);
 			expect(output.every((record) => record.job_id === job.id)).toBe(true);
-			expect(cases[name].received(output, option)).toBe(job.id);
+			expect(await cases[name].received(output, option)).toBe(job.id);
 		});
 
 		it.each(Object.keys(cases))('%s: refuses an invalid By ID before any request', async (name) => {
-			const { option } = seed();
+			const { option } = await seed();
 			const error = await runError(service, cases[name].parameters(locator('id', 'abc'), option, 2), V2);
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toContain('Job ID must be a whole number greater than 0');
@@ -192,7 +192,7 @@ describe('Website Export node v2: resource locators', () => {
 		});
 
 		it('leaves the filter out when the picked job is empty', async () => {
-			seed();
+			await seed();
 			const output = await runNode(service, cases['option getAll filter'].parameters(locator('list', ''), {}, 2), V2);
 			expect(output).toHaveLength(2);
 		});

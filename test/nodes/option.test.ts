@@ -12,21 +12,21 @@ describe('Website Export node: Option resource', () => {
 
 	beforeEach(async () => {
 		service = await startService();
-		[{ id: jobId }] = service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'owner@example.com' }]) as Array<{ id: number }>;
+		[{ id: jobId }] = await service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'owner@example.com' }]) as Array<{ id: number }>;
 		service.emulator.clearLog();
 	});
 	afterEach(async () => {
 		await service.emulator.close();
 	});
 
-	const addOptions = (...rows: IDataObject[]) => service.emulator.insert('options', rows) as IDataObject[];
+	const addOptions = async (...rows: IDataObject[]) => (await service.emulator.insert('options', rows)) as IDataObject[];
 
 	describe('create', () => {
 		it('creates an offline option without a job', async () => {
 			const [created] = await runJson(service, option('create', { mode: 'offline' }));
 			expect(created).toMatchObject({ mode: 'offline', job_id: null });
 			expect(created.id).toEqual(expect.any(Number));
-			expect(service.emulator.rows('options')).toEqual([expect.objectContaining({ id: created.id, mode: 'offline' })]);
+			expect(await service.emulator.rows('options')).toEqual([expect.objectContaining({ id: created.id, mode: 'offline' })]);
 			expect(requestsSince(service.emulator)).toMatchObject({ rest: 1, token: 1 });
 		});
 
@@ -51,26 +51,26 @@ describe('Website Export node: Option resource', () => {
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe('insert or update on table "options" violates foreign key constraint "options_job_id_fkey"');
 			expect((error as unknown as NodeApiError).httpCode).toBe('409');
-			expect(service.emulator.count('options')).toBe(0);
+			expect(await service.emulator.count('options')).toBe(0);
 		});
 	});
 
 	describe('get', () => {
 		it('gets an option by ID', async () => {
-			const [stored] = addOptions({ mode: 'offline' }, { mode: 'relative', relative_path: '/a/' });
+			const [stored] = await addOptions({ mode: 'offline' }, { mode: 'relative', relative_path: '/a/' });
 			const [found] = await runJson(service, option('get', { selectBy: 'id', recordId: String(stored.id) }));
 			expect(found).toEqual(stored);
 		});
 
 		it('gets an option by another field (Job ID)', async () => {
-			addOptions({ mode: 'offline' });
-			const [, stored] = addOptions({ mode: 'offline' }, { mode: 'absolute', replace_url: 'https://m.example.com', job_id: jobId });
+			await addOptions({ mode: 'offline' });
+			const [, stored] = await addOptions({ mode: 'offline' }, { mode: 'absolute', replace_url: 'https://m.example.com', job_id: jobId });
 			const [found] = await runJson(service, option('get', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId) }));
 			expect(found).toEqual(stored);
 		});
 
 		it('refuses a field value that matches several options', async () => {
-			addOptions({ mode: 'offline', job_id: jobId }, { mode: 'offline', job_id: jobId });
+			await addOptions({ mode: 'offline', job_id: jobId }, { mode: 'offline', job_id: jobId });
 			const error = await runError(service, option('get', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId) }));
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe(`2 records match the option with job_id "${jobId}"`);
@@ -86,8 +86,8 @@ describe('Website Export node: Option resource', () => {
 
 	describe('getAll', () => {
 		let stored: IDataObject[];
-		beforeEach(() => {
-			stored = addOptions(
+		beforeEach(async () => {
+			stored = await addOptions(
 				{ mode: 'offline' },
 				{ mode: 'relative', relative_path: '/a/', job_id: jobId },
 				{ mode: 'absolute', replace_url: 'https://m.example.com' },
@@ -116,18 +116,18 @@ describe('Website Export node: Option resource', () => {
 
 	describe('update', () => {
 		it('changes the mode together with the field the new mode needs', async () => {
-			const [stored] = addOptions({ mode: 'relative', relative_path: '/a/' });
+			const [stored] = await addOptions({ mode: 'relative', relative_path: '/a/' });
 			const [updated] = await runJson(
 				service,
 				option('update', { selectBy: 'id', recordId: String(stored.id), updateFields: { mode: 'absolute', replaceUrl: 'https://m.example.com' } }),
 			);
 			expect(updated).toMatchObject({ id: stored.id, mode: 'absolute', replace_url: 'https://m.example.com' });
-			expect(service.emulator.rows('options')[0]).toMatchObject({ mode: 'absolute', replace_url: 'https://m.example.com' });
+			expect((await service.emulator.rows('options'))[0]).toMatchObject({ mode: 'absolute', replace_url: 'https://m.example.com' });
 		});
 
 		it('updates an option selected by another field, and its job', async () => {
-			const [, stored] = addOptions({ mode: 'offline' }, { mode: 'offline', job_id: jobId });
-			const [{ id: otherJob }] = service.emulator.insert('jobs', [{ url: 'https://other.example.com', email: 'o@example.com' }]) as IDataObject[];
+			const [, stored] = await addOptions({ mode: 'offline' }, { mode: 'offline', job_id: jobId });
+			const [{ id: otherJob }] = await service.emulator.insert('jobs', [{ url: 'https://other.example.com', email: 'o@example.com' }]) as IDataObject[];
 			const [updated] = await runJson(
 				service,
 				option('update', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId), updateFields: { jobId: String(otherJob) } }),
@@ -144,10 +144,10 @@ describe('Website Export node: Option resource', () => {
 
 	describe('delete', () => {
 		it('deletes an option and outputs it', async () => {
-			const [stored, kept] = addOptions({ mode: 'offline' }, { mode: 'offline' });
+			const [stored, kept] = await addOptions({ mode: 'offline' }, { mode: 'offline' });
 			const [deleted] = await runJson(service, option('delete', { selectBy: 'id', recordId: String(stored.id) }));
 			expect(deleted).toEqual({ deleted: true, ...stored });
-			expect(service.emulator.rows('options')).toEqual([kept]);
+			expect(await service.emulator.rows('options')).toEqual([kept]);
 		});
 
 		it('says when the option to delete does not exist, by ID or by another field', async () => {
@@ -198,7 +198,7 @@ describe('Website Export node: Option resource', () => {
 			expect(error.description).toBe('Job ID must be a whole number greater than 0 [item 2]');
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(2);
 			expect(requestsSince(service.emulator).rest).toBe(0);
-			expect(service.emulator.count('options')).toBe(0);
+			expect(await service.emulator.count('options')).toBe(0);
 		});
 	});
 
@@ -214,6 +214,6 @@ describe('Website Export node: Option resource', () => {
 			details: expect.stringContaining('is not present in table "jobs"'),
 		});
 		expect(output[2].json).toMatchObject({ mode: 'offline', job_id: null });
-		expect(service.emulator.count('options')).toBe(2);
+		expect(await service.emulator.count('options')).toBe(2);
 	});
 });

@@ -54,18 +54,18 @@ describe('Website Export node: downloads in every created_at format', () => {
 
 	/** A download whose job finished `ageMs` ago by the service's clock. */
 	async function downloadAged(ageMs: number): Promise<{ id: number; createdMs: number }> {
-		const [job] = service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
-		service.emulator.clock.advance(10);
-		const download = (service.emulator.rows('downloads') as IDataObject[]).find((row) => row.job_id === job.id) as IDataObject;
+		const [job] = await service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
+		await service.emulator.clock.advance(10);
+		const download = (await service.emulator.rows('downloads') as IDataObject[]).find((row) => row.job_id === job.id) as IDataObject;
 		const createdMs = parseTimestamp(download.created_at);
-		service.emulator.clock.advance(ageMs);
+		await service.emulator.clock.advance(ageMs);
 		return { id: download.id as number, createdMs };
 	}
 
 	it.each(TIMESTAMP_FORMATS)('%s: a 23.5-hour-old link is valid, expires 24 h after it was made, and is listed', async (format) => {
 		service.emulator.settings.downloadTimestamps = format;
 		const { id, createdMs } = await downloadAged(23.5 * HOUR);
-		const stored = (service.emulator.rows('downloads') as IDataObject[])[0];
+		const stored = (await service.emulator.rows('downloads') as IDataObject[])[0];
 		expect(Math.abs(createdMs - (service.emulator.clock.now() - 23.5 * HOUR))).toBeLessThan(1_100);
 		const [got] = await runJson(service, { resource: 'download', operation: 'get', selectBy: 'id', recordId: String(id) });
 		expect(got).toEqual({ ...stored, expires_at: new Date(createdMs + 24 * HOUR).toISOString(), is_expired: false });

@@ -30,7 +30,7 @@ describe('Website Export node: writes', () => {
 	});
 
 	const posts = () => requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest' && e.method === 'POST');
-	const jobs = () => service.emulator.rows('jobs') as IDataObject[];
+	const jobs = async () => (await service.emulator.rows('jobs')) as IDataObject[];
 
 	describe('a failing item stops the writes after it', () => {
 		it('sends nothing after the item the service refused (10 creates, the 3rd refused)', async () => {
@@ -43,7 +43,7 @@ describe('Website Export node: writes', () => {
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect((error as unknown as NodeApiError).context.itemIndex).toBe(2);
 			expect(posts()).toHaveLength(3);
-			expect(jobs().map((job) => job.url)).toEqual(['https://site0.example.com', 'https://site1.example.com']);
+			expect((await jobs()).map((job) => job.url)).toEqual(['https://site0.example.com', 'https://site1.example.com']);
 			expect(inFlight.max).toBe(1);
 		});
 
@@ -51,23 +51,23 @@ describe('Website Export node: writes', () => {
 			service.emulator.fault({ match: POST_JOBS, status: 400 });
 			await runError(service, create(), { items: sites(8) });
 			expect(posts()).toHaveLength(1);
-			expect(jobs()).toEqual([]);
+			expect(await jobs()).toEqual([]);
 		});
 
 		it('applies to update and delete too', async () => {
-			const stored = service.emulator.insert('jobs', sites(6).map((item) => item.json)) as IDataObject[];
+			const stored = await service.emulator.insert('jobs', sites(6).map((item) => item.json)) as IDataObject[];
 			const ids = itemsOf(...stored.map((job) => ({ id: job.id })));
 			service.emulator.fault({ match: { method: 'PATCH', path: '/rest/v1/jobs' }, times: 1 });
 			service.emulator.fault({ match: { method: 'PATCH', path: '/rest/v1/jobs' }, status: 409 });
 			await runError(service, { resource: 'job', operation: 'update', selectBy: 'id', recordId: '={{ $json.id }}', updateFields: { status: 'finished' } }, { items: ids });
-			expect(jobs().map((job) => job.status)).toEqual(['finished', 'queued', 'queued', 'queued', 'queued', 'queued']);
+			expect((await jobs()).map((job) => job.status)).toEqual(['finished', 'queued', 'queued', 'queued', 'queued', 'queued']);
 			expect(requestsSince(service.emulator).entries.filter((e) => e.method === 'PATCH')).toHaveLength(2);
 
 			service.emulator.clearLog();
 			service.emulator.fault({ match: { method: 'DELETE', path: '/rest/v1/jobs' }, status: 409 });
 			await runError(service, { resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' }, { items: ids });
 			expect(requestsSince(service.emulator).entries.filter((e) => e.method === 'DELETE')).toHaveLength(1);
-			expect(jobs()).toHaveLength(6);
+			expect(await jobs()).toHaveLength(6);
 		});
 
 		it('with Continue On Fail, writes go side by side and every other item is written', async () => {
@@ -79,7 +79,7 @@ describe('Website Export node: writes', () => {
 			inFlight.stop();
 			expect(inFlight.max).toBeGreaterThan(1);
 			expect(output.filter((json) => json.error !== undefined)).toHaveLength(1);
-			expect(jobs()).toHaveLength(9);
+			expect(await jobs()).toHaveLength(9);
 		});
 
 		it('with Requests in Flight set by the user, at most that many minus one are sent after the failing one', async () => {
@@ -92,7 +92,7 @@ describe('Website Export node: writes', () => {
 		});
 
 		it('reads keep their concurrency by default', async () => {
-			const stored = service.emulator.insert('jobs', sites(12).map((item) => item.json)) as IDataObject[];
+			const stored = await service.emulator.insert('jobs', sites(12).map((item) => item.json)) as IDataObject[];
 			service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, times: 12, delayMs: 30 });
 			const inFlight = trackInFlight(service.emulator);
 			await runNode(service, { resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}' }, { items: itemsOf(...stored.map((job) => ({ id: job.id }))) });
@@ -106,17 +106,17 @@ describe('Website Export node: writes', () => {
 			['a 503 after the commit', { status: 503, applyAfterHandling: true }],
 			['a connection reset after the commit', { reset: true, applyAfterHandling: true }],
 		])('delete: retried after %s, reports the job deleted', async (_, fault) => {
-			const [stored] = service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
+			const [stored] = await service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
 			// Known to return rows: the DELETE is the first request of this item.
-			await runNode(service, { resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' }, { items: itemsOf({ id: (service.emulator.insert('jobs', [{ url: 'https://other.example.com', email: 'me@example.com' }])[0] as IDataObject).id }) });
+			await runNode(service, { resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' }, { items: itemsOf({ id: ((await service.emulator.insert('jobs', [{ url: 'https://other.example.com', email: 'me@example.com' }]))[0] as IDataObject).id }) });
 			service.emulator.fault({ match: { method: 'DELETE', path: '/rest/v1/jobs' }, ...fault });
 			const [output] = await runJson(service, { resource: 'job', operation: 'delete', selectBy: 'id', recordId: String(stored.id) });
 			expect(output).toMatchObject({ deleted: true, id: stored.id });
-			expect(jobs()).toEqual([]);
+			expect(await jobs()).toEqual([]);
 		});
 
 		it('update: retried after a 502 after the commit, returns the record with the new values', async () => {
-			const [stored] = service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
+			const [stored] = await service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
 			service.emulator.fault({ match: { method: 'PATCH', path: '/rest/v1/jobs' }, status: 502, applyAfterHandling: true });
 			const [output] = await runJson(service, { resource: 'job', operation: 'update', selectBy: 'id', recordId: String(stored.id), updateFields: { email: 'new@example.com' } });
 			expect(output).toMatchObject({ id: stored.id, email: 'new@example.com' });
@@ -132,7 +132,7 @@ describe('Website Export node: writes', () => {
 			// Both items create the same URL and email: the lookup must not hand out the first job again.
 			const output = await runJson(service, create(), { items: itemsOf({ url: 'https://example.com', email: 'me@example.com' }, { url: 'https://example.com', email: 'me@example.com' }) });
 			expect(posts()).toHaveLength(2);
-			expect(jobs()).toHaveLength(2);
+			expect(await jobs()).toHaveLength(2);
 			expect(output[0].recovered).toBeUndefined();
 			expect(output[1]).toMatchObject({ recovered: true, url: 'https://example.com' });
 			expect(output[1].id).not.toBe(output[0].id);
@@ -155,13 +155,13 @@ describe('Website Export node: writes', () => {
 
 		it('create returns the job as stored, with its option', async () => {
 			const [output] = await runJson(service, create({ optionMode: 'offline' }), { items: sites(1) });
-			const [stored] = jobs();
+			const [stored] = await jobs();
 			expect(output).toMatchObject({ ...stored, option: expect.objectContaining({ job_id: stored.id, mode: 'offline' }) });
 			expect(output.recovered).toBeUndefined();
 		});
 
 		it('update returns the record with the new values; a missing record is "not found"', async () => {
-			const [stored] = service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
+			const [stored] = await service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
 			const [output] = await runJson(service, { resource: 'job', operation: 'update', selectBy: 'id', recordId: String(stored.id), updateFields: { email: 'new@example.com' } });
 			expect(output).toMatchObject({ id: stored.id, email: 'new@example.com' });
 			const error = await runError(service, { resource: 'job', operation: 'update', selectBy: 'id', recordId: '4242', updateFields: { email: 'new@example.com' } });
@@ -169,10 +169,10 @@ describe('Website Export node: writes', () => {
 		});
 
 		it('delete returns the deleted record; a missing record is "not found", without a DELETE', async () => {
-			const stored = service.emulator.insert('jobs', sites(2).map((item) => item.json)) as IDataObject[];
+			const stored = await service.emulator.insert('jobs', sites(2).map((item) => item.json)) as IDataObject[];
 			const output = await runJson(service, { resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' }, { items: itemsOf(...stored.map((job) => ({ id: job.id }))) });
 			expect(output).toEqual(stored.map((job) => ({ deleted: true, ...job })));
-			expect(jobs()).toEqual([]);
+			expect(await jobs()).toEqual([]);
 			service.emulator.clearLog();
 			const error = await runError(service, { resource: 'job', operation: 'delete', selectBy: 'id', recordId: '4242' });
 			expect(error.message).toBe('No job with ID 4242 was found');
@@ -181,7 +181,7 @@ describe('Website Export node: writes', () => {
 
 		it('option create returns the option as stored', async () => {
 			const [output] = await runJson(service, { resource: 'option', operation: 'create', mode: 'relative', relativePath: '/docs/' });
-			expect(output).toEqual(service.emulator.rows('options')[0]);
+			expect(output).toEqual((await service.emulator.rows('options'))[0]);
 		});
 	});
 });

@@ -31,8 +31,8 @@ describe('WebsiteExportClient against the emulator', () => {
 	});
 
 	describe('paging under a silent max-rows cap', () => {
-		beforeEach(() => {
-			service.emulator.insert('jobs', Array.from({ length: 2500 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
+		beforeEach(async () => {
+			await service.emulator.insert('jobs', Array.from({ length: 2500 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
 		});
 
 		it('returns all 2 500 rows in order with the minimum number of requests', async () => {
@@ -58,16 +58,16 @@ describe('WebsiteExportClient against the emulator', () => {
 			['oldest first', [{ column: 'created_at' }, { column: 'id' }]],
 		])('neither repeats nor skips a row while rows are created and deleted between pages (%s)', async (_, order) => {
 			service.emulator.settings.maxRows = 300;
-			const existing = service.emulator.rows('jobs') as IDataObject[];
+			const existing = await service.emulator.rows('jobs') as IDataObject[];
 			const deleted = new Set<number>();
 			let pages = 0;
 			// Before every page after the first: 7 jobs created, and 7 not yet returned deleted.
-			const stop = onArrival(service.emulator, (entry) => {
+			const stop = onArrival(service.emulator, async (entry) => {
 				if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
-				service.emulator.insert('jobs', Array.from({ length: 7 }, (_, i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'a@example.com' })));
+				await service.emulator.insert('jobs', Array.from({ length: 7 }, (_, i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'a@example.com' })));
 				const victims = existing.slice(pages * 97, pages * 97 + 7).map((job) => job.id as number);
 				for (const id of victims) deleted.add(id);
-				service.emulator.remove('jobs', victims);
+				await service.emulator.remove('jobs', victims);
 			});
 			const before = service.emulator.log.length;
 			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: order as OrderBy[] }));
@@ -102,14 +102,14 @@ describe('WebsiteExportClient against the emulator', () => {
 			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 429, retryAfter: 0, times: 2 });
 			const row = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry);
 			expect(row.url).toBe('https://example.com');
-			expect(service.emulator.count('jobs')).toBe(1);
+			expect(await service.emulator.count('jobs')).toBe(1);
 		});
 
 		it('never re-sends a POST whose outcome is unknown (500 after the write): it finds the row instead', async () => {
 			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 500, applyAfterHandling: true, times: 1 });
 			const row = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry);
 			expect(row).toMatchObject({ url: 'https://example.com', email: 'a@example.com', recovered: true });
-			expect(service.emulator.count('jobs')).toBe(1);
+			expect(await service.emulator.count('jobs')).toBe(1);
 			expect(requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest').map((e) => e.method)).toEqual(['POST', 'GET']);
 		});
 
@@ -118,7 +118,7 @@ describe('WebsiteExportClient against the emulator', () => {
 			const error = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry).catch((e: Error) => e);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect((error as NodeApiError).description).toMatch(/may have created the job\. No job with these values was created since the request was sent, so it was most likely not created\. Look for it with Job → Get Many/);
-			expect(service.emulator.count('jobs')).toBe(0);
+			expect(await service.emulator.count('jobs')).toBe(0);
 		});
 
 		it('retries idempotent requests after 5xx, then gives up with the service message', async () => {
@@ -133,8 +133,8 @@ describe('WebsiteExportClient against the emulator', () => {
 	describe('filter values', () => {
 		const hostile = ['a&b=c', 'x,y', 'f(x)', '100%', 'say "hi"', 'p.q:r', 'id=eq.1', 'plus+sign', 'back\\slash'];
 
-		beforeEach(() => {
-			service.emulator.insert('jobs', [...hostile, 'decoy'].map((tail) => ({ url: `https://example.com/${tail}`, email: 'a@example.com' })));
+		beforeEach(async () => {
+			await service.emulator.insert('jobs', [...hostile, 'decoy'].map((tail) => ({ url: `https://example.com/${tail}`, email: 'a@example.com' })));
 		});
 
 		it('match exactly and cannot inject filters or parameters', async () => {

@@ -76,15 +76,15 @@ interface RunReport {
 
 async function run(service: Service, random: Random, persistence: Persistence, emitExisting: boolean): Promise<RunReport> {
 	const emu = service.emulator;
-	const jobs = emu.insert('jobs', Array.from({ length: 5 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' }))) as IDataObject[];
+	const jobs = await emu.insert('jobs', Array.from({ length: 5 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' }))) as IDataObject[];
 	const rows: Inserted[] = [];
-	const insert = (createdMs: number) => {
-		const [row] = emu.insert('downloads', [{ job_id: random.pick(jobs).id, created_at: new Date(createdMs).toISOString() }]) as IDataObject[];
+	const insert = async (createdMs: number) => {
+		const [row] = await emu.insert('downloads', [{ job_id: random.pick(jobs).id, created_at: new Date(createdMs).toISOString() }]) as IDataObject[];
 		rows.push({ id: row.id as number, createdMs, visibleAt: emu.clock.now() });
 	};
 
 	// History before activation: some links valid, some expired.
-	for (let i = 0; i < 40; i++) insert(emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500);
+	for (let i = 0; i < 40; i++) await insert(emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500);
 
 	const trigger = new ActiveTrigger(service.harness, { options: { emitExisting } }, persistence);
 	const emitted = new Map<number, number>();
@@ -101,15 +101,15 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 		for (let n = random.int(0, 3); n > 0; n--) {
 			const roll = random.next();
 			// Whole seconds plus 500 ms, so a link never expires on the exact second of a poll.
-			if (roll < 0.7) insert(now - random.int(0, 2) * SECOND - 500);
+			if (roll < 0.7) await insert(now - random.int(0, 2) * SECOND - 500);
 			// Committed late: its created_at is older than rows already emitted (within the overlap).
 			else if (roll < 0.9) {
-				insert(now - random.int(60, OVERLAP_MS / SECOND - 60) * SECOND - 500);
+				await insert(now - random.int(60, OVERLAP_MS / SECOND - 60) * SECOND - 500);
 				report.lateCommits++;
 			} else {
 				// Same time stamp as a recent row.
 				const recent = rows.filter((row) => row.createdMs >= now - OVERLAP_MS + MINUTE);
-				insert(recent.length > 0 ? random.pick(recent).createdMs : now - 500);
+				await insert(recent.length > 0 ? random.pick(recent).createdMs : now - 500);
 				report.sameTimestamp++;
 			}
 		}
@@ -151,7 +151,7 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 		}
 		const wait = pause(random);
 		if (wait >= 20 * HOUR) report.daysOff++;
-		emu.clock.advance(wait);
+		await emu.clock.advance(wait);
 	}
 
 	// A row must have been emitted iff some successful poll that could see it found its link

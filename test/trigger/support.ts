@@ -87,8 +87,8 @@ export class ActiveTrigger {
 }
 
 /** Inserts downloads at the given emulator times (ms); returns their ids. */
-export function insertDownloads(emulator: Emulator, times: number[], jobId: number | null = null): number[] {
-	const rows = emulator.insert(
+export async function insertDownloads(emulator: Emulator, times: number[], jobId: number | null = null): Promise<number[]> {
+	const rows = await emulator.insert(
 		'downloads',
 		times.map((at) => ({ job_id: jobId, created_at: iso(at) })),
 	) as IDataObject[];

@@ -41,23 +41,23 @@ describe('Website Export Trigger', () => {
 
 		beforeEach(async () => {
 			service = await startFrozenService();
-			const [job] = emu().insert('jobs', [{ url: 'https://Docs.Example.com/guide', email: 'ops@example.com', status: 'finished', files: 12 }]) as IDataObject[];
+			const [job] = await emu().insert('jobs', [{ url: 'https://Docs.Example.com/guide', email: 'ops@example.com', status: 'finished', files: 12 }]) as IDataObject[];
 			jobId = job.id as number;
 		});
 
 		it('takes a baseline on the first poll, then emits each new download once, with its job', async () => {
 			// Older than a poll without state looks back (a minute's poll gap plus the overlap).
-			insertDownloads(emu(), [now() - 3 * HOUR, now() - 20 * MINUTE, now() - 15 * MINUTE], jobId);
+			await insertDownloads(emu(), [now() - 3 * HOUR, now() - 20 * MINUTE, now() - 15 * MINUTE], jobId);
 			const trigger = new ActiveTrigger(service.harness);
 			expect(await trigger.ids()).toEqual([]);
 			expect(trigger.state).toMatchObject({ version: 1 });
 
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([]);
 
-			emu().clock.advance(MINUTE);
-			const fresh = insertDownloads(emu(), [now() - 10 * SECOND, now()], jobId);
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
+			const fresh = await insertDownloads(emu(), [now() - 10 * SECOND, now()], jobId);
+			await emu().clock.advance(MINUTE);
 			const result = await trigger.poll();
 			expect(result.emitted.map((json) => json.id)).toEqual(fresh);
 			const [first] = result.emitted;
@@ -71,7 +71,7 @@ describe('Website Export Trigger', () => {
 				job: { url: 'https://Docs.Example.com/guide', email: 'ops@example.com', status: 'finished', files: 12 },
 			});
 
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([]);
 		});
 
@@ -79,65 +79,65 @@ describe('Website Export Trigger', () => {
 			['durable poll cursors (the activation poll commits nothing)', 'durable'],
 			["n8n's default after a restart (only emitting polls are saved)", 'emits'],
 		] as const)('emits a download finished 40 s after activation under %s', async (_, persistence) => {
-			insertDownloads(emu(), [now() - 30 * MINUTE], jobId);
+			await insertDownloads(emu(), [now() - 30 * MINUTE], jobId);
 			const trigger = new ActiveTrigger(service.harness, {}, persistence);
 			expect(await trigger.ids()).toEqual([]);
-			emu().clock.advance(40 * SECOND);
-			const [finished] = insertDownloads(emu(), [now()], jobId);
-			emu().clock.advance(20 * SECOND);
+			await emu().clock.advance(40 * SECOND);
+			const [finished] = await insertDownloads(emu(), [now()], jobId);
+			await emu().clock.advance(20 * SECOND);
 			expect(await trigger.ids()).toEqual([finished]);
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([]);
 		});
 
 		it('after a state that was not kept, re-reads and emits nothing twice', async () => {
 			const trigger = new ActiveTrigger(service.harness, {}, 'emits');
 			await trigger.ids();
-			emu().clock.advance(MINUTE);
-			const [first] = insertDownloads(emu(), [now()], jobId);
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
+			const [first] = await insertDownloads(emu(), [now()], jobId);
+			await emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([first]);
 			// Idle polls: their state is not kept, the emitting poll's is.
 			for (let i = 0; i < 3; i++) {
-				emu().clock.advance(MINUTE);
+				await emu().clock.advance(MINUTE);
 				expect(await trigger.ids()).toEqual([]);
 			}
-			const [second] = insertDownloads(emu(), [now()], jobId);
-			emu().clock.advance(MINUTE);
+			const [second] = await insertDownloads(emu(), [now()], jobId);
+			await emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([second]);
 		});
 
 		it('looks back as far as Poll Times make the gap between polls', async () => {
-			insertDownloads(emu(), [now() - 2 * HOUR], jobId);
+			await insertDownloads(emu(), [now() - 2 * HOUR], jobId);
 			const everyHour = { pollTimes: { item: [{ mode: 'everyHour' }] } };
 			const hourly = new ActiveTrigger(service.harness, everyHour, 'durable');
 			expect(await hourly.ids()).toEqual([]);
-			emu().clock.advance(30 * MINUTE);
-			const [finished] = insertDownloads(emu(), [now()], jobId);
-			emu().clock.advance(30 * MINUTE);
+			await emu().clock.advance(30 * MINUTE);
+			const [finished] = await insertDownloads(emu(), [now()], jobId);
+			await emu().clock.advance(30 * MINUTE);
 			expect(await hourly.ids()).toEqual([finished]);
 		});
 
 		it('emits the downloads already available on the first poll when asked to, valid ones only, once', async () => {
-			const valid = insertDownloads(emu(), [now() - 23 * HOUR, now() - MINUTE]);
-			insertDownloads(emu(), [now() - DAY - MINUTE]);
+			const valid = await insertDownloads(emu(), [now() - 23 * HOUR, now() - MINUTE]);
+			await insertDownloads(emu(), [now() - DAY - MINUTE]);
 			const trigger = new ActiveTrigger(service.harness, { options: { emitExisting: true } });
 			expect(await trigger.ids()).toEqual(valid);
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([]);
 		});
 
 		it('costs one request per idle poll, and one more (for all jobs) per poll with new downloads', async () => {
 			const trigger = new ActiveTrigger(service.harness);
 			await trigger.ids();
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
 			let since = emu().log.length;
 			await trigger.ids();
 			expect(restRequests(emu(), since).all).toHaveLength(1);
 
-			const jobs = emu().insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' }))) as IDataObject[];
-			for (const job of jobs) insertDownloads(emu(), [now()], job.id as number);
-			emu().clock.advance(MINUTE);
+			const jobs = await emu().insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' }))) as IDataObject[];
+			for (const job of jobs) await insertDownloads(emu(), [now()], job.id as number);
+			await emu().clock.advance(MINUTE);
 			since = emu().log.length;
 			const result = await trigger.poll();
 			expect(result.emitted).toHaveLength(50);
@@ -151,12 +151,12 @@ describe('Website Export Trigger', () => {
 		it('emits downloads sharing a time stamp, including one committed after the others were emitted', async () => {
 			const trigger = new ActiveTrigger(service.harness);
 			await trigger.ids();
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
 			const stamp = now();
-			const pair = insertDownloads(emu(), [stamp, stamp]);
+			const pair = await insertDownloads(emu(), [stamp, stamp]);
 			expect(await trigger.ids()).toEqual(pair);
-			emu().clock.advance(MINUTE);
-			const third = insertDownloads(emu(), [stamp]);
+			await emu().clock.advance(MINUTE);
+			const third = await insertDownloads(emu(), [stamp]);
 			expect(await trigger.ids()).toEqual(third);
 			expect(await trigger.ids()).toEqual([]);
 		});
@@ -164,17 +164,17 @@ describe('Website Export Trigger', () => {
 		it('emits a download committed late with an earlier created_at, within the overlap', async () => {
 			const trigger = new ActiveTrigger(service.harness);
 			await trigger.ids();
-			emu().clock.advance(MINUTE);
-			const onTime = insertDownloads(emu(), [now()]);
+			await emu().clock.advance(MINUTE);
+			const onTime = await insertDownloads(emu(), [now()]);
 			expect(await trigger.ids()).toEqual(onTime);
-			emu().clock.advance(2 * MINUTE);
+			await emu().clock.advance(2 * MINUTE);
 			// Its transaction started 8 minutes ago, before the row already emitted.
-			const late = insertDownloads(emu(), [now() - 8 * MINUTE]);
-			const current = insertDownloads(emu(), [now()]);
+			const late = await insertDownloads(emu(), [now() - 8 * MINUTE]);
+			const current = await insertDownloads(emu(), [now()]);
 			expect(await trigger.ids()).toEqual([...late, ...current]);
 			// The designed limit: a row that shows up more than the overlap after its created_at.
-			emu().clock.advance(MINUTE);
-			insertDownloads(emu(), [now() - OVERLAP_MS - 2 * MINUTE]);
+			await emu().clock.advance(MINUTE);
+			await insertDownloads(emu(), [now() - OVERLAP_MS - 2 * MINUTE]);
 			expect(await trigger.ids()).toEqual([]);
 		});
 
@@ -200,8 +200,8 @@ describe('Website Export Trigger', () => {
 			])('throws and changes no state when %s; the next poll emits what was missed, once', async (_, fault, httpCode) => {
 				const trigger = new ActiveTrigger(service.harness);
 				await trigger.ids();
-				emu().clock.advance(MINUTE);
-				const missed = insertDownloads(emu(), [now() - SECOND, now()], jobId);
+				await emu().clock.advance(MINUTE);
+				const missed = await insertDownloads(emu(), [now() - SECOND, now()], jobId);
 				const before = JSON.stringify(trigger.state);
 
 				emu().fault(fault);
@@ -219,8 +219,8 @@ describe('Website Export Trigger', () => {
 				for (const data of touched) expect(JSON.stringify(data)).toBe(before);
 				jest.restoreAllMocks();
 
-				emu().clock.advance(MINUTE);
-				const later = insertDownloads(emu(), [now()], jobId);
+				await emu().clock.advance(MINUTE);
+				const later = await insertDownloads(emu(), [now()], jobId);
 				expect(await trigger.ids()).toEqual([...missed, ...later]);
 				expect(await trigger.ids()).toEqual([]);
 			});
@@ -229,44 +229,44 @@ describe('Website Export Trigger', () => {
 		it('survives a restart: static data through JSON, a new harness (new login) and a new node instance', async () => {
 			const first = new ActiveTrigger(service.harness);
 			await first.ids();
-			emu().clock.advance(MINUTE);
-			const before = insertDownloads(emu(), [now()]);
+			await emu().clock.advance(MINUTE);
+			const before = await insertDownloads(emu(), [now()]);
 			expect(await first.ids()).toEqual(before);
 
 			const restarted = new ActiveTrigger(new NodeHarness({ baseUrl: emu().baseUrl, apiKey: emu().apiKey, ...emu().demoUser }));
 			restarted.staticData = JSON.parse(JSON.stringify(first.staticData));
 			restarted.activating = false;
-			emu().clock.advance(MINUTE);
-			const after = insertDownloads(emu(), [now() - 30 * SECOND, now()]);
+			await emu().clock.advance(MINUTE);
+			const after = await insertDownloads(emu(), [now() - 30 * SECOND, now()]);
 			expect(await restarted.ids()).toEqual(after);
 		});
 
 		it('never emits links that expired while the workflow was inactive, and emits the ones still valid', async () => {
 			const trigger = new ActiveTrigger(service.harness);
 			await trigger.ids();
-			emu().clock.advance(MINUTE);
-			const early = insertDownloads(emu(), [now()]);
-			emu().clock.advance(3 * HOUR);
-			const later = insertDownloads(emu(), [now()]);
+			await emu().clock.advance(MINUTE);
+			const early = await insertDownloads(emu(), [now()]);
+			await emu().clock.advance(3 * HOUR);
+			const later = await insertDownloads(emu(), [now()]);
 			// Inactive (or every poll failing) for a day: the first link has expired by now.
-			emu().clock.advance(DAY - HOUR);
+			await emu().clock.advance(DAY - HOUR);
 			const result = await trigger.poll();
 			expect(result.emitted.map((json) => json.id)).toEqual(later);
 			expect(result.emitted[0].is_expired).toBe(false);
 			expect(early).toHaveLength(1);
-			emu().clock.advance(2 * HOUR);
+			await emu().clock.advance(2 * HOUR);
 			expect(await trigger.ids()).toEqual([]);
 		});
 
 		it('reads 10 000 historical downloads once; then 3 new ones cost one request and give 3 items', async () => {
 			// One every 8 s over the last 22 hours: 10 000 links still valid.
 			const start = now() - 15 * MINUTE - 10_000 * 8 * SECOND;
-			insertDownloads(emu(), Array.from({ length: 10_000 }, (_, i) => start + i * 8 * SECOND));
+			await insertDownloads(emu(), Array.from({ length: 10_000 }, (_, i) => start + i * 8 * SECOND));
 			const trigger = new ActiveTrigger(service.harness, { includeJob: false });
 			expect(await trigger.ids()).toEqual([]);
 			expect(Object.keys(trigger.state.seen as IDataObject).length).toBeLessThanOrEqual(OVERLAP_MS / (8 * SECOND) + 1);
 
-			emu().clock.advance(MINUTE);
+			await emu().clock.advance(MINUTE);
 			let since = emu().log.length;
 			expect(await trigger.ids()).toEqual([]);
 			const idle = restRequests(emu(), since);
@@ -274,8 +274,8 @@ describe('Website Export Trigger', () => {
 			// The idle answer holds the overlap's 75 rows, not the history.
 			expect(idle.all[0].responseBytes).toBeLessThan(100 * 160);
 
-			emu().clock.advance(MINUTE);
-			const fresh = insertDownloads(emu(), [now() - 2 * SECOND, now() - SECOND, now()]);
+			await emu().clock.advance(MINUTE);
+			const fresh = await insertDownloads(emu(), [now() - 2 * SECOND, now() - SECOND, now()]);
 			since = emu().log.length;
 			expect(await trigger.ids()).toEqual(fresh);
 			expect(emu().log.slice(since)).toHaveLength(1);
@@ -289,17 +289,17 @@ describe('Website Export Trigger', () => {
 				await service.emulator.close();
 				service = await startFrozenService(skew);
 				// Judged by this machine's clock, one of these two would be wrong either way.
-				const stillValid = insertDownloads(emu(), [now() - DAY + 2 * MINUTE]);
-				insertDownloads(emu(), [now() - DAY - 2 * MINUTE]);
+				const stillValid = await insertDownloads(emu(), [now() - DAY + 2 * MINUTE]);
+				await insertDownloads(emu(), [now() - DAY - 2 * MINUTE]);
 				const trigger = new ActiveTrigger(service.harness, { includeJob: false, options: { emitExisting: true } });
 				expect(await trigger.ids()).toEqual(stillValid);
 
 				// The cursor is the service's created_at, not this machine's "now".
-				emu().clock.advance(SECOND);
-				const fresh = insertDownloads(emu(), [now()]);
+				await emu().clock.advance(SECOND);
+				const fresh = await insertDownloads(emu(), [now()]);
 				expect(await trigger.ids()).toEqual(fresh);
-				emu().clock.advance(MINUTE);
-				const next = insertDownloads(emu(), [now()]);
+				await emu().clock.advance(MINUTE);
+				const next = await insertDownloads(emu(), [now()]);
 				expect(await trigger.ids()).toEqual(next);
 				expect(await trigger.ids()).toEqual([]);
 			});
@@ -307,20 +307,20 @@ describe('Website Export Trigger', () => {
 
 		describe('Job URL Contains', () => {
 			it('emits only downloads of matching jobs (not case-sensitive), with one jobs request even without Include Job', async () => {
-				const [other] = emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
+				const [other] = await emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
 				const trigger = new ActiveTrigger(service.harness, { includeJob: false, options: { jobUrlContains: ' docs.example.COM ' } });
 				await trigger.ids();
-				emu().clock.advance(MINUTE);
-				const wanted = insertDownloads(emu(), [now() - SECOND], jobId);
-				insertDownloads(emu(), [now()], other.id as number);
-				insertDownloads(emu(), [now()], null);
+				await emu().clock.advance(MINUTE);
+				const wanted = await insertDownloads(emu(), [now() - SECOND], jobId);
+				await insertDownloads(emu(), [now()], other.id as number);
+				await insertDownloads(emu(), [now()], null);
 				const since = emu().log.length;
 				const result = await trigger.poll();
 				expect(result.emitted.map((json) => json.id)).toEqual(wanted);
 				expect(result.emitted[0].job).toBeUndefined();
 				expect(restRequests(emu(), since).jobs).toHaveLength(1);
 				// The others were looked at: they do not come back.
-				emu().clock.advance(MINUTE);
+				await emu().clock.advance(MINUTE);
 				expect(await trigger.ids()).toEqual([]);
 			});
 		});
@@ -328,8 +328,8 @@ describe('Website Export Trigger', () => {
 		describe('Fetch Test Event (manual mode)', () => {
 			it('shows the most recent valid download without touching the cursor', async () => {
 				const trigger = new ActiveTrigger(service.harness);
-				insertDownloads(emu(), [now() - HOUR], jobId);
-				const [latest] = insertDownloads(emu(), [now() - MINUTE], jobId);
+				await insertDownloads(emu(), [now() - HOUR], jobId);
+				const [latest] = await insertDownloads(emu(), [now() - MINUTE], jobId);
 				await trigger.ids();
 				const state = JSON.stringify(trigger.staticData);
 				const { emitted, staticData } = await trigger.fetchTestEvent();
@@ -339,16 +339,16 @@ describe('Website Export Trigger', () => {
 			});
 
 			it('finds the most recent download of a matching job', async () => {
-				const [other] = emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
-				const [wanted] = insertDownloads(emu(), [now() - 2 * HOUR], jobId);
-				insertDownloads(emu(), [now() - HOUR], other.id as number);
+				const [other] = await emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
+				const [wanted] = await insertDownloads(emu(), [now() - 2 * HOUR], jobId);
+				await insertDownloads(emu(), [now() - HOUR], other.id as number);
 				const trigger = new ActiveTrigger(service.harness, { options: { jobUrlContains: 'docs.example' } });
 				const { emitted } = await trigger.fetchTestEvent();
 				expect(emitted?.[0].map((item) => item.json.id)).toEqual([wanted]);
 			});
 
 			it('says clearly that there is nothing to show, instead of returning nothing', async () => {
-				insertDownloads(emu(), [now() - DAY - MINUTE], jobId);
+				await insertDownloads(emu(), [now() - DAY - MINUTE], jobId);
 				const trigger = new ActiveTrigger(service.harness);
 				await expect(trigger.fetchTestEvent()).rejects.toThrow(NodeOperationError);
 				await expect(trigger.fetchTestEvent()).rejects.toThrow('No download with a valid link');

