@@ -9,7 +9,20 @@ import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 const devCode = ['test/**', 'bench/**', 'scripts/**', '*.js', '*.mjs'];
 
 export default tseslint.config(
-	{ ignores: ['dist/**', '.build/**', '.tools/**', 'node_modules/**', 'coverage/**', '.e2e/**', '.n8n-cache/**', '.n8n-local/**', 'nodes/**', 'credentials/**'] },
+	{
+		ignores: [
+			'dist/**',
+			'.build/**',
+			'.tools/**',
+			'node_modules/**',
+			'coverage/**',
+			'.e2e/**',
+			'.n8n-cache/**',
+			'.n8n-local/**',
+			'nodes/**',
+			'credentials/**',
+		],
+	},
 	{
 		files: devCode.map((p) => (p.endsWith('**') ? `${p}/*.{ts,js,mjs}` : p)),
 		extends: [js.configs.recommended],

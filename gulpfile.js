@@ -7,7 +7,8 @@ const { task, src, dest } = require('gulp');
 // always packs the `main` file). The codex files (`*.node.json`: categories, aliases, documentation
 // links) must sit beside their `.node.js` for n8n to read them.
 task('build:icons', () =>
-	src(['nodes/**/*.{png,svg}', 'nodes/**/*.node.json', 'credentials/**/*.{png,svg}', 'index.js'], { base: '.', encoding: false }).pipe(
-		dest(path.resolve('dist')),
-	),
+	src(['nodes/**/*.{png,svg}', 'nodes/**/*.node.json', 'credentials/**/*.{png,svg}', 'index.js'], {
+		base: '.',
+		encoding: false,
+	}).pipe(dest(path.resolve('dist'))),
 );

@@ -29,9 +29,19 @@ async function settings(service: Service, archiveBytes: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-	const { service, downloadId, archiveBytes } = JSON.parse(process.argv[2]) as { service: Service; downloadId: number; archiveBytes: number };
+	const { service, downloadId, archiveBytes } = JSON.parse(process.argv[2]) as {
+		service: Service;
+		downloadId: number;
+		archiveBytes: number;
+	};
 	const harness = harnessFor(service);
-	const parameters = { resource: 'download', operation: 'downloadArchive', downloadBy: 'id', downloadId: String(downloadId), binaryPropertyName: 'data' };
+	const parameters = {
+		resource: 'download',
+		operation: 'downloadArchive',
+		downloadBy: 'id',
+		downloadId: String(downloadId),
+		binaryPropertyName: 'data',
+	};
 
 	// Warm-up with a small archive: the login, every module and code path loaded before measuring.
 	await settings(service, 64 * 1024);
@@ -57,15 +67,22 @@ async function main(): Promise<void> {
 	peakBytes = Math.max(peakBytes, process.memoryUsage.rss());
 	const [item] = run.value;
 	const fileSize = Number(item?.json.fileSize);
-	if (!(fileSize > archiveBytes)) throw new Error(`the archive stored has ${fileSize} bytes, less than its ${archiveBytes}-byte payload`);
-	const result: ArchiveResult = { baselineBytes, peakBytes, fileSize, seconds: run.seconds, samples };
+	if (!(fileSize > archiveBytes))
+		throw new Error(
+			`the archive stored has ${fileSize} bytes, less than its ${archiveBytes}-byte payload`,
+		);
+	const result: ArchiveResult = {
+		baselineBytes,
+		peakBytes,
+		fileSize,
+		seconds: run.seconds,
+		samples,
+	};
 	// Exit once the message is out: n8n's keep-alive sockets would hold the process open.
 	process.send?.(result, () => process.exit(0));
 }
 
-main().catch(
-	(error: unknown) => {
-		console.error(error);
-		process.exit(1);
-	},
-);
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});

@@ -13,7 +13,11 @@ async function main(): Promise<void> {
 	process.on('disconnect', () => {
 		void emulator.close().finally(() => process.exit(0));
 	});
-	process.send?.({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, demoUser: emulator.demoUser });
+	process.send?.({
+		baseUrl: emulator.baseUrl,
+		apiKey: emulator.apiKey,
+		demoUser: emulator.demoUser,
+	});
 }
 
 main().catch((error: unknown) => {

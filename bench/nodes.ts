@@ -1,5 +1,11 @@
 /** The node as the benchmark runs it: parameters, input items, and n8n's bare helper for comparison. */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+} from 'n8n-workflow';
 
 import { WebsiteExport } from '../nodes/WebsiteExport/WebsiteExport.node';
 import { NodeHarness } from '../test/harness';
@@ -10,25 +16,38 @@ export const node = new WebsiteExport();
 
 /** The Requests in Flight default, as the editor offers it. */
 export const DEFAULT_IN_FLIGHT = (
-	node.description.properties.find((property) => property.name === 'options')?.options?.find((option) => option.name === 'requestsInFlight') as
+	node.description.properties
+		.find((property) => property.name === 'options')
+		?.options?.find((option) => option.name === 'requestsInFlight') as
 		| { default: number }
 		| undefined
 )?.default as number;
 
 /** A harness with a fresh credential (no token yet): its first request logs in. */
-export const harnessFor = (service: Service) => new NodeHarness({ baseUrl: service.baseUrl, apiKey: service.apiKey, ...service.demoUser });
+export const harnessFor = (service: Service) =>
+	new NodeHarness({ baseUrl: service.baseUrl, apiKey: service.apiKey, ...service.demoUser });
 
 /** Parameters of a single-record operation on the record whose ID is the item's `id`. */
-export function byId(resource: string, operation: string, extra: INodeParameters = {}): INodeParameters {
+export function byId(
+	resource: string,
+	operation: string,
+	extra: INodeParameters = {},
+): INodeParameters {
 	return { resource, operation, selectBy: 'id', recordId: '={{ $json.id }}', ...extra };
 }
 
-export const jobGet = (requestsInFlight?: number) => byId('job', 'get', requestsInFlight === undefined ? {} : { options: { requestsInFlight } });
+export const jobGet = (requestsInFlight?: number) =>
+	byId('job', 'get', requestsInFlight === undefined ? {} : { options: { requestsInFlight } });
 
-export const idItems = (rows: object[]): INodeExecutionData[] => rows.map((row) => ({ json: { id: (row as IDataObject).id } }));
+export const idItems = (rows: object[]): INodeExecutionData[] =>
+	rows.map((row) => ({ json: { id: (row as IDataObject).id } }));
 
 /** Runs the Website Export node once; resolves to its output items. */
-export async function runNode(harness: NodeHarness, parameters: INodeParameters, items?: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function runNode(
+	harness: NodeHarness,
+	parameters: INodeParameters,
+	items?: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	const [output] = await harness.execute(node, { parameters, items });
 	return output;
 }
@@ -44,16 +63,25 @@ export function bareHelperLoop(baseUrl: string): INodeType {
 		const output: INodeExecutionData[] = [];
 		for (let i = 0; i < items.length; i++) {
 			const id = this.getNodeParameter('recordId', i) as string;
-			const rows = (await this.helpers.httpRequestWithAuthentication.call(this, 'websiteExportApi', {
-				method: 'GET',
-				url: `${baseUrl}/rest/v1/jobs?select=*&id=eq.${id}&limit=2`,
-				headers: { Accept: 'application/json' },
-				json: true,
-			})) as IDataObject[];
+			const rows = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				'websiteExportApi',
+				{
+					method: 'GET',
+					url: `${baseUrl}/rest/v1/jobs?select=*&id=eq.${id}&limit=2`,
+					headers: { Accept: 'application/json' },
+					json: true,
+				},
+			)) as IDataObject[];
 			output.push({ json: rows[0], pairedItem: { item: i } });
 		}
 		return [output];
 	});
-	const recordId = { displayName: 'Job ID', name: 'recordId', type: 'string' as const, default: '' };
+	const recordId = {
+		displayName: 'Job ID',
+		name: 'recordId',
+		type: 'string' as const,
+		default: '',
+	};
 	return { ...probe, description: { ...probe.description, properties: [recordId] } };
 }

@@ -20,11 +20,16 @@ export class RemoteEmulator implements Service {
 	) {}
 
 	static async start(options: EmulatorOptions = {}): Promise<RemoteEmulator> {
-		const child = fork(join(__dirname, 'emulator-child.js'), [JSON.stringify(options)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+		const child = fork(join(__dirname, 'emulator-child.js'), [JSON.stringify(options)], {
+			execArgv: [],
+			stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+		});
 		const ready = await new Promise<Service>((resolve, reject) => {
 			child.once('message', (message) => resolve(message as Service));
 			child.once('error', reject);
-			child.once('exit', (code) => reject(new Error(`the emulator process exited with code ${code}`)));
+			child.once('exit', (code) =>
+				reject(new Error(`the emulator process exited with code ${code}`)),
+			);
 		});
 		child.removeAllListeners('exit');
 		return new RemoteEmulator(child, ready.baseUrl, ready.apiKey, ready.demoUser);
@@ -41,7 +46,8 @@ export class RemoteEmulator implements Service {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await response.text();
-		if (!response.ok) throw new Error(`emulator control ${method} ${path}: ${response.status} ${text}`);
+		if (!response.ok)
+			throw new Error(`emulator control ${method} ${path}: ${response.status} ${text}`);
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
 

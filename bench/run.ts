@@ -19,7 +19,12 @@ import { parseArgs } from 'util';
 import { archiveMemory } from './figures/archive';
 import { packageFigures } from './figures/package';
 import { idleTriggerPoll, returnAll, returnAllUnderChurn } from './figures/polling';
-import { singleRecordRequests, tokenExpiresMidRun, tokenRejectedUnforeseen, tokensAcrossExecutions } from './figures/requests';
+import {
+	singleRecordRequests,
+	tokenExpiresMidRun,
+	tokenRejectedUnforeseen,
+	tokensAcrossExecutions,
+} from './figures/requests';
 import { latencyBound, overheadAndFloor, returnAllLatency } from './figures/timing';
 import { DEFAULT_IN_FLIGHT } from './nodes';
 import { failed, renderMarkdown, renderText, type Header, type Row } from './table';
@@ -31,16 +36,47 @@ const quick = options.quick;
 
 /** N and sizes: the issue's in the full run, smaller ones in the quick run. */
 const size = quick
-	? { items: 100, executions: 20, itemsEach: 10, midRun: 200, timing: 100, rounds: 7, latencyItems: 100, extraInFlight: [] as number[], archive: 64 * 1024 ** 2, requireRounds: 3 }
-	: { items: 1000, executions: 20, itemsEach: 50, midRun: 1000, timing: 1000, rounds: 11, latencyItems: 1000, extraInFlight: [2, 4, 16, 32], archive: 1024 ** 3, requireRounds: 7 };
+	? {
+			items: 100,
+			executions: 20,
+			itemsEach: 10,
+			midRun: 200,
+			timing: 100,
+			rounds: 7,
+			latencyItems: 100,
+			extraInFlight: [] as number[],
+			archive: 64 * 1024 ** 2,
+			requireRounds: 3,
+		}
+	: {
+			items: 1000,
+			executions: 20,
+			itemsEach: 50,
+			midRun: 1000,
+			timing: 1000,
+			rounds: 11,
+			latencyItems: 1000,
+			extraInFlight: [2, 4, 16, 32],
+			archive: 1024 ** 3,
+			requireRounds: 7,
+		};
 
 const figures: Array<[string, () => Promise<Row | Row[]>]> = [
 	['Requests per single-record operation', () => singleRecordRequests(size.items)],
-	['Token requests across executions', () => tokensAcrossExecutions(size.executions, size.itemsEach)],
-	['Token expiring mid-run, default concurrency', () => tokenExpiresMidRun(size.midRun, DEFAULT_IN_FLIGHT)],
+	[
+		'Token requests across executions',
+		() => tokensAcrossExecutions(size.executions, size.itemsEach),
+	],
+	[
+		'Token expiring mid-run, default concurrency',
+		() => tokenExpiresMidRun(size.midRun, DEFAULT_IN_FLIGHT),
+	],
 	['Token expiring mid-run, sequential', () => tokenExpiresMidRun(size.midRun, 1)],
-	['Token refused early, default concurrency', () => tokenRejectedUnforeseen(size.midRun, DEFAULT_IN_FLIGHT)],
-	['Our overhead and n8n\'s floor', () => overheadAndFloor(size.timing, size.rounds)],
+	[
+		'Token refused early, default concurrency',
+		() => tokenRejectedUnforeseen(size.midRun, DEFAULT_IN_FLIGHT),
+	],
+	["Our overhead and n8n's floor", () => overheadAndFloor(size.timing, size.rounds)],
 	['Latency-bound', () => latencyBound(size.latencyItems, 50, size.extraInFlight)],
 	['Return All', () => returnAll(25_000, 1000)],
 	['Return All, latency-bound', () => returnAllLatency(25_000, 50)],
@@ -61,7 +97,9 @@ async function main(): Promise<void> {
 		} catch (error) {
 			rows.push(failed(name, error));
 		}
-		process.stderr.write(`bench: ${name} (${((Date.now() - figureStarted) / 1000).toFixed(1)} s)\n`);
+		process.stderr.write(
+			`bench: ${name} (${((Date.now() - figureStarted) / 1000).toFixed(1)} s)\n`,
+		);
 	}
 	const cpuList = cpus();
 	const header: Header = {
@@ -79,7 +117,9 @@ async function main(): Promise<void> {
 		writeFileSync(file, `${renderMarkdown(header, rows)}\n`);
 		console.log(`\nWritten to ${file}`);
 	}
-	const fatal = rows.filter((row) => row.verdict === 'error' || (row.verdict === 'missed' && row.strict));
+	const fatal = rows.filter(
+		(row) => row.verdict === 'error' || (row.verdict === 'missed' && row.strict),
+	);
 	process.exit(fatal.length > 0 ? 1 : 0);
 }
 

@@ -38,7 +38,13 @@ export function reported(figure: string, measured: string, target = 'reported'):
 export function failed(figure: string, error: unknown): Row {
 	const message = error instanceof Error ? error.message : String(error);
 	const line = message.split('\n')[0];
-	return { figure, measured: '—', target: '—', verdict: 'error', note: line.length > 300 ? `${line.slice(0, 300)}…` : line };
+	return {
+		figure,
+		measured: '—',
+		target: '—',
+		verdict: 'error',
+		note: line.length > 300 ? `${line.slice(0, 300)}…` : line,
+	};
 }
 
 function result(row: Row): string {
@@ -62,14 +68,20 @@ const cells = (row: Row) => [row.figure, row.measured, row.target, result(row)];
 
 function headerLine(header: Header): string {
 	const took = header.seconds === undefined ? '' : ` · took ${header.seconds.toFixed(0)} s`;
-	const load = header.load ? ` · load average ${header.load[0].toFixed(1)} → ${header.load[1].toFixed(1)}` : '';
+	const load = header.load
+		? ` · load average ${header.load[0].toFixed(1)} → ${header.load[1].toFixed(1)}`
+		: '';
 	return `${header.date} · \`${header.command}\` · Node ${header.node} · ${header.cpus}${load}${took}`;
 }
 
 export function renderText(header: Header, rows: Row[]): string {
 	const table = [COLUMNS, ...rows.map(cells)];
 	const widths = COLUMNS.map((_, column) => Math.max(...table.map((line) => line[column].length)));
-	const line = (values: string[]) => values.map((value, column) => value.padEnd(widths[column])).join('  ').trimEnd();
+	const line = (values: string[]) =>
+		values
+			.map((value, column) => value.padEnd(widths[column]))
+			.join('  ')
+			.trimEnd();
 	return [
 		headerLine(header).replace(/`/g, ''),
 		'',

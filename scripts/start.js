@@ -49,7 +49,10 @@ const DEMO_OWNER = Object.freeze({
 });
 
 /** The credential the examples use; its id is the one the example workflows reference. */
-const CREDENTIAL = Object.freeze({ id: 'website-export-demo', name: 'Website Export (local emulator)' });
+const CREDENTIAL = Object.freeze({
+	id: 'website-export-demo',
+	name: 'Website Export (local emulator)',
+});
 
 /** What a newcomer can fix: printed without a stack trace. */
 class StartError extends Error {}
@@ -67,7 +70,9 @@ function killGroup(pid, signal) {
 }
 
 function seconds(ms) {
-	return ms >= 60000 ? `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
+	return ms >= 60000
+		? `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
+		: `${(ms / 1000).toFixed(1)} s`;
 }
 
 function hash(value) {
@@ -89,7 +94,9 @@ async function assertPortFree(port, what) {
 		);
 	await new Promise((resolve, reject) => {
 		const srv = net.createServer();
-		srv.once('error', (err) => reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? busy(err) : err));
+		srv.once('error', (err) =>
+			reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? busy(err) : err),
+		);
 		srv.listen(port, '127.0.0.1', () => srv.close(resolve));
 	});
 	const takenOnV6 = await new Promise((resolve) => {
@@ -104,7 +111,9 @@ async function assertPortFree(port, what) {
 
 function assertDependenciesInstalled() {
 	const needed = ['typescript', 'gulp', 'n8n-workflow'];
-	const missing = needed.filter((m) => !fs.existsSync(path.join(REPO, 'node_modules', m, 'package.json')));
+	const missing = needed.filter(
+		(m) => !fs.existsSync(path.join(REPO, 'node_modules', m, 'package.json')),
+	);
 	if (missing.length) {
 		throw new StartError(
 			`This checkout's dependencies are not installed (missing: ${missing.join(', ')}).\n` +
@@ -119,9 +128,16 @@ function provisionCache() {
 	const pin = (name) => (new RegExp(`^${name}=(\\S+)`, 'm').exec(sh) || [])[1];
 	const n8nVersion = process.env.WEX_N8N_VERSION || pin('_wex_n8n_version_default');
 	const nodeVersion = process.env.WEX_NODE_VERSION || pin('_wex_node_version_default');
-	const root = process.env.WEX_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-website-export');
+	const root =
+		process.env.WEX_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-website-export');
 	const dir = path.join(root, `n8n-${n8nVersion}-node-${nodeVersion}`);
-	return { root, dir, n8nVersion, nodeVersion, complete: fs.existsSync(path.join(dir, '.complete')) };
+	return {
+		root,
+		dir,
+		n8nVersion,
+		nodeVersion,
+		complete: fs.existsSync(path.join(dir, '.complete')),
+	};
 }
 
 /** The first provisioning compiles sqlite3 for Node 24 (node-gyp): say so before a 5-minute install fails. */
@@ -153,15 +169,25 @@ function buildEmulator() {
 	const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, REPO);
 	const host = ts.createCompilerHost(parsed.options);
 	host.getCurrentDirectory = () => REPO; // type roots resolve from here, whatever the cwd
-	const program = ts.createProgram([path.join(REPO, 'test', 'emulator', 'cli.ts')], parsed.options, host);
+	const program = ts.createProgram(
+		[path.join(REPO, 'test', 'emulator', 'cli.ts')],
+		parsed.options,
+		host,
+	);
 	const result = program.emit();
 	const errors = ts
 		.getPreEmitDiagnostics(program)
 		.concat(result.diagnostics)
 		.filter((d) => d.category === ts.DiagnosticCategory.Error);
 	if (errors.length) {
-		const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => REPO, getNewLine: () => '\n' };
-		throw new StartError(`The emulator does not compile:\n${ts.formatDiagnostics(errors.slice(0, 20), host)}`);
+		const host = {
+			getCanonicalFileName: (f) => f,
+			getCurrentDirectory: () => REPO,
+			getNewLine: () => '\n',
+		};
+		throw new StartError(
+			`The emulator does not compile:\n${ts.formatDiagnostics(errors.slice(0, 20), host)}`,
+		);
 	}
 	return path.join(parsed.options.outDir, 'test', 'emulator', 'cli.js');
 }
@@ -177,13 +203,20 @@ function buildEmulatorInWorker() {
 		const worker = new Worker(code, { eval: true });
 		worker.once('message', (m) => (m.error ? reject(new StartError(m.error)) : resolve(m.cli)));
 		worker.once('error', reject);
-		worker.once('exit', (c) => c !== 0 && reject(new Error(`emulator build worker exited with ${c}`)));
+		worker.once(
+			'exit',
+			(c) => c !== 0 && reject(new Error(`emulator build worker exited with ${c}`)),
+		);
 	});
 }
 
 async function startEmulator({ cli, port, logFile }) {
 	// own process group: a terminal's Ctrl-C reaches only us, and we stop it in order
-	const server = n8n.spawnServer(process.execPath, [cli, '--port', String(port)], { cwd: REPO, logFile, append: false });
+	const server = n8n.spawnServer(process.execPath, [cli, '--port', String(port)], {
+		cwd: REPO,
+		logFile,
+		append: false,
+	});
 	const killOnExit = () => server.exited() || killGroup(server.pid, 'SIGKILL'); // 'exit' handlers must be synchronous
 	process.on('exit', killOnExit);
 	const handle = {
@@ -200,10 +233,14 @@ async function startEmulator({ cli, port, logFile }) {
 	const deadline = Date.now() + 30000;
 	for (;;) {
 		if (server.exited()) {
-			throw new StartError(`The emulator stopped at start (${JSON.stringify(server.exited())}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+			throw new StartError(
+				`The emulator stopped at start (${JSON.stringify(server.exited())}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`,
+			);
 		}
 		try {
-			const r = await n8n.httpRequest('GET', `${handle.baseUrl}/__emulator/health`, { timeoutMs: 1000 });
+			const r = await n8n.httpRequest('GET', `${handle.baseUrl}/__emulator/health`, {
+				timeoutMs: 1000,
+			});
 			if (r.status === 200 && r.json && r.json.ok) {
 				Object.assign(handle, { apiKey: r.json.apiKey, demoUser: r.json.demoUser });
 				return handle;
@@ -213,7 +250,9 @@ async function startEmulator({ cli, port, logFile }) {
 		}
 		if (Date.now() > deadline) {
 			await handle.stop();
-			throw new StartError(`The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`);
+			throw new StartError(
+				`The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`,
+			);
 		}
 		await n8n.sleep(100);
 	}
@@ -226,11 +265,17 @@ async function startEmulator({ cli, port, logFile }) {
 function readExamples(dir) {
 	if (!fs.existsSync(dir)) return [];
 	const workflows = [];
-	for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+	for (const f of fs
+		.readdirSync(dir)
+		.filter((x) => x.endsWith('.json'))
+		.sort()) {
 		const data = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
 		for (const wf of Array.isArray(data) ? data : [data]) {
 			if (!wf || typeof wf !== 'object' || !Array.isArray(wf.nodes)) continue;
-			if (!wf.id) throw new StartError(`${path.join(dir, f)}: a workflow without an "id" cannot be imported idempotently`);
+			if (!wf.id)
+				throw new StartError(
+					`${path.join(dir, f)}: a workflow without an "id" cannot be imported idempotently`,
+				);
 			workflows.push({ ...wf, file: f });
 		}
 	}
@@ -257,7 +302,10 @@ function existingIds(nodeBin, dbFile) {
 		const db = new DatabaseSync(process.argv[1], { readOnly: true });
 		const ids = (t) => { try { return db.prepare('SELECT id FROM ' + t).all().map((r) => r.id); } catch { return []; } };
 		console.log(JSON.stringify({ workflows: ids('workflow_entity'), credentials: ids('credentials_entity') }));`;
-	const r = spawnSync(nodeBin, ['--no-warnings', '-e', script, dbFile], { encoding: 'utf8', timeout: 30000 });
+	const r = spawnSync(nodeBin, ['--no-warnings', '-e', script, dbFile], {
+		encoding: 'utf8',
+		timeout: 30000,
+	});
 	if (r.status !== 0) return null; // unknown: import everything
 	return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -276,7 +324,8 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 		/* first start */
 	}
 	const existing = existingIds(nodeBin, path.join(userFolder, '.n8n', 'database.sqlite'));
-	const stale = (kind, id, h) => force || !existing || !existing[kind].includes(id) || state[`${kind}:${id}`] !== h;
+	const stale = (kind, id, h) =>
+		force || !existing || !existing[kind].includes(id) || state[`${kind}:${id}`] !== h;
 
 	const credHash = hash(credential);
 	const wfs = workflows.map(({ file, ...wf }) => ({ wf, h: hash(wf) }));
@@ -289,9 +338,14 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 	}
 	if (todoWfs.length) {
 		const t = Date.now();
-		await n8n.importWorkflows(todoWfs.map((x) => x.wf), { env });
+		await n8n.importWorkflows(
+			todoWfs.map((x) => x.wf),
+			{ env },
+		);
 		for (const { wf, h } of todoWfs) state[`workflows:${wf.id}`] = h;
-		log(`  imported ${todoWfs.length} example workflow(s): ${todoWfs.map((x) => x.wf.name).join(', ')} (${seconds(Date.now() - t)})`);
+		log(
+			`  imported ${todoWfs.length} example workflow(s): ${todoWfs.map((x) => x.wf.name).join(', ')} (${seconds(Date.now() - t)})`,
+		);
 	}
 	fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 }
@@ -335,14 +389,19 @@ async function startStack(options = {}) {
 						`  n8n runtime: not cached yet. The first start installs Node ${cache.nodeVersion} and n8n ${cache.n8nVersion} from the npm registry,\n` +
 							`  once (the README's Getting started says how long it takes), 3 GB in ${cache.root.replace(os.homedir(), '~')}.`,
 					);
-					slow = setInterval(() => log(`  n8n runtime: still installing (${seconds(Date.now() - t)})`), 60000);
+					slow = setInterval(
+						() => log(`  n8n runtime: still installing (${seconds(Date.now() - t)})`),
+						60000,
+					);
 				},
 				cache.complete ? 3000 : 0,
 			);
 			try {
 				const p = await n8n.provision();
 				timings.provisionMs = Date.now() - t;
-				log(`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(timings.provisionMs)})`);
+				log(
+					`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(timings.provisionMs)})`,
+				);
 				return p;
 			} finally {
 				clearTimeout(first);
@@ -370,10 +429,16 @@ async function startStack(options = {}) {
 		// 2. install the fresh tarball as a community package (replaces the previous one)
 		const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
 		await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
-		log(`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`);
+		log(
+			`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
+		);
 
 		// 3. the emulator
-		stack.emulator = await startEmulator({ cli, port: o.emulatorPort, logFile: path.join(o.userFolder, 'emulator.log') });
+		stack.emulator = await startEmulator({
+			cli,
+			port: o.emulatorPort,
+			logFile: path.join(o.userFolder, 'emulator.log'),
+		});
 		if (o.onStarted) o.onStarted('emulator', stack.emulator);
 		log(`Emulator running on ${stack.emulator.baseUrl}`);
 
@@ -403,15 +468,16 @@ async function startStack(options = {}) {
 		stack.credential = { id: credential.id, name: credential.name };
 		stack.workflows = workflows.map((wf) => ({ id: wf.id, name: wf.name, file: wf.file }));
 		const ti = Date.now();
-		if (!o.queue) await importDemoData({
-			env,
-			nodeBin: p.nodeBin,
-			userFolder: uf.userFolder,
-			credential,
-			workflows,
-			force: o.reimport,
-			log,
-		});
+		if (!o.queue)
+			await importDemoData({
+				env,
+				nodeBin: p.nodeBin,
+				userFolder: uf.userFolder,
+				credential,
+				workflows,
+				force: o.reimport,
+				log,
+			});
 		timings.importMs = Date.now() - ti;
 
 		// 5. n8n (its log is appended to: keep the previous one when it grows large)
@@ -419,21 +485,33 @@ async function startStack(options = {}) {
 		if (o.queue) {
 			// Queue mode: a throwaway Postgres and Redis, the main process, 2 workers; the demo data
 			// goes into that Postgres before main starts.
-			log(`Starting Postgres, Redis, n8n main on http://localhost:${o.n8nPort} and 2 workers (queue mode) ...`);
+			log(
+				`Starting Postgres, Redis, n8n main on http://localhost:${o.n8nPort} and 2 workers (queue mode) ...`,
+			);
 			stack.cluster = await queue.startCluster({
 				userFolder: uf.userFolder,
 				workers: 2,
 				port: o.n8nPort,
 				killOnSignal: false,
 				extraEnv: editorEnv,
-				beforeStart: (queueEnv) => importDemoData({ env: queueEnv, nodeBin: p.nodeBin, userFolder: uf.userFolder, credential, workflows, force: true, log }),
+				beforeStart: (queueEnv) =>
+					importDemoData({
+						env: queueEnv,
+						nodeBin: p.nodeBin,
+						userFolder: uf.userFolder,
+						credential,
+						workflows,
+						force: true,
+						log,
+					}),
 			});
 			if (o.onStarted) o.onStarted('cluster', stack.cluster);
 			stack.n8n = stack.cluster.main;
 		} else {
 			log(`Starting n8n on http://localhost:${o.n8nPort} ...`);
 			const logFile = path.join(o.userFolder, 'n8n.log');
-			if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024) fs.renameSync(logFile, `${logFile}.old`);
+			if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024)
+				fs.renameSync(logFile, `${logFile}.old`);
 			stack.n8n = await n8n.startN8n({
 				env,
 				port: o.n8nPort,
@@ -457,8 +535,13 @@ async function startStack(options = {}) {
 		const loaded = types.byPackage[PACKAGE_NAME] || [];
 		const missing = NODE_TYPES.filter((t) => !loaded.includes(t));
 		if (missing.length) {
-			const why = types.failedPackages.filter((f) => f.name === PACKAGE_NAME).map((f) => f.message).join('; ');
-			throw new StartError(`n8n did not load ${missing.join(', ')}${why ? `: ${why}` : ''} (log: ${stack.n8n.logFile})`);
+			const why = types.failedPackages
+				.filter((f) => f.name === PACKAGE_NAME)
+				.map((f) => f.message)
+				.join('; ');
+			throw new StartError(
+				`n8n did not load ${missing.join(', ')}${why ? `: ${why}` : ''} (log: ${stack.n8n.logFile})`,
+			);
 		}
 		stack.editorUrl = `http://localhost:${o.n8nPort}`;
 		timings.totalMs = Date.now() - t0;
@@ -571,7 +654,14 @@ function parseArgs(argv) {
 async function main(argv) {
 	const flags = parseArgs(argv);
 	if (flags.help) {
-		console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 11).map((l) => l.replace(/^ \* ?/, '')).join('\n'));
+		console.log(
+			fs
+				.readFileSync(__filename, 'utf8')
+				.split('\n')
+				.slice(3, 11)
+				.map((l) => l.replace(/^ \* ?/, ''))
+				.join('\n'),
+		);
 		return;
 	}
 	const started = Date.now();
@@ -631,13 +721,34 @@ async function main(argv) {
 	console.log(stack.banner());
 
 	// If either process dies on its own, say so and stop the other one.
-	stack.emulator.whenExited().then((x) => shutdown(`The emulator stopped unexpectedly (${JSON.stringify(x)}; see ${rel(stack.emulator.logFile)})`, 1));
+	stack.emulator
+		.whenExited()
+		.then((x) =>
+			shutdown(
+				`The emulator stopped unexpectedly (${JSON.stringify(x)}; see ${rel(stack.emulator.logFile)})`,
+				1,
+			),
+		);
 	stack.n8n.process.on('exit', (code, signal) =>
-		shutdown(`n8n stopped unexpectedly (code ${code}, signal ${signal}; see ${rel(stack.n8n.logFile)})`, 1),
+		shutdown(
+			`n8n stopped unexpectedly (code ${code}, signal ${signal}; see ${rel(stack.n8n.logFile)})`,
+			1,
+		),
 	);
 }
 
-module.exports = { startStack, stopStack, whenParentExits, provisionCache, buildEmulator, DEMO_OWNER, CREDENTIAL, DEFAULTS, StartError, readExamples };
+module.exports = {
+	startStack,
+	stopStack,
+	whenParentExits,
+	provisionCache,
+	buildEmulator,
+	DEMO_OWNER,
+	CREDENTIAL,
+	DEFAULTS,
+	StartError,
+	readExamples,
+};
 
 if (require.main === module) {
 	main(process.argv.slice(2)).catch((e) => {

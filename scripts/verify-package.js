@@ -19,26 +19,34 @@ async function main() {
 	process.env.TMPDIR = work;
 	try {
 		const scanner = await import(
-			pathToFileURL(require.resolve('@n8n/scan-community-package/scanner/scanner.mjs', { paths: [root] })).href
+			pathToFileURL(
+				require.resolve('@n8n/scan-community-package/scanner/scanner.mjs', { paths: [root] }),
+			).href
 		);
 		if (savedTmp === undefined) delete process.env.TMPDIR;
 		else process.env.TMPDIR = savedTmp;
 
 		const [packed] = JSON.parse(
-			execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' }),
+			execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+				cwd: root,
+				encoding: 'utf8',
+			}),
 		);
 		const tarball = path.join(work, packed.filename);
 		const packageDir = path.join(work, 'package');
 		fs.mkdirSync(packageDir);
 		execFileSync('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1']);
-		console.log(`[verify] packed ${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1000).toFixed(1)} kB`);
+		console.log(
+			`[verify] packed ${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1000).toFixed(1)} kB`,
+		);
 
 		// The codex files must travel with the nodes they describe.
 		const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
 		const missing = manifest.n8n.nodes
 			.map((entry) => entry.replace(/\.js$/, '.json'))
 			.filter((codex) => !fs.existsSync(path.join(packageDir, codex)));
-		if (missing.length) throw new Error(`codex files missing from the tarball: ${missing.join(', ')}`);
+		if (missing.length)
+			throw new Error(`codex files missing from the tarball: ${missing.join(', ')}`);
 
 		// The scanner's two legs, exactly as analyzePackageByName runs them after its downloads:
 		// the attested source (here: this checkout) with the full rule set on .ts sources, and the
@@ -50,7 +58,9 @@ async function main() {
 		let failed = false;
 		for (const [name, result] of legs) {
 			if (result.passed) {
-				console.log(`[verify] scanner, ${name} leg: passed${result.message ? ` (${result.message})` : ''}`);
+				console.log(
+					`[verify] scanner, ${name} leg: passed${result.message ? ` (${result.message})` : ''}`,
+				);
 			} else {
 				failed = true;
 				console.error(`[verify] scanner, ${name} leg: FAILED: ${result.message}`);

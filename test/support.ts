@@ -11,7 +11,11 @@ export interface Service {
 /** An emulator on a free port and a harness logged in as its demo Business-plan account. */
 export async function startService(options: EmulatorOptions = {}): Promise<Service> {
 	const emulator = await startEmulator({ port: 0, ...options });
-	const harness = new NodeHarness({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, ...emulator.demoUser });
+	const harness = new NodeHarness({
+		baseUrl: emulator.baseUrl,
+		apiKey: emulator.apiKey,
+		...emulator.demoUser,
+	});
 	return { emulator, harness };
 }
 

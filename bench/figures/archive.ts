@@ -16,23 +16,41 @@ const LIMIT = 64 * 1024 * 1024;
 export async function archiveMemory(archiveBytes: number): Promise<Row> {
 	const emulator = await RemoteEmulator.start();
 	try {
-		const [job] = await emulator.insert('jobs', [{ url: 'https://example.com', email: 'bench@example.com', status: 'finished' }]);
+		const [job] = await emulator.insert('jobs', [
+			{ url: 'https://example.com', email: 'bench@example.com', status: 'finished' },
+		]);
 		const [download] = await emulator.insert('downloads', [{ job_id: job.id }]);
-		const service = { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, demoUser: emulator.demoUser };
-		const worker = fork(join(__dirname, '..', 'archive-worker.js'), [JSON.stringify({ service, downloadId: download.id, archiveBytes })], {
-			execArgv: ['--expose-gc'],
-			stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-		});
+		const service = {
+			baseUrl: emulator.baseUrl,
+			apiKey: emulator.apiKey,
+			demoUser: emulator.demoUser,
+		};
+		const worker = fork(
+			join(__dirname, '..', 'archive-worker.js'),
+			[JSON.stringify({ service, downloadId: download.id, archiveBytes })],
+			{
+				execArgv: ['--expose-gc'],
+				stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+			},
+		);
 		const result = await new Promise<ArchiveResult>((resolve, reject) => {
 			let answer: ArchiveResult | undefined;
 			worker.once('message', (message) => (answer = message as ArchiveResult));
 			worker.once('error', reject);
-			worker.once('exit', (code) => (answer && code === 0 ? resolve(answer) : reject(new Error(`the archive worker exited with code ${code}`))));
+			worker.once('exit', (code) =>
+				answer && code === 0
+					? resolve(answer)
+					: reject(new Error(`the archive worker exited with code ${code}`)),
+			);
 		});
 		const growth = result.peakBytes - result.baselineBytes;
 		const size = archiveBytes >= 1024 ** 3 ? `${archiveBytes / 1024 ** 3} GiB` : mib(archiveBytes);
 		return judged(
-			{ figure: `downloadArchive of a ${size} archive: peak RSS growth of the node's process`, measured: `${mib(growth)} (${seconds(result.seconds)}, ${result.samples} samples)`, target: '≤ 64 MiB' },
+			{
+				figure: `downloadArchive of a ${size} archive: peak RSS growth of the node's process`,
+				measured: `${mib(growth)} (${seconds(result.seconds)}, ${result.samples} samples)`,
+				target: '≤ 64 MiB',
+			},
 			growth <= LIMIT,
 			'the archive is buffered somewhere on its way to the binary data store',
 		);

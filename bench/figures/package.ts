@@ -22,7 +22,10 @@ function newestSource(folder: string): number {
 /** Builds dist/ unless it is newer than every source file it is made of. */
 function ensureBuilt(entries: string[]): void {
 	const built = entries.every((entry) => existsSync(join(root, entry)));
-	const sources = Math.max(newestSource(join(root, 'nodes')), newestSource(join(root, 'credentials')));
+	const sources = Math.max(
+		newestSource(join(root, 'nodes')),
+		newestSource(join(root, 'credentials')),
+	);
 	// Only what tsc compiles from those sources: copied files (the entry point) keep their own mtime.
 	const compiled = entries.filter((entry) => /^dist\/(nodes|credentials)\//.test(entry));
 	if (built && compiled.every((entry) => statSync(join(root, entry)).mtimeMs >= sources)) return;
@@ -32,13 +35,23 @@ function ensureBuilt(entries: string[]): void {
 
 /** Milliseconds `require` of `modules` takes in a fresh Node process. */
 function coldRequire(modules: string[]): number {
-	const script = 'const t=process.hrtime.bigint();for(const m of JSON.parse(process.argv[1]))require(m);process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))';
+	const script =
+		'const t=process.hrtime.bigint();for(const m of JSON.parse(process.argv[1]))require(m);process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))';
 	try {
-		return Number(execFileSync(process.execPath, ['-e', script, JSON.stringify(modules)], { cwd: root, encoding: 'utf8', stdio: 'pipe' }));
+		return Number(
+			execFileSync(process.execPath, ['-e', script, JSON.stringify(modules)], {
+				cwd: root,
+				encoding: 'utf8',
+				stdio: 'pipe',
+			}),
+		);
 	} catch (error) {
 		const stderr = String((error as { stderr?: unknown }).stderr ?? '');
-		const reason = stderr.split('\n').find((line) => /Error/.test(line)) ?? (error as Error).message;
-		throw new Error(`require(${modules.map((m) => m.replace(root, '.')).join(', ')}) failed: ${reason}`);
+		const reason =
+			stderr.split('\n').find((line) => /Error/.test(line)) ?? (error as Error).message;
+		throw new Error(
+			`require(${modules.map((m) => m.replace(root, '.')).join(', ')}) failed: ${reason}`,
+		);
 	}
 }
 
@@ -46,7 +59,12 @@ export async function packageFigures(rounds: number): Promise<Row[]> {
 	const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 	const entries: string[] = [manifest.main, ...manifest.n8n.credentials, ...manifest.n8n.nodes];
 	ensureBuilt(entries);
-	const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+	const [packed] = JSON.parse(
+		execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: root,
+			encoding: 'utf8',
+		}),
+	);
 	const size = packed.size as number;
 	const readme = gzipSync(readFileSync(join(root, 'README.md'))).length;
 
@@ -63,7 +81,12 @@ export async function packageFigures(rounds: number): Promise<Row[]> {
 		// The README travels in every tarball (npm shows it) and grows with the documentation; the
 		// target is about what the nodes need, so it judges the tarball without the README's share.
 		judged(
-			{ figure: 'Package: npm pack size without the README (its gzip share)', measured: `${kb(size - readme)} (${kb(size)} in all, README ${kb(readme)}; ${packed.entryCount} files)`, target: '≤ 60 KB', strict: true },
+			{
+				figure: 'Package: npm pack size without the README (its gzip share)',
+				measured: `${kb(size - readme)} (${kb(size)} in all, README ${kb(readme)}; ${packed.entryCount} files)`,
+				target: '≤ 60 KB',
+				strict: true,
+			},
 			size - readme <= 60_000,
 			'the tarball holds more than the nodes need',
 		),

@@ -13,15 +13,33 @@ import { offsetReturnAll } from '../offsetPaging';
 export async function returnAll(total: number, maxRows: number): Promise<Row> {
 	const emulator = await startEmulator({ port: 0, maxRows });
 	try {
-		await emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
+		await emulator.insert(
+			'jobs',
+			range(total).map((i) => ({
+				url: `https://site${i}.example.com`,
+				email: 'bench@example.com',
+			})),
+		);
 		const harness = harnessFor(emulator);
-		const output: INodeExecutionData[] = await runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true });
+		const output: INodeExecutionData[] = await runNode(harness, {
+			resource: 'job',
+			operation: 'getAll',
+			returnAll: true,
+		});
 		const { rest } = emulator.stats();
 		const minimum = Math.ceil(total / maxRows);
 		const ids = new Set(output.map((item) => item.json.id));
-		if (output.length !== total || ids.size !== total) throw new Error(`Return All gave ${output.length} items (${ids.size} distinct), not ${total}`);
+		if (output.length !== total || ids.size !== total)
+			throw new Error(
+				`Return All gave ${output.length} items (${ids.size} distinct), not ${total}`,
+			);
 		return judged(
-			{ figure: `Return All: ${count(total)} jobs under a ${count(maxRows)}-row cap`, measured: `${rest} requests, ratio ${ratio(rest / minimum)}`, target: `${minimum} (ratio 1.00)`, strict: true },
+			{
+				figure: `Return All: ${count(total)} jobs under a ${count(maxRows)}-row cap`,
+				measured: `${rest} requests, ratio ${ratio(rest / minimum)}`,
+				target: `${minimum} (ratio 1.00)`,
+				strict: true,
+			},
 			rest === minimum,
 			`${rest - minimum} requests more than ⌈${total} / ${maxRows}⌉`,
 		);
@@ -45,8 +63,12 @@ async function idlePoll(stored: number): Promise<{ requests: number; bytes: numb
 		const recent = 10;
 		const history = stored - recent;
 		const rows = [
-			...range(history).map((i) => ({ created_at: new Date(now - 2 * DAY - Math.floor((i * 365 * DAY) / history)).toISOString() })),
-			...range(recent).map((i) => ({ created_at: new Date(now - (recent - i) * 5 * MINUTE).toISOString() })),
+			...range(history).map((i) => ({
+				created_at: new Date(now - 2 * DAY - Math.floor((i * 365 * DAY) / history)).toISOString(),
+			})),
+			...range(recent).map((i) => ({
+				created_at: new Date(now - (recent - i) * 5 * MINUTE).toISOString(),
+			})),
 		].map((row) => ({ ...row, job_id: null }));
 		await emulator.insert('downloads', rows);
 		const harness = harnessFor(emulator);
@@ -59,7 +81,10 @@ async function idlePoll(stored: number): Promise<{ requests: number; bytes: numb
 		const idle = await harness.poll(trigger, { parameters, staticData: first.staticData });
 		if (idle.emitted !== null) throw new Error('the idle poll emitted');
 		const entries = emulator.log.filter((entry) => entry.kind === 'rest');
-		return { requests: entries.length, bytes: entries.reduce((sum, entry) => sum + entry.responseBytes, 0) };
+		return {
+			requests: entries.length,
+			bytes: entries.reduce((sum, entry) => sum + entry.responseBytes, 0),
+		};
 	} finally {
 		await emulator.close();
 	}
@@ -91,13 +116,29 @@ export async function returnAllUnderChurn(total: number): Promise<Row[]> {
 	try {
 		const measure = async (returnAll: () => Promise<number[]>) => {
 			await emulator.reset();
-			const existing = (await emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }))) as Array<{ id: number }>).map((job) => job.id);
+			const existing = (
+				(await emulator.insert(
+					'jobs',
+					range(total).map((i) => ({
+						url: `https://site${i}.example.com`,
+						email: 'bench@example.com',
+					})),
+				)) as Array<{ id: number }>
+			).map((job) => job.id);
 			const deleted = new Set<number>();
 			let pages = 0;
 			const stop = onArrival(emulator, async (entry) => {
 				if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
-				await emulator.insert('jobs', range(7).map((i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'bench@example.com' })));
-				const victims = existing.slice(-(pages * 1000 + 7), -(pages * 1000)).filter((id) => !deleted.has(id));
+				await emulator.insert(
+					'jobs',
+					range(7).map((i) => ({
+						url: `https://new${pages}-${i}.example.com`,
+						email: 'bench@example.com',
+					})),
+				);
+				const victims = existing
+					.slice(-(pages * 1000 + 7), -(pages * 1000))
+					.filter((id) => !deleted.has(id));
 				for (const id of victims) deleted.add(id);
 				await emulator.remove('jobs', victims);
 			});
@@ -111,12 +152,33 @@ export async function returnAllUnderChurn(total: number): Promise<Row[]> {
 				stop();
 			}
 		};
-		const before = await measure(async () => (await offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', 1)).rows.map((row) => row.id));
-		const after = await measure(async () => (await runNode(harnessFor(emulator), { resource: 'job', operation: 'getAll', returnAll: true })).map((item) => item.json.id as number));
+		const before = await measure(async () =>
+			(await offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', 1)).rows.map(
+				(row) => row.id,
+			),
+		);
+		const after = await measure(async () =>
+			(
+				await runNode(harnessFor(emulator), {
+					resource: 'job',
+					operation: 'getAll',
+					returnAll: true,
+				})
+			).map((item) => item.json.id as number),
+		);
 		const figure = `Return All of ${count(total)} jobs (newest first) while 7 are created and 7 deleted before each page: rows twice / missing`;
 		return [
 			reported(`${figure}, offset paging (before)`, `${before.twice} / ${before.missing}`),
-			judged({ figure: `${figure}, keyset paging (now)`, measured: `${after.twice} / ${after.missing}`, target: '0 / 0', strict: true }, after.twice === 0 && after.missing === 0, 'rows repeated or skipped'),
+			judged(
+				{
+					figure: `${figure}, keyset paging (now)`,
+					measured: `${after.twice} / ${after.missing}`,
+					target: '0 / 0',
+					strict: true,
+				},
+				after.twice === 0 && after.missing === 0,
+				'rows repeated or skipped',
+			),
 		];
 	} finally {
 		await emulator.close();

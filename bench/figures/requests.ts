@@ -19,26 +19,52 @@ async function withEmulator<T>(work: (emulator: Emulator) => Promise<T>): Promis
 	}
 }
 
-const jobRows = (n: number) => range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }));
+const jobRows = (n: number) =>
+	range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }));
 
 /** Every output item is a record (no error item), one per input item. */
-const complete = (output: INodeExecutionData[], n: number) => output.length === n && output.every((item) => item.json.id !== undefined && item.json.error === undefined);
+const complete = (output: INodeExecutionData[], n: number) =>
+	output.length === n &&
+	output.every((item) => item.json.id !== undefined && item.json.error === undefined);
 
 /** Requests for N items of each single-record operation, each in one execution with a fresh credential. */
 export async function singleRecordRequests(n: number): Promise<Row[]> {
 	return await withEmulator(async (emulator) => {
-		const options = await emulator.insert('options', range(n).map(() => ({ mode: 'offline' })));
+		const options = await emulator.insert(
+			'options',
+			range(n).map(() => ({ mode: 'offline' })),
+		);
 		const jobs = await emulator.insert('jobs', jobRows(n));
-		const downloads = await emulator.insert('downloads', range(n).map(() => ({ job_id: null })));
+		const downloads = await emulator.insert(
+			'downloads',
+			range(n).map(() => ({ job_id: null })),
+		);
 		const blank = range(n).map(() => ({ json: {} }));
 		const cases: Array<[string, INodeParameters, INodeExecutionData[]]> = [
 			['option.create', { resource: 'option', operation: 'create', mode: 'offline' }, blank],
 			['option.get', byId('option', 'get'), idItems(options)],
-			['option.update', byId('option', 'update', { updateFields: { mode: 'offline' } }), idItems(options)],
+			[
+				'option.update',
+				byId('option', 'update', { updateFields: { mode: 'offline' } }),
+				idItems(options),
+			],
 			['option.delete', byId('option', 'delete'), idItems(options)],
-			['job.create', { resource: 'job', operation: 'create', url: 'https://example.com', email: 'bench@example.com' }, blank],
+			[
+				'job.create',
+				{
+					resource: 'job',
+					operation: 'create',
+					url: 'https://example.com',
+					email: 'bench@example.com',
+				},
+				blank,
+			],
 			['job.get', byId('job', 'get'), idItems(jobs)],
-			['job.update', byId('job', 'update', { updateFields: { email: 'changed@example.com' } }), idItems(jobs)],
+			[
+				'job.update',
+				byId('job', 'update', { updateFields: { email: 'changed@example.com' } }),
+				idItems(jobs),
+			],
 			['job.delete', byId('job', 'delete'), idItems(jobs)],
 			['download.get', byId('download', 'get'), idItems(downloads)],
 		];
@@ -50,8 +76,15 @@ export async function singleRecordRequests(n: number): Promise<Row[]> {
 			// A delete reads its record first until the service has shown that it returns deleted
 			// rows: once per execution when it does (so that "not found" stays a fact if it does not).
 			const expected = label.endsWith('.delete') ? n + 1 : n;
-			const row = { figure: `Requests: ${count(n)} items of ${label}, one execution`, measured: `${count(rest)} + ${token} token`, target: `${count(expected)} + ≤ 1 token`, strict: true };
-			const why = !complete(output, n) ? `${output.length} output items, some not records` : `${rest - expected} extra REST and ${token} token requests`;
+			const row = {
+				figure: `Requests: ${count(n)} items of ${label}, one execution`,
+				measured: `${count(rest)} + ${token} token`,
+				target: `${count(expected)} + ≤ 1 token`,
+				strict: true,
+			};
+			const why = !complete(output, n)
+				? `${output.length} output items, some not records`
+				: `${rest - expected} extra REST and ${token} token requests`;
 			rows.push(judged(row, rest === expected && token <= 1 && complete(output, n), why));
 		}
 		return rows;
@@ -68,8 +101,17 @@ export async function tokensAcrossExecutions(executions: number, itemsEach: numb
 			if (complete(await runNode(harness, jobGet(), items), itemsEach)) completeRuns++;
 		}
 		const { token } = emulator.stats();
-		const row = { figure: `Token requests: ${executions} executions within the hour (${itemsEach} items each, ${DEFAULT_IN_FLIGHT} in flight)`, measured: String(token), target: '1', strict: true };
-		return judged(row, token === 1 && completeRuns === executions, `${token} logins, ${completeRuns}/${executions} complete runs`);
+		const row = {
+			figure: `Token requests: ${executions} executions within the hour (${itemsEach} items each, ${DEFAULT_IN_FLIGHT} in flight)`,
+			measured: String(token),
+			target: '1',
+			strict: true,
+		};
+		return judged(
+			row,
+			token === 1 && completeRuns === executions,
+			`${token} logins, ${completeRuns}/${executions} complete runs`,
+		);
 	});
 }
 
@@ -86,7 +128,10 @@ export async function tokenExpiresMidRun(n: number, inFlight: number): Promise<R
 	return await withEmulator(async (emulator) => {
 		const items = idItems(await emulator.insert('jobs', jobRows(n)));
 		const harness = harnessFor(emulator);
-		const expiry = expireTokenMidRun(emulator, harness, { at: Math.floor(n / 2), settle: 2 * inFlight + 2 });
+		const expiry = expireTokenMidRun(emulator, harness, {
+			at: Math.floor(n / 2),
+			settle: 2 * inFlight + 2,
+		});
 		let output: INodeExecutionData[];
 		try {
 			output = await runNode(harness, jobGet(inFlight), items);
@@ -96,8 +141,16 @@ export async function tokenExpiresMidRun(n: number, inFlight: number): Promise<R
 		const { token, rest } = emulator.stats();
 		const mode = inFlight === 1 ? 'sequential' : `${inFlight} in flight`;
 		const measured = `${token - 1} extra (${token} in all), ${refused(emulator)} refused, ${complete(output, n) ? 'run complete' : 'run INCOMPLETE'}`;
-		const row = { figure: `Token requests: token expires mid-run by the clock (${count(n)} × job.get, ${mode})`, measured, target: '1 extra, run completes', strict: true };
-		if (expiry.jumped !== 2) throw new Error(`the clock jumped ${expiry.jumped} times instead of 2 (${rest} REST requests)`);
+		const row = {
+			figure: `Token requests: token expires mid-run by the clock (${count(n)} × job.get, ${mode})`,
+			measured,
+			target: '1 extra, run completes',
+			strict: true,
+		};
+		if (expiry.jumped !== 2)
+			throw new Error(
+				`the clock jumped ${expiry.jumped} times instead of 2 (${rest} REST requests)`,
+			);
 		return judged(row, token === 2 && complete(output, n), `${token - 1} extra logins`);
 	});
 }
@@ -113,7 +166,8 @@ export async function tokenRejectedUnforeseen(n: number, inFlight: number): Prom
 		const items = idItems(await emulator.insert('jobs', jobRows(n)));
 		let rest = 0;
 		const stop = onArrival(emulator, async (entry) => {
-			if (entry.kind === 'rest' && ++rest === Math.floor(n / 2)) await emulator.clock.advance(3_600_000 + 60_000);
+			if (entry.kind === 'rest' && ++rest === Math.floor(n / 2))
+				await emulator.clock.advance(3_600_000 + 60_000);
 		});
 		let output: INodeExecutionData[];
 		try {
@@ -124,7 +178,12 @@ export async function tokenRejectedUnforeseen(n: number, inFlight: number): Prom
 		const { token } = emulator.stats();
 		const mode = inFlight === 1 ? 'sequential' : `${inFlight} in flight`;
 		const measured = `${token - 1} extra, ${refused(emulator)} refused, ${complete(output, n) ? 'run complete' : 'run INCOMPLETE'}`;
-		const row = { figure: `Token requests: token refused early (the service's clock > 90 s ahead, or a revoked token), ${mode}`, measured, target: '1 extra, run completes', strict: true };
+		const row = {
+			figure: `Token requests: token refused early (the service's clock > 90 s ahead, or a revoked token), ${mode}`,
+			measured,
+			target: '1 extra, run completes',
+			strict: true,
+		};
 		return judged(row, token === 2 && complete(output, n), `${token - 1} extra logins`);
 	});
 }

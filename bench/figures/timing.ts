@@ -25,7 +25,10 @@ interface Bench {
 /** A child emulator holding `n` jobs, and a harness already logged in (no login inside a timed run). */
 async function prepare(n: number): Promise<Bench> {
 	const emulator = await RemoteEmulator.start();
-	const jobs = await emulator.insert('jobs', range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
+	const jobs = await emulator.insert(
+		'jobs',
+		range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })),
+	);
 	const items = idItems(jobs);
 	const harness = harnessFor(emulator);
 	await runNode(harness, jobGet(1), items.slice(0, 1));
@@ -33,7 +36,8 @@ async function prepare(n: number): Promise<Bench> {
 }
 
 function expectRecords(output: INodeExecutionData[], n: number, what: string): void {
-	if (output.length !== n || output.some((item) => item.json.id === undefined)) throw new Error(`${what} returned ${output.length} items, not ${n} records`);
+	if (output.length !== n || output.some((item) => item.json.id === undefined))
+		throw new Error(`${what} returned ${output.length} items, not ${n} records`);
 }
 
 /**
@@ -48,22 +52,27 @@ export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]
 		const token = harness.credential.accessToken as string;
 		const bare = bareHelperLoop(emulator.baseUrl);
 		const parameters = { recordId: '={{ $json.id }}' };
-		const variants: Record<string, (items: INodeExecutionData[]) => Promise<INodeExecutionData[]>> = {
-			node: (input) => runNode(harness, jobGet(1), input),
-			helper: async (input) => (await harness.execute(bare, { parameters, items: input }))[0],
-			undici: async (input) => {
-				const output: INodeExecutionData[] = [];
-				for (const item of input) {
-					const { body } = await pool.request({
-						method: 'GET',
-						path: `/rest/v1/jobs?select=*&id=eq.${item.json.id as number}&limit=2`,
-						headers: { apikey: emulator.apiKey, authorization: `Bearer ${token}`, accept: 'application/json' },
-					});
-					output.push({ json: ((await body.json()) as INodeExecutionData['json'][])[0] });
-				}
-				return output;
-			},
-		};
+		const variants: Record<string, (items: INodeExecutionData[]) => Promise<INodeExecutionData[]>> =
+			{
+				node: (input) => runNode(harness, jobGet(1), input),
+				helper: async (input) => (await harness.execute(bare, { parameters, items: input }))[0],
+				undici: async (input) => {
+					const output: INodeExecutionData[] = [];
+					for (const item of input) {
+						const { body } = await pool.request({
+							method: 'GET',
+							path: `/rest/v1/jobs?select=*&id=eq.${item.json.id as number}&limit=2`,
+							headers: {
+								apikey: emulator.apiKey,
+								authorization: `Bearer ${token}`,
+								accept: 'application/json',
+							},
+						});
+						output.push({ json: ((await body.json()) as INodeExecutionData['json'][])[0] });
+					}
+					return output;
+				},
+			};
 		const names = Object.keys(variants);
 
 		// The three send the very same requests.
@@ -71,9 +80,12 @@ export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]
 		for (const name of names) {
 			await emulator.clearLog();
 			await variants[name](items.slice(0, 3));
-			sent.push((await emulator.log()).log.map((entry) => `${entry.method} ${entry.path}?${entry.query}`));
+			sent.push(
+				(await emulator.log()).log.map((entry) => `${entry.method} ${entry.path}?${entry.query}`),
+			);
 		}
-		if (sent.some((requests) => JSON.stringify(requests) !== JSON.stringify(sent[0]))) throw new Error(`the variants send different requests: ${JSON.stringify(sent)}`);
+		if (sent.some((requests) => JSON.stringify(requests) !== JSON.stringify(sent[0])))
+			throw new Error(`the variants send different requests: ${JSON.stringify(sent)}`);
 
 		const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
 		const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
@@ -91,10 +103,12 @@ export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]
 			}
 		}
 		// Each round's own ratio (the runs of one round share the machine's load of the moment), then their median.
-		const perRound = (of: Record<string, number[]>, a: string, b: string) => median(of[a].map((value, round) => value / of[b][round]));
+		const perRound = (of: Record<string, number[]>, a: string, b: string) =>
+			median(of[a].map((value, round) => value / of[b][round]));
 		const [node, helper, undici] = names.map((name) => median(times[name]));
 		const overhead = perRound(times, 'node', 'helper');
-		const spread = (name: string) => `${Math.min(...times[name]).toFixed(2)}–${Math.max(...times[name]).toFixed(2)} s`;
+		const spread = (name: string) =>
+			`${Math.min(...times[name]).toFixed(2)}–${Math.max(...times[name]).toFixed(2)} s`;
 		return [
 			judged(
 				{
@@ -105,7 +119,11 @@ export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]
 				overhead <= 1.1,
 				`the node took ${(((node - helper) / n) * 1e6).toFixed(0)} µs more per item than n8n's helper alone, whose own rounds took ${spread('helper')}`,
 			),
-			reported(`n8n's floor: bare helper loop vs raw undici keep-alive loop, median of ${rounds} rounds`, `${ratio(perRound(times, 'helper', 'undici'))} (medians ${seconds(helper)} vs ${seconds(undici)})`, 'reported (about 8)'),
+			reported(
+				`n8n's floor: bare helper loop vs raw undici keep-alive loop, median of ${rounds} rounds`,
+				`${ratio(perRound(times, 'helper', 'undici'))} (medians ${seconds(helper)} vs ${seconds(undici)})`,
+				'reported (about 8)',
+			),
 		];
 	} finally {
 		await pool.close();
@@ -151,20 +169,40 @@ export async function latencyBound(n: number, latencyMs: number, extra: number[]
 		const concurrentCpu = cpu;
 		const scale = n / 1000;
 		const floor = (n * latencyMs) / 1000;
-		if (sequential < floor) throw new Error(`sequential took ${seconds(sequential)}, less than ${n} × ${latencyMs} ms: the latency was not applied`);
+		if (sequential < floor)
+			throw new Error(
+				`sequential took ${seconds(sequential)}, less than ${n} × ${latencyMs} ms: the latency was not applied`,
+			);
 		const label = `Latency-bound: ${count(n)} × job.get, ${latencyMs} ms per answer`;
 		const rows: Row[] = [
 			// Below n × latency the emulator did not delay (thrown above): this target cannot be missed.
-			judged({ figure: `${label}, sequential (1 in flight)`, measured: seconds(sequential), target: `≥ ${seconds(50 * scale)}` }, true, ''),
 			judged(
-				{ figure: `${label}, ${DEFAULT_IN_FLIGHT} in flight (default)`, measured: `${seconds(concurrent)}, ${ratio(sequential / concurrent)}× faster`, target: `≤ ${seconds(8 * scale)}` },
+				{
+					figure: `${label}, sequential (1 in flight)`,
+					measured: seconds(sequential),
+					target: `≥ ${seconds(50 * scale)}`,
+				},
+				true,
+				'',
+			),
+			judged(
+				{
+					figure: `${label}, ${DEFAULT_IN_FLIGHT} in flight (default)`,
+					measured: `${seconds(concurrent)}, ${ratio(sequential / concurrent)}× faster`,
+					target: `≤ ${seconds(8 * scale)}`,
+				},
 				concurrent <= 8 * scale,
 				missedLatency(n, latencyMs, concurrentCpu),
 			),
 		];
 		for (const inFlight of extra) {
 			const took = await run(inFlight);
-			rows.push(reported(`${label}, ${inFlight} in flight`, `${seconds(took)}, ${ratio(sequential / took)}× faster`));
+			rows.push(
+				reported(
+					`${label}, ${inFlight} in flight`,
+					`${seconds(took)}, ${ratio(sequential / took)}× faster`,
+				),
+			);
 		}
 		return rows;
 	} finally {
@@ -181,15 +219,26 @@ export async function latencyBound(n: number, latencyMs: number, extra: number[]
 export async function returnAllLatency(total: number, latencyMs: number): Promise<Row> {
 	const emulator = await RemoteEmulator.start();
 	try {
-		await emulator.insert('jobs', range(total).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })));
+		await emulator.insert(
+			'jobs',
+			range(total).map((i) => ({
+				url: `https://site${i}.example.com`,
+				email: 'bench@example.com',
+			})),
+		);
 		const harness = harnessFor(emulator);
 		await runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true }); // login and warm-up
 		await emulator.settings({ latencyMs });
 		collectGarbage();
-		const before = await timed(() => offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', DEFAULT_IN_FLIGHT));
-		if (before.value.rows.length !== total) throw new Error(`offset paging gave ${before.value.rows.length} rows, not ${total}`);
+		const before = await timed(() =>
+			offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', DEFAULT_IN_FLIGHT),
+		);
+		if (before.value.rows.length !== total)
+			throw new Error(`offset paging gave ${before.value.rows.length} rows, not ${total}`);
 		collectGarbage();
-		const after = await timed(() => runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true }));
+		const after = await timed(() =>
+			runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true }),
+		);
 		expectRecords(after.value, total, 'Return All');
 		return reported(
 			`Return All: ${count(total)} jobs, ${latencyMs} ms per answer: offset pages ${DEFAULT_IN_FLIGHT} in flight (before) vs keyset pages (now)`,

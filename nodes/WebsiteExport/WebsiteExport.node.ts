@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as download from './actions/download/Download.resource';
@@ -33,9 +38,17 @@ export class WebsiteExport implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Download', value: 'download', description: 'Download links of finished exports' },
+					{
+						name: 'Download',
+						value: 'download',
+						description: 'Download links of finished exports',
+					},
 					{ name: 'Job', value: 'job', description: 'Website exports: one job downloads one site' },
-					{ name: 'Option', value: 'option', description: 'How links inside an export are treated' },
+					{
+						name: 'Option',
+						value: 'option',
+						description: 'How links inside an export are treated',
+					},
 				],
 				default: 'job',
 			},
@@ -63,7 +76,10 @@ export class WebsiteExport implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchJobs, searchOptions, searchDownloads }, credentialTest: { websiteExportApiTest } };
+	methods = {
+		listSearch: { searchJobs, searchOptions, searchDownloads },
+		credentialTest: { websiteExportApiTest },
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

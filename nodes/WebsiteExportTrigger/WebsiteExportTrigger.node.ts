@@ -1,11 +1,32 @@
-import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/constants';
 import { websiteExportApiTest } from '../shared/credentialTest';
-import { UnreadableTimestampError, unreadableTimestampApiError, windowFilter, withExpiry, type DownloadRecord } from '../shared/downloads';
+import {
+	UnreadableTimestampError,
+	unreadableTimestampApiError,
+	windowFilter,
+	withExpiry,
+	type DownloadRecord,
+} from '../shared/downloads';
 import { WebsiteExportClient } from '../shared/transport';
-import { advance, DATE_RESOLUTION_MS, DOWNLOAD_ORDER, isValid, queryFilters, readState, stateLossLookbackMs, writeState } from './cursor';
+import {
+	advance,
+	DATE_RESOLUTION_MS,
+	DOWNLOAD_ORDER,
+	isValid,
+	queryFilters,
+	readState,
+	stateLossLookbackMs,
+	writeState,
+} from './cursor';
 import { longestPollGapMs } from './pollGap';
 
 /** Job ids per `id=in.(…)` request: one request for any usual poll, and a URL of a few kB at most. */
@@ -27,7 +48,9 @@ interface Settings {
 function readSettings(ctx: IPollFunctions): Settings {
 	const event = ctx.getNodeParameter('event', 'downloadReady') as string;
 	if (event !== 'downloadReady') {
-		throw new NodeOperationError(ctx.getNode(), `Unknown event "${event}"`, { description: 'Choose Download Ready as the Event.' });
+		throw new NodeOperationError(ctx.getNode(), `Unknown event "${event}"`, {
+			description: 'Choose Download Ready as the Event.',
+		});
 	}
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const contains = options.jobUrlContains;
@@ -42,8 +65,13 @@ function readSettings(ctx: IPollFunctions): Settings {
 }
 
 /** The jobs of `downloads`, by id: one `id=in.(…)` request per JOB_BATCH distinct jobs. */
-async function fetchJobs(client: WebsiteExportClient, downloads: DownloadRecord[]): Promise<Map<number, IDataObject>> {
-	const ids = [...new Set(downloads.map((d) => d.job_id).filter((id): id is number => typeof id === 'number'))];
+async function fetchJobs(
+	client: WebsiteExportClient,
+	downloads: DownloadRecord[],
+): Promise<Map<number, IDataObject>> {
+	const ids = [
+		...new Set(downloads.map((d) => d.job_id).filter((id): id is number => typeof id === 'number')),
+	];
 	const jobs = new Map<number, IDataObject>();
 	for (let start = 0; start < ids.length; start += JOB_BATCH) {
 		const rows = await client.selectAll('jobs', {
@@ -61,16 +89,32 @@ async function fetchJobs(client: WebsiteExportClient, downloads: DownloadRecord[
  * job's when asked for. Downloads whose job URL does not contain the filter text are left out
  * (the URL is on the job, another table: so the filter needs the jobs, fetched in one batch).
  */
-async function downloadItems(client: WebsiteExportClient, downloads: DownloadRecord[], settings: Settings, serviceNow: number): Promise<INodeExecutionData[]> {
+async function downloadItems(
+	client: WebsiteExportClient,
+	downloads: DownloadRecord[],
+	settings: Settings,
+	serviceNow: number,
+): Promise<INodeExecutionData[]> {
 	const needJobs = settings.includeJob || settings.jobUrlContains !== '';
-	const jobs = needJobs && downloads.length > 0 ? await fetchJobs(client, downloads) : new Map<number, IDataObject>();
+	const jobs =
+		needJobs && downloads.length > 0
+			? await fetchJobs(client, downloads)
+			: new Map<number, IDataObject>();
 	const items: INodeExecutionData[] = [];
 	for (const download of downloads) {
 		const job = download.job_id === null ? undefined : jobs.get(download.job_id);
-		if (settings.jobUrlContains && !String(job?.url ?? '').toLowerCase().includes(settings.jobUrlContains)) continue;
+		if (
+			settings.jobUrlContains &&
+			!String(job?.url ?? '')
+				.toLowerCase()
+				.includes(settings.jobUrlContains)
+		)
+			continue;
 		const json: IDataObject = withExpiry(download, serviceNow);
 		if (settings.includeJob) {
-			json.job = job ? { url: job.url, email: job.email, status: job.status, files: job.files } : null;
+			json.job = job
+				? { url: job.url, email: job.email, status: job.status, files: job.files }
+				: null;
 		}
 		items.push({ json });
 	}
@@ -89,16 +133,32 @@ function latestServiceNow(client: WebsiteExportClient): number {
 }
 
 /** Fetch Test Event: the most recent download with a valid link (and a matching job), if any. */
-async function sample(ctx: IPollFunctions, client: WebsiteExportClient, settings: Settings): Promise<INodeExecutionData[]> {
-	const query = { filters: [windowFilter(Date.now())], order: DOWNLOAD_ORDER.map((o) => ({ ...o, descending: true })) };
-	const recent = await client.selectAll<DownloadRecord>('downloads', query, { max: settings.jobUrlContains ? SAMPLE_SCAN : 1 });
+async function sample(
+	ctx: IPollFunctions,
+	client: WebsiteExportClient,
+	settings: Settings,
+): Promise<INodeExecutionData[]> {
+	const query = {
+		filters: [windowFilter(Date.now())],
+		order: DOWNLOAD_ORDER.map((o) => ({ ...o, descending: true })),
+	};
+	const recent = await client.selectAll<DownloadRecord>('downloads', query, {
+		max: settings.jobUrlContains ? SAMPLE_SCAN : 1,
+	});
 	const serviceNow = latestServiceNow(client);
 	const valid = recent.filter((download) => isValid(download, serviceNow));
 	for (let start = 0; start < valid.length; start += JOB_BATCH) {
-		const items = await downloadItems(client, valid.slice(start, start + JOB_BATCH), settings, serviceNow);
+		const items = await downloadItems(
+			client,
+			valid.slice(start, start + JOB_BATCH),
+			settings,
+			serviceNow,
+		);
 		if (items.length > 0) return items.slice(0, 1);
 	}
-	const matching = settings.jobUrlContains ? ` whose job URL contains "${settings.jobUrlContains}"` : '';
+	const matching = settings.jobUrlContains
+		? ` whose job URL contains "${settings.jobUrlContains}"`
+		: '';
 	throw new NodeOperationError(ctx.getNode(), `No download with a valid link${matching}`, {
 		description:
 			'Fetch Test Event shows the most recent download whose link still works (links last 24 hours), and there is none right now. ' +
@@ -113,8 +173,10 @@ export class WebsiteExportTrigger implements INodeType {
 		icon: { light: 'file:websiteExportTrigger.svg', dark: 'file:websiteExportTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["event"] === "downloadReady" ? "Download Ready" : $parameter["event"]}}',
-		description: 'Starts the workflow when a website export has finished and its download link is ready',
+		subtitle:
+			'={{$parameter["event"] === "downloadReady" ? "Download Ready" : $parameter["event"]}}',
+		description:
+			'Starts the workflow when a website export has finished and its download link is ready',
 		documentationUrl: 'https://github.com/website-export/n8n-nodes-website-export#trigger',
 		defaults: { name: 'Website Export Trigger' },
 		polling: true,
@@ -132,7 +194,8 @@ export class WebsiteExportTrigger implements INodeType {
 					{
 						name: 'Download Ready',
 						value: 'downloadReady',
-						description: 'An export has finished: one item per new download link, while the link is valid (24 hours)',
+						description:
+							'An export has finished: one item per new download link, while the link is valid (24 hours)',
 					},
 				],
 				default: 'downloadReady',
@@ -142,7 +205,8 @@ export class WebsiteExportTrigger implements INodeType {
 				name: 'includeJob',
 				type: 'boolean',
 				default: true,
-				description: "Whether to add the job's URL, email, status and file count to each download, under \"job\" (one extra request per poll that finds new downloads)",
+				description:
+					'Whether to add the job\'s URL, email, status and file count to each download, under "job" (one extra request per poll that finds new downloads)',
 			},
 			{
 				displayName: 'Options',
@@ -156,7 +220,8 @@ export class WebsiteExportTrigger implements INodeType {
 						name: 'emitExisting',
 						type: 'boolean',
 						default: false,
-						description: 'Whether the first poll after activation also emits the downloads that already exist and are still valid',
+						description:
+							'Whether the first poll after activation also emits the downloads that already exist and are still valid',
 						hint: 'Off: only downloads that finish from about one poll interval before activation on',
 					},
 					{
@@ -182,7 +247,10 @@ export class WebsiteExportTrigger implements INodeType {
 
 		const staticData = this.getWorkflowStaticData('node');
 		const state = readState(staticData);
-		const rows = await client.selectAll<DownloadRecord>('downloads', { filters: queryFilters(state, Date.now()), order: DOWNLOAD_ORDER });
+		const rows = await client.selectAll<DownloadRecord>('downloads', {
+			filters: queryFilters(state, Date.now()),
+			order: DOWNLOAD_ORDER,
+		});
 		const serviceNow = latestServiceNow(client);
 		let step: ReturnType<typeof advance<DownloadRecord>>;
 		try {
@@ -191,7 +259,9 @@ export class WebsiteExportTrigger implements INodeType {
 			step = advance(state, rows, serviceNow, { emitExisting: settings.emitExisting, lookbackMs });
 		} catch (error) {
 			// A download the trigger cannot date is never skipped silently: the poll fails and names it.
-			throw error instanceof UnreadableTimestampError ? unreadableTimestampApiError(this.getNode(), error) : error;
+			throw error instanceof UnreadableTimestampError
+				? unreadableTimestampApiError(this.getNode(), error)
+				: error;
 		}
 		const { fresh, next } = step;
 		const items = await downloadItems(client, fresh, settings, serviceNow);

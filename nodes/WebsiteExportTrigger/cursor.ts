@@ -41,7 +41,8 @@ export interface CursorState extends IDataObject {
 	seen: Record<string, number>;
 }
 
-const isObject = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is IDataObject =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The state in the node's static data, or undefined when there is none (or it is not ours). */
 export function readState(data: IDataObject): CursorState | undefined {
@@ -66,13 +67,18 @@ export function writeState(data: IDataObject, state: CursorState): void {
 export function queryFilters(state: CursorState | undefined, localNow: number): Filter[] {
 	const filters = [windowFilter(localNow)];
 	if (state?.newest != null) {
-		filters.unshift({ column: 'created_at', operator: 'gte', value: isoInstant(state.newest - OVERLAP_MS) });
+		filters.unshift({
+			column: 'created_at',
+			operator: 'gte',
+			value: isoInstant(state.newest - OVERLAP_MS),
+		});
 	}
 	return filters;
 }
 
 /** Whether the download's link still works at `serviceNow` (the service's clock). */
-export const isValid = (download: DownloadRecord, serviceNow: number) => expiresAt(download) > serviceNow;
+export const isValid = (download: DownloadRecord, serviceNow: number) =>
+	expiresAt(download) > serviceNow;
 
 /**
  * How far back a poll without state looks: the longest gap between two polls plus the overlap.
@@ -123,7 +129,8 @@ export function advance<T extends DownloadRecord>(
 		const key = String(row.id);
 		if (key in seen) continue;
 		const created = createdMs(row);
-		const isNew = state !== undefined || options.emitExisting || created >= serviceNow - options.lookbackMs;
+		const isNew =
+			state !== undefined || options.emitExisting || created >= serviceNow - options.lookbackMs;
 		if (isNew && isValid(row, serviceNow)) fresh.push(row);
 		seen[key] = created;
 		newest = newest === null ? created : Math.max(newest, created);

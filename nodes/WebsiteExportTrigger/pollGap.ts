@@ -18,16 +18,27 @@ const POLL_MODES = new Set(['everyMinute', 'everyHour', 'everyDay', 'everyWeek',
  * Never more than a link's validity (older downloads cannot be emitted anyway).
  */
 export function longestPollGapMs(pollTimes: unknown): number {
-	const items = ((pollTimes as { item?: unknown[] } | undefined)?.item ?? []).filter((item) => typeof item === 'object' && item !== null);
+	const items = ((pollTimes as { item?: unknown[] } | undefined)?.item ?? []).filter(
+		(item) => typeof item === 'object' && item !== null,
+	);
 	if (items.length === 0) return MINUTE;
 	// n8n turns each entry into a cron expression (with a random second) and polls on it; an
 	// entry it could not turn into one counts as a day.
-	return Math.min(DOWNLOAD_VALIDITY_MS, ...items.map((item) => (isPollTime(item) ? cronGapMs(toCronExpression(item)) : DOWNLOAD_VALIDITY_MS)));
+	return Math.min(
+		DOWNLOAD_VALIDITY_MS,
+		...items.map((item) =>
+			isPollTime(item) ? cronGapMs(toCronExpression(item)) : DOWNLOAD_VALIDITY_MS,
+		),
+	);
 }
 
 /** An entry toCronExpression reads (it reads `cronExpression` for any other). */
 function isPollTime(item: object): item is TriggerTime {
-	const { mode, unit, cronExpression } = item as { mode?: unknown; unit?: unknown; cronExpression?: unknown };
+	const { mode, unit, cronExpression } = item as {
+		mode?: unknown;
+		unit?: unknown;
+		cronExpression?: unknown;
+	};
 	if (mode === 'everyX') return unit === 'minutes' || unit === 'hours';
 	return POLL_MODES.has(String(mode)) || typeof cronExpression === 'string';
 }
@@ -47,7 +58,8 @@ export function cronGapMs(expression: string): number {
 	const hours = values(hour, 24);
 	if (!seconds?.length || !minutes?.length || !hours?.length) return DOWNLOAD_VALIDITY_MS;
 	const times: number[] = [];
-	for (const h of hours) for (const m of minutes) for (const s of seconds) times.push(h * 3600 + m * 60 + s);
+	for (const h of hours)
+		for (const m of minutes) for (const s of seconds) times.push(h * 3600 + m * 60 + s);
 	times.sort((a, b) => a - b);
 	let gap = times[0] + DAY_SECONDS - times[times.length - 1];
 	for (let i = 1; i < times.length; i++) gap = Math.max(gap, times[i] - times[i - 1]);
@@ -62,7 +74,8 @@ function values(field: string, size: number): number[] | undefined {
 		if (!match) return undefined;
 		const [, , from, to, step] = match;
 		const start = from === undefined ? 0 : Number(from);
-		const end = from === undefined ? size - 1 : to === undefined ? (step ? size - 1 : start) : Number(to);
+		const end =
+			from === undefined ? size - 1 : to === undefined ? (step ? size - 1 : start) : Number(to);
 		const by = step === undefined ? 1 : Number(step);
 		if (start >= size || end >= size || by < 1) return undefined;
 		for (let v = start; v <= end; v += by) allowed.add(v);

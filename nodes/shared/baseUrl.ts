@@ -9,19 +9,34 @@ export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: stri
  */
 export function checkBaseUrl(raw: unknown): BaseUrlCheck {
 	const text = typeof raw === 'string' ? raw.trim() : '';
-	if (!text) return { ok: false, reason: 'The Base URL is empty: enter the address of the service, e.g. https://<project>.supabase.co' };
+	if (!text)
+		return {
+			ok: false,
+			reason:
+				'The Base URL is empty: enter the address of the service, e.g. https://<project>.supabase.co',
+		};
 	let parsed: URL;
 	try {
 		parsed = new URL(text);
 	} catch {
-		return { ok: false, reason: `The Base URL "${text}" is not a valid address, e.g. https://<project>.supabase.co` };
+		return {
+			ok: false,
+			reason: `The Base URL "${text}" is not a valid address, e.g. https://<project>.supabase.co`,
+		};
 	}
 	const isLoopback = LOOPBACK_HOSTS.has(parsed.hostname);
 	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback)) {
-		return { ok: false, reason: `The Base URL must start with https:// (http:// is only accepted for localhost), got "${parsed.protocol}//${parsed.host}"` };
+		return {
+			ok: false,
+			reason: `The Base URL must start with https:// (http:// is only accepted for localhost), got "${parsed.protocol}//${parsed.host}"`,
+		};
 	}
 	if (parsed.search || parsed.hash || parsed.username || parsed.password) {
-		return { ok: false, reason: 'The Base URL must not contain a query, a fragment or a user name: enter only the address, e.g. https://<project>.supabase.co' };
+		return {
+			ok: false,
+			reason:
+				'The Base URL must not contain a query, a fragment or a user name: enter only the address, e.g. https://<project>.supabase.co',
+		};
 	}
 	const path = parsed.pathname.replace(/\/+$/, '');
 	return { ok: true, url: `${parsed.protocol}//${parsed.host}${path}` };

@@ -11,10 +11,12 @@ import { requestToken } from './login';
 import { readServiceFailure } from './serviceError';
 
 /** The login works, the API refuses the account (PostgREST 403, `42501`): no Business plan. */
-export const NO_BUSINESS_PLAN_MESSAGE = 'The login works, but the account has no active Business plan subscription, which the API requires';
+export const NO_BUSINESS_PLAN_MESSAGE =
+	'The login works, but the account has no active Business plan subscription, which the API requires';
 
 /** The API refused the key or the fresh token (401). */
-export const API_KEY_REFUSED_MESSAGE = 'The service refused the API key or the token: check the API key and the Base URL';
+export const API_KEY_REFUSED_MESSAGE =
+	'The service refused the API key or the token: check the API key and the Base URL';
 
 const TEST_TIMEOUT_MS = 15_000;
 
@@ -54,7 +56,10 @@ const failed = (message: string): INodeCredentialTestResult => ({ status: 'Error
  * under RLS, which needs the key, the login and the plan. Messages hold the service's words,
  * never a secret.
  */
-export async function websiteExportApiTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+export async function websiteExportApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
 	const helper = asHttpRequestHelper(this);
 	const data = credential.data ?? {};
 	let login: { baseUrl: string; accessToken: string };
@@ -68,13 +73,18 @@ export async function websiteExportApiTest(this: ICredentialTestFunctions, crede
 			method: 'GET',
 			url: `${login.baseUrl}/rest/v1/jobs`,
 			qs: { select: 'id', limit: 1 },
-			headers: { apikey: String(data.apiKey ?? ''), Authorization: `Bearer ${login.accessToken}`, Accept: 'application/json' },
+			headers: {
+				apikey: String(data.apiKey ?? ''),
+				Authorization: `Bearer ${login.accessToken}`,
+				Accept: 'application/json',
+			},
 		});
 	} catch (error) {
 		const failure = readServiceFailure(error);
 		if (failure.status === 403 || failure.code === '42501') return failed(NO_BUSINESS_PLAN_MESSAGE);
 		if (failure.status === 401) return failed(`${API_KEY_REFUSED_MESSAGE} (${failure.message})`);
-		if (failure.status === undefined) return failed(`${failure.message}: check the Base URL and that the service is online`);
+		if (failure.status === undefined)
+			return failed(`${failure.message}: check the Base URL and that the service is online`);
 		return failed(`The service answered HTTP ${failure.status} (${failure.message})`);
 	}
 	return { status: 'OK', message: 'Connection successful!' };

@@ -15,7 +15,11 @@ export const CLOCK_MARGIN_MS = 10 * 60_000;
 
 /** The lower bound of the 24 h window of valid links, with this machine's clock (see CLOCK_MARGIN_MS). */
 export function windowFilter(localNow: number): Filter {
-	return { column: 'created_at', operator: 'gt', value: isoInstant(localNow - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS) };
+	return {
+		column: 'created_at',
+		operator: 'gt',
+		value: isoInstant(localNow - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS),
+	};
 }
 
 export interface DownloadRecord extends IDataObject {
@@ -28,17 +32,28 @@ export interface DownloadRecord extends IDataObject {
 /** A download whose created_at cannot be read: named, never skipped silently. */
 export class UnreadableTimestampError extends Error {
 	constructor(readonly download: Pick<DownloadRecord, 'id' | 'created_at'>) {
-		super(`Download ${String(download.id)} has a created_at the node cannot read: ${JSON.stringify(download.created_at)}`);
+		super(
+			`Download ${String(download.id)} has a created_at the node cannot read: ${JSON.stringify(download.created_at)}`,
+		);
 	}
 }
 
 /** The error as n8n shows a service answer: it names the download and the value. */
-export function unreadableTimestampApiError(node: INode, error: UnreadableTimestampError, itemIndex?: number): NodeApiError {
-	return new NodeApiError(node, { message: 'unreadable timestamp' }, {
-		message: error.message,
-		description: 'The service answered with a created_at in a form the node does not know: please report the value to the maintainers of this node.',
-		itemIndex,
-	});
+export function unreadableTimestampApiError(
+	node: INode,
+	error: UnreadableTimestampError,
+	itemIndex?: number,
+): NodeApiError {
+	return new NodeApiError(
+		node,
+		{ message: 'unreadable timestamp' },
+		{
+			message: error.message,
+			description:
+				'The service answered with a created_at in a form the node does not know: please report the value to the maintainers of this node.',
+			itemIndex,
+		},
+	);
 }
 
 /** Milliseconds since the epoch of the download's created_at; throws when it cannot be read. */
@@ -54,7 +69,10 @@ export function expiresAt(download: Pick<DownloadRecord, 'id' | 'created_at'>): 
 }
 
 /** The download as the nodes output it: its fields plus `expires_at` and `is_expired`, judged at `serviceNow`. */
-export function withExpiry<T extends Pick<DownloadRecord, 'id' | 'created_at'>>(download: T, serviceNow: number) {
+export function withExpiry<T extends Pick<DownloadRecord, 'id' | 'created_at'>>(
+	download: T,
+	serviceNow: number,
+) {
 	const expires = expiresAt(download);
 	return { ...download, expires_at: isoInstant(expires), is_expired: serviceNow >= expires };
 }

@@ -23,7 +23,10 @@ function loginFailureMessage(failure: ServiceFailure): string {
  * (`/auth/v1/token?grant_type=password`). Every failure is a loginError: its message names the
  * field to fix and holds no secret.
  */
-export async function requestToken(helper: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<{ baseUrl: string; accessToken: string }> {
+export async function requestToken(
+	helper: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<{ baseUrl: string; accessToken: string }> {
 	const baseUrl = checkBaseUrl(credentials.baseUrl);
 	if (!baseUrl.ok) throw loginError(baseUrl.reason);
 	let response: { access_token?: unknown } | undefined;

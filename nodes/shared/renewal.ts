@@ -25,7 +25,13 @@ const sharedLogins = new Map<string, SharedLogin>();
 
 /** The credential's login fields and the token it holds now, hashed: one key per credential and refusal. */
 function renewalKey(credentials: ICredentialDataDecryptedObject): string {
-	const fields = [credentials.baseUrl, credentials.apiKey, credentials.email, credentials.password, credentials.accessToken];
+	const fields = [
+		credentials.baseUrl,
+		credentials.apiKey,
+		credentials.email,
+		credentials.password,
+		credentials.accessToken,
+	];
 	return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
@@ -46,7 +52,10 @@ function forgetStale(now: number): void {
  * SHARED_FOR_MS gets its result. A failed login is shared by the callers already waiting, then
  * forgotten, so that the next refusal tries again.
  */
-export async function renewToken(credentials: ICredentialDataDecryptedObject, login: () => Promise<string>): Promise<string> {
+export async function renewToken(
+	credentials: ICredentialDataDecryptedObject,
+	login: () => Promise<string>,
+): Promise<string> {
 	const now = Date.now();
 	forgetStale(now);
 	const key = renewalKey(credentials);

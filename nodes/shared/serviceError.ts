@@ -37,7 +37,8 @@ export const LOGIN_ERROR_NAME = 'WebsiteExportLoginError';
  * there the login error survives only as the wrapping error's message: this tells it apart from
  * a network failure, from the message alone.
  */
-const LOGIN_MESSAGE = /^(?:Login failed\b|The API key was refused\b|The Base URL\b)|: check the Base URL and that the service is online$/;
+const LOGIN_MESSAGE =
+	/^(?:Login failed\b|The API key was refused\b|The Base URL\b)|: check the Base URL and that the service is online$/;
 
 /** An error of the credential's login (preAuthentication): its message is for the user and holds no secret. */
 export function loginError(message: string): Error {
@@ -47,7 +48,10 @@ export function loginError(message: string): Error {
 }
 
 /** The first error that `match` accepts, under whatever n8n wrapped around it (`cause`). */
-function findInChain(error: unknown, match: (candidate: AnyRecord) => boolean): AnyRecord | undefined {
+function findInChain(
+	error: unknown,
+	match: (candidate: AnyRecord) => boolean,
+): AnyRecord | undefined {
 	let current = asRecord(error);
 	for (let depth = 0; current && depth < 4; depth++) {
 		if (match(current)) return current;
@@ -57,7 +61,8 @@ function findInChain(error: unknown, match: (candidate: AnyRecord) => boolean): 
 }
 
 /** The axios-like error object. */
-const findHttpError = (error: unknown) => findInChain(error, (e) => asRecord(e.response) !== undefined || typeof e.code === 'string');
+const findHttpError = (error: unknown) =>
+	findInChain(error, (e) => asRecord(e.response) !== undefined || typeof e.code === 'string');
 
 /** The error the credential's login threw. */
 const findLoginError = (error: unknown) => findInChain(error, (e) => e.name === LOGIN_ERROR_NAME);
@@ -91,7 +96,8 @@ export async function readStreamedErrorBody(error: unknown, maxBytes = 16 * 1024
 	let text = '';
 	try {
 		for await (const chunk of body) {
-			text += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+			text +=
+				typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
 			if (text.length >= maxBytes) break;
 		}
 	} catch {
@@ -137,7 +143,9 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 		const code = asText(httpError?.code);
 		return {
 			code,
-			message: code ? `The service could not be reached (${code})` : 'The service could not be reached',
+			message: code
+				? `The service could not be reached (${code})`
+				: 'The service could not be reached',
 		};
 	}
 	const status = typeof response.status === 'number' ? response.status : undefined;
@@ -149,12 +157,18 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 	return {
 		status,
 		// GoTrue's numeric `code` repeats the status; its `error_code` is the meaningful one.
-		code: asText(body.error_code) ?? asText(body.code) ?? (body.error !== message ? asText(body.error) : undefined),
+		code:
+			asText(body.error_code) ??
+			asText(body.code) ??
+			(body.error !== message ? asText(body.error) : undefined),
 		message,
 		hint: asText(body.hint),
 		details: asText(body.details),
 		retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after')),
-		location: status !== undefined && status >= 300 && status < 400 ? asText(header(response.headers, 'location')) : undefined,
+		location:
+			status !== undefined && status >= 300 && status < 400
+				? asText(header(response.headers, 'location'))
+				: undefined,
 	};
 }
 

@@ -24,7 +24,14 @@ const DEFAULT_ENCRYPTION_KEY = 'n8n-nodes-website-export-e2e-not-a-secret';
 /** n8n's own defaults: never let a test instance take these (5679 = task broker). */
 const RESERVED_PORTS = new Set([5678, 5679]);
 /** Backend modules that are not needed and/or phone home (mcp-registry calls api.n8n.io). */
-const DISABLED_MODULES = ['mcp-registry', 'instance-ai', 'agents', 'chat-hub', 'workflow-builder', 'insights'];
+const DISABLED_MODULES = [
+	'mcp-registry',
+	'instance-ai',
+	'agents',
+	'chat-hub',
+	'workflow-builder',
+	'insights',
+];
 const DEFAULT_OWNER = Object.freeze({
 	email: 'owner@example.com',
 	password: 'Wex-e2e-Passw0rd',
@@ -184,14 +191,19 @@ async function packPackage(repoDir, { build = true, outDir } = {}) {
 	if (build) await run(npm, ['run', 'build'], { cwd: repoDir, check: true });
 	const dest = outDir || (await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-pack-')));
 	await fsp.mkdir(dest, { recursive: true });
-	const res = await run(npm, ['pack', '--json', '--pack-destination', dest], { cwd: repoDir, check: true });
+	const res = await run(npm, ['pack', '--json', '--pack-destination', dest], {
+		cwd: repoDir,
+		check: true,
+	});
 	const info = JSON.parse(res.stdout.slice(res.stdout.indexOf('[')));
 	return path.join(dest, info[0].filename);
 }
 
 function readTarballPackageJson(tarball) {
 	// tar is on every Linux/macOS box; n8n itself shells out to it the same way.
-	return run('tar', ['-xzOf', tarball, 'package/package.json'], { check: true }).then((r) => JSON.parse(r.stdout));
+	return run('tar', ['-xzOf', tarball, 'package/package.json'], { check: true }).then((r) =>
+		JSON.parse(r.stdout),
+	);
 }
 
 /**
@@ -208,7 +220,9 @@ async function installCommunityPackage(n8nDir, tarball) {
 	const dest = path.join(nodesDir, 'node_modules', ...pkg.name.split('/'));
 	await fsp.rm(dest, { recursive: true, force: true });
 	await fsp.mkdir(dest, { recursive: true });
-	await run('tar', ['-xzf', path.resolve(tarball), '-C', dest, '--strip-components=1'], { check: true });
+	await run('tar', ['-xzf', path.resolve(tarball), '-C', dest, '--strip-components=1'], {
+		check: true,
+	});
 	const pjPath = path.join(dest, 'package.json');
 	const { devDependencies, peerDependencies, optionalDependencies, ...rest } = JSON.parse(
 		await fsp.readFile(pjPath, 'utf8'),
@@ -217,8 +231,16 @@ async function installCommunityPackage(n8nDir, tarball) {
 	if (rest.dependencies && Object.keys(rest.dependencies).length) {
 		await run(
 			'npm',
-			['install', '--omit=dev', '--ignore-scripts', '--install-strategy=shallow', '--package-lock=false',
-				'--audit=false', '--fund=false', '--bin-links=false'],
+			[
+				'install',
+				'--omit=dev',
+				'--ignore-scripts',
+				'--install-strategy=shallow',
+				'--package-lock=false',
+				'--audit=false',
+				'--fund=false',
+				'--bin-links=false',
+			],
 			{ cwd: dest, check: true },
 		);
 	}
@@ -280,7 +302,12 @@ function n8nEnv(userFolder, extra = {}) {
 	const { codeNode, ...vars } = extra || {};
 	const env = {};
 	for (const [k, v] of Object.entries(process.env)) {
-		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_ENV$)/.test(k)) continue;
+		if (
+			/^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_ENV$)/.test(
+				k,
+			)
+		)
+			continue;
 		env[k] = v;
 	}
 	// n8n puts some files in os.tmpdir() (e.g. /tmp/n8nDataTableUploads): keep them in the folder.
@@ -352,9 +379,11 @@ function envFor(opts, p) {
 	else if (opts.userFolder) env = n8nEnv(opts.userFolder, opts.extraEnv);
 	else throw new Error('pass { env } (from n8nEnv) or { userFolder }');
 	if (opts.codeNode) env.N8N_RUNNERS_MODE = 'internal';
-	if (env.N8N_DISABLED_MODULES) env.N8N_DISABLED_MODULES = knownModules(p, env.N8N_DISABLED_MODULES);
+	if (env.N8N_DISABLED_MODULES)
+		env.N8N_DISABLED_MODULES = knownModules(p, env.N8N_DISABLED_MODULES);
 	// n8n 1.x keeps binary data in memory ("default") unless told; 2.x defaults to filesystem.
-	if (/^1\./.test(p.n8nVersion) && !env.N8N_DEFAULT_BINARY_DATA_MODE) env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
+	if (/^1\./.test(p.n8nVersion) && !env.N8N_DEFAULT_BINARY_DATA_MODE)
+		env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
 	const bin = path.join(p.nodeDir, 'bin');
 	const rest = (env.PATH || '').split(path.delimiter).filter((d) => d && d !== bin);
 	env.PATH = [bin, ...rest].join(path.delimiter);
@@ -370,7 +399,10 @@ function knownModules(p, list) {
 	if (!moduleNamesCache.has(p.prefix)) {
 		let names = null;
 		try {
-			const text = fs.readFileSync(path.join(p.prefix, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'), 'utf8');
+			const text = fs.readFileSync(
+				path.join(p.prefix, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'),
+				'utf8',
+			);
 			const m = /MODULE_NAMES = \[([^\]]*)\]/.exec(text);
 			if (m) names = [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]);
 		} catch {
@@ -379,7 +411,12 @@ function knownModules(p, list) {
 		moduleNamesCache.set(p.prefix, names);
 	}
 	const names = moduleNamesCache.get(p.prefix);
-	return names ? String(list).split(',').filter((n) => names.includes(n.trim())).join(',') : list;
+	return names
+		? String(list)
+				.split(',')
+				.filter((n) => names.includes(n.trim()))
+				.join(',')
+		: list;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -471,7 +508,11 @@ async function withJsonFile(data, fn) {
  */
 async function importCredentials(credentials, opts = {}) {
 	return withJsonFile(credentials, (file) =>
-		runN8n(['import:credentials', `--input=${file}`], { ...opts, check: true, successLog: /^Successfully imported \d+ credential/ }),
+		runN8n(['import:credentials', `--input=${file}`], {
+			...opts,
+			check: true,
+			successLog: /^Successfully imported \d+ credential/,
+		}),
 	);
 }
 
@@ -482,7 +523,11 @@ async function importCredentials(credentials, opts = {}) {
  */
 async function importWorkflows(workflows, opts = {}) {
 	return withJsonFile(workflows, (file) =>
-		runN8n(['import:workflow', `--input=${file}`], { ...opts, check: true, successLog: /^Successfully imported \d+ workflow/ }),
+		runN8n(['import:workflow', `--input=${file}`], {
+			...opts,
+			check: true,
+			successLog: /^Successfully imported \d+ workflow/,
+		}),
 	);
 }
 
@@ -491,10 +536,18 @@ async function publishWorkflow(id, opts = {}) {
 	const p = await provision();
 	// n8n 1.x has no publish:workflow: there it is `update:workflow --active=true`.
 	if (/^1\./.test(p.n8nVersion)) {
-		return runN8n(['update:workflow', `--id=${id}`, '--active=true'], { ...opts, check: true, successLog: /^Note: Changes will not take effect/ });
+		return runN8n(['update:workflow', `--id=${id}`, '--active=true'], {
+			...opts,
+			check: true,
+			successLog: /^Note: Changes will not take effect/,
+		});
 	}
 	// the "Note: …" line is logged after the DB write
-	return runN8n(['publish:workflow', `--id=${id}`], { ...opts, check: true, successLog: /^Note: Changes will not take effect/ });
+	return runN8n(['publish:workflow', `--id=${id}`], {
+		...opts,
+		check: true,
+		successLog: /^Note: Changes will not take effect/,
+	});
 }
 
 /**
@@ -558,7 +611,9 @@ async function executeWorkflow(id, opts = {}) {
 		ok: !!runData && runData.status === 'success' && !error && !res.timedOut,
 		status: runData ? runData.status : 'no-output',
 		run: runData,
-		error: error || (runData ? null : { message: errorLogs.join('\n') || tail(res.stdout + res.stderr, 4000) }),
+		error:
+			error ||
+			(runData ? null : { message: errorLogs.join('\n') || tail(res.stdout + res.stderr, 4000) }),
 		lastNode: runData ? runData.data.resultData.lastNodeExecuted : undefined,
 		items: (nodeName, o) => nodeItems(runData, nodeName, o),
 		code: res.code,
@@ -628,14 +683,17 @@ function summarizeNodeTypes(descriptions, logs = []) {
 
 function httpRequest(method, url, { body, headers = {}, timeoutMs = 15000 } = {}) {
 	return new Promise((resolve, reject) => {
-		const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+		const payload =
+			body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
 		const req = http.request(
 			url,
 			{
 				method,
 				headers: {
 					accept: 'application/json',
-					...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+					...(payload !== undefined
+						? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
+						: {}),
 					...headers,
 				},
 				timeout: timeoutMs,
@@ -670,10 +728,17 @@ function httpRequest(method, url, { body, headers = {}, timeoutMs = 15000 } = {}
  */
 function spawnServer(cmd, args, { cwd, env, logFile, append = true } = {}) {
 	const out = fs.openSync(logFile, append ? 'a' : 'w');
-	const child = spawn(cmd, args, { cwd, env: env || process.env, detached: true, stdio: ['ignore', out, out] });
+	const child = spawn(cmd, args, {
+		cwd,
+		env: env || process.env,
+		detached: true,
+		stdio: ['ignore', out, out],
+	});
 	fs.closeSync(out);
 	let exited = null;
-	const whenExited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+	const whenExited = new Promise((resolve) =>
+		child.on('exit', (code, signal) => resolve((exited = { code, signal }))),
+	);
 	return {
 		child,
 		pid: child.pid,
@@ -734,10 +799,15 @@ async function startN8n(opts = {}) {
 	const env = envFor(opts, p);
 	env.N8N_PORT = String(port);
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
-	if (!env.WEBHOOK_URL && !env.N8N_WEBHOOK_URL) env[webhookUrlVariable(p.n8nVersion)] = `http://127.0.0.1:${port}/`;
+	if (!env.WEBHOOK_URL && !env.N8N_WEBHOOK_URL)
+		env[webhookUrlVariable(p.n8nVersion)] = `http://127.0.0.1:${port}/`;
 	const logFile = opts.logFile || path.join(env.N8N_USER_FOLDER, `n8n-start-${port}.log`);
 	const started = Date.now();
-	const server = spawnServer(p.nodeBin, [p.n8nBin, 'start'], { cwd: env.N8N_USER_FOLDER, env, logFile });
+	const server = spawnServer(p.nodeBin, [p.n8nBin, 'start'], {
+		cwd: env.N8N_USER_FOLDER,
+		env,
+		logFile,
+	});
 	const child = server.child;
 	let exited = null;
 	const exitPromise = server.whenExited.then((info) => {
@@ -759,7 +829,10 @@ async function startN8n(opts = {}) {
 		killOnSignal: opts.killOnSignal !== false,
 		logs: () => parseLogLines(fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''),
 		request: (method, p2, o = {}) =>
-			httpRequest(method, baseUrl + p2, { ...o, headers: { ...(cookie ? { cookie } : {}), ...(o.headers || {}) } }),
+			httpRequest(method, baseUrl + p2, {
+				...o,
+				headers: { ...(cookie ? { cookie } : {}), ...(o.headers || {}) },
+			}),
 		/**
 		 * Create the owner (while n8n asks for one) or log in; keeps the auth cookie for
 		 * rest()/request(). A setup call on an instance that has its owner is answered 400, which
@@ -769,13 +842,16 @@ async function startN8n(opts = {}) {
 			const settings = await httpRequest('GET', `${baseUrl}/rest/settings`);
 			// Only a clear "no" skips the setup: settings that cannot be read leave it to be tried.
 			const hasOwner = settings.json?.data?.userManagement?.showSetupOnFirstLoad === false;
-			let r = hasOwner ? null : await httpRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
+			let r = hasOwner
+				? null
+				: await httpRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
 			if (!r || r.status !== 200) {
 				r = await httpRequest('POST', `${baseUrl}/rest/login`, {
 					body: { emailOrLdapLoginId: owner.email, password: owner.password },
 				});
 			}
-			if (r.status !== 200) throw new Error(`n8n login failed: ${r.status} ${r.text.slice(0, 500)}`);
+			if (r.status !== 200)
+				throw new Error(`n8n login failed: ${r.status} ${r.text.slice(0, 500)}`);
 			const set = [].concat(r.headers['set-cookie'] || []);
 			cookie = set.map((c) => c.split(';')[0]).join('; ');
 			return r.json && r.json.data;
@@ -784,7 +860,8 @@ async function startN8n(opts = {}) {
 		async rest(method, p2, body) {
 			if (!cookie) await handle.login();
 			const r = await handle.request(method, p2, { body });
-			if (r.status < 200 || r.status >= 300) throw new Error(`${method} ${p2} → ${r.status} ${r.text.slice(0, 500)}`);
+			if (r.status < 200 || r.status >= 300)
+				throw new Error(`${method} ${p2} → ${r.status} ${r.text.slice(0, 500)}`);
 			return r.json && 'data' in r.json ? r.json.data : r.json;
 		},
 		/** Node type descriptions the running instance serves to its editor (needs login). */
@@ -812,9 +889,14 @@ async function startN8n(opts = {}) {
 			const deadline = Date.now() + timeoutMs;
 			for (;;) {
 				const all = await handle.executions(workflowId ? { workflowId } : {});
-				const done = all.filter((e) => (status ? e.status === status : !['new', 'running', 'waiting'].includes(e.status)));
+				const done = all.filter((e) =>
+					status ? e.status === status : !['new', 'running', 'waiting'].includes(e.status),
+				);
 				if (done.length >= count) return done;
-				if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} executions of ${workflowId}: have ${done.length}`);
+				if (Date.now() > deadline)
+					throw new Error(
+						`timed out waiting for ${count} executions of ${workflowId}: have ${done.length}`,
+					);
 				await sleep(500);
 			}
 		},
@@ -837,12 +919,22 @@ async function startN8n(opts = {}) {
 	const timeoutMs = opts.timeoutMs || 120000;
 	try {
 		for (;;) {
-			if (exited) throw new Error(`n8n start exited early (${JSON.stringify(exited)}); log: ${logFile}\n${tailLog(logFile)}`);
-			if (Date.now() - started > timeoutMs) throw new Error(`n8n not ready after ${timeoutMs} ms; log: ${logFile}\n${tailLog(logFile)}`);
+			if (exited)
+				throw new Error(
+					`n8n start exited early (${JSON.stringify(exited)}); log: ${logFile}\n${tailLog(logFile)}`,
+				);
+			if (Date.now() - started > timeoutMs)
+				throw new Error(
+					`n8n not ready after ${timeoutMs} ms; log: ${logFile}\n${tailLog(logFile)}`,
+				);
 			try {
 				const r = await httpRequest('GET', `${baseUrl}/healthz/readiness`, { timeoutMs: 2000 });
 				// n8n 1.x answers readiness before its REST routes exist (404 until then)
-				if (r.status === 200 && (await httpRequest('GET', `${baseUrl}/rest/login`, { timeoutMs: 2000 })).status !== 404) break;
+				if (
+					r.status === 200 &&
+					(await httpRequest('GET', `${baseUrl}/rest/login`, { timeoutMs: 2000 })).status !== 404
+				)
+					break;
 			} catch {
 				/* not listening yet */
 			}
@@ -861,7 +953,10 @@ function tailLog(file) {
 		return tail(
 			parseLogLines(fs.readFileSync(file, 'utf8'))
 				.filter((l) => l.level !== 'info')
-				.map((l) => `${l.level}: ${typeof l.message === 'string' ? l.message : JSON.stringify(l.message)}`)
+				.map(
+					(l) =>
+						`${l.level}: ${typeof l.message === 'string' ? l.message : JSON.stringify(l.message)}`,
+				)
 				.join('\n'),
 			4000,
 		);

@@ -79,10 +79,16 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 		N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 	};
 	const bin = path.join(p.nodeDir, 'bin');
-	wenv.PATH = [bin, ...(wenv.PATH || '').split(path.delimiter).filter((d) => d && d !== bin)].join(path.delimiter);
+	wenv.PATH = [bin, ...(wenv.PATH || '').split(path.delimiter).filter((d) => d && d !== bin)].join(
+		path.delimiter,
+	);
 	logFile = logFile || path.join(env.N8N_USER_FOLDER, `n8n-worker-${index}.log`);
 	const started = Date.now();
-	const server = lib.spawnServer(p.nodeBin, [p.n8nBin, 'worker', `--concurrency=${concurrency}`], { cwd: env.N8N_USER_FOLDER, env: wenv, logFile });
+	const server = lib.spawnServer(p.nodeBin, [p.n8nBin, 'worker', `--concurrency=${concurrency}`], {
+		cwd: env.N8N_USER_FOLDER,
+		env: wenv,
+		logFile,
+	});
 	const w = {
 		index,
 		pid: server.pid,
@@ -115,10 +121,16 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 	server.whenExited.then(() => liveWorkers.delete(w));
 	try {
 		for (;;) {
-			if (server.exited()) throw new Error(`n8n worker ${index} exited early (${JSON.stringify(server.exited())}); log: ${logFile}`);
-			if (Date.now() - started > timeoutMs) throw new Error(`n8n worker ${index} not ready after ${timeoutMs} ms; log: ${logFile}`);
+			if (server.exited())
+				throw new Error(
+					`n8n worker ${index} exited early (${JSON.stringify(server.exited())}); log: ${logFile}`,
+				);
+			if (Date.now() - started > timeoutMs)
+				throw new Error(`n8n worker ${index} not ready after ${timeoutMs} ms; log: ${logFile}`);
 			try {
-				const r = await lib.httpRequest('GET', `http://127.0.0.1:${port}/healthz/readiness`, { timeoutMs: 2000 });
+				const r = await lib.httpRequest('GET', `http://127.0.0.1:${port}/healthz/readiness`, {
+					timeoutMs: 2000,
+				});
 				if (r.status === 200) break;
 			} catch {
 				/* not listening yet */
@@ -177,13 +189,23 @@ async function startCluster(opts = {}) {
 		});
 		// Workers one after the other: the first start of a worker also checks migrations.
 		for (let i = 0; i < workers; i++) {
-			cluster.workers.push(await startWorker({ env: cluster.env, index: i, concurrency, logFile: path.join(userFolder, `n8n-worker-${i}.log`) }));
+			cluster.workers.push(
+				await startWorker({
+					env: cluster.env,
+					index: i,
+					concurrency,
+					logFile: path.join(userFolder, `n8n-worker-${i}.log`),
+				}),
+			);
 		}
 	} catch (e) {
 		await cluster.stop();
 		throw e;
 	}
-	cluster.memory = () => ({ main: vmHWM(cluster.main.pid), workers: cluster.workers.map((w) => w.vmHWM()) });
+	cluster.memory = () => ({
+		main: vmHWM(cluster.main.pid),
+		workers: cluster.workers.map((w) => w.vmHWM()),
+	});
 	return cluster;
 }
 

@@ -60,13 +60,19 @@ function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`)
 	if (!which('redis-server')) missing.push('redis-server');
 	if (!missing.length) return { installed: [] };
 	if (process.getuid && process.getuid() !== 0) {
-		throw new Error(`missing ${missing.join(' and ')}: install them (apt-get install -y ${missing.join(' ')}) or run as root`);
+		throw new Error(
+			`missing ${missing.join(' and ')}: install them (apt-get install -y ${missing.join(' ')}) or run as root`,
+		);
 	}
 	log(`installing ${missing.join(', ')} from Debian's packages`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-	execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
-	if (!findPostgresBin() || !which('redis-server')) throw new Error('postgresql / redis-server still missing after apt-get install');
+	execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
+		stdio: ['ignore', 'ignore', 'inherit'],
+		env,
+	});
+	if (!findPostgresBin() || !which('redis-server'))
+		throw new Error('postgresql / redis-server still missing after apt-get install');
 	return { installed: missing };
 }
 
@@ -78,10 +84,19 @@ function tempDir(prefix) {
 /** Spawns a server child in its own process group; output appended to logFile. */
 function spawnChild(cmd, args, { logFile, uid, gid, env, cwd }) {
 	const out = fs.openSync(logFile, 'a');
-	const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], uid, gid, env: env || process.env, cwd });
+	const child = spawn(cmd, args, {
+		detached: true,
+		stdio: ['ignore', out, out],
+		uid,
+		gid,
+		env: env || process.env,
+		cwd,
+	});
 	fs.closeSync(out);
 	let exited = null;
-	const whenExited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+	const whenExited = new Promise((resolve) =>
+		child.on('exit', (code, signal) => resolve((exited = { code, signal }))),
+	);
 	return { child, whenExited, exited: () => exited };
 }
 
@@ -145,29 +160,69 @@ async function startPostgres({ port, maxConnections = 100, readyTimeoutMs = 6000
 	const logFile = path.join(dir, 'postgres.log');
 	const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
 	try {
-		runSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { uid, gid, env, cwd: dir });
+		runSync(
+			path.join(bin, 'initdb'),
+			['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+			{ uid, gid, env, cwd: dir },
+		);
 	} catch (e) {
 		fs.rmSync(dir, { recursive: true, force: true });
 		throw new Error(`initdb failed: ${e.stderr || e.message}`);
 	}
 	const proc = spawnChild(
 		path.join(bin, 'postgres'),
-		['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
-			'-c', 'full_page_writes=off', '-c', `max_connections=${maxConnections}`],
+		[
+			'-D',
+			data,
+			'-p',
+			String(port),
+			'-k',
+			dir,
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
+			'-c',
+			`max_connections=${maxConnections}`,
+		],
 		{ logFile, uid, gid, env, cwd: dir },
 	);
 	// SIGINT = Postgres's "fast" shutdown (SIGTERM would wait for clients to disconnect).
 	const entry = register('postgres', proc, dir, 'SIGINT');
 	const psql = (sql, { database = 'postgres' } = {}) =>
-		runSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql], {
-			env: { ...env, PGCONNECT_TIMEOUT: '5' },
-		}).trim();
+		runSync(
+			path.join(bin, 'psql'),
+			[
+				'-h',
+				'127.0.0.1',
+				'-p',
+				String(port),
+				'-U',
+				'postgres',
+				'-d',
+				database,
+				'-v',
+				'ON_ERROR_STOP=1',
+				'-At',
+				'-c',
+				sql,
+			],
+			{
+				env: { ...env, PGCONNECT_TIMEOUT: '5' },
+			},
+		).trim();
 	const deadline = Date.now() + readyTimeoutMs;
 	for (;;) {
 		if (proc.exited()) {
 			const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
 			await entry.stop();
-			throw new Error(`postgres exited early (${JSON.stringify(proc.exited())}): ${text.slice(-2000)}`);
+			throw new Error(
+				`postgres exited early (${JSON.stringify(proc.exited())}): ${text.slice(-2000)}`,
+			);
 		}
 		try {
 			if (psql('select 1') === '1') break;
@@ -228,7 +283,22 @@ async function startRedis({ port, readyTimeoutMs = 20000 } = {}) {
 	const logFile = path.join(dir, 'redis.log');
 	const proc = spawnChild(
 		bin,
-		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dir,
+			'--daemonize',
+			'no',
+			'--protected-mode',
+			'yes',
+		],
 		{ logFile, cwd: dir },
 	);
 	const entry = register('redis', proc, dir, 'SIGTERM');
@@ -250,7 +320,15 @@ async function startRedis({ port, readyTimeoutMs = 20000 } = {}) {
 		}
 		await sleep(100);
 	}
-	return { host: '127.0.0.1', port, dir, pid: proc.child.pid, logFile, command: (c) => redisCommand(port, c), stop: (o) => entry.stop(o) };
+	return {
+		host: '127.0.0.1',
+		port,
+		dir,
+		pid: proc.child.pid,
+		logFile,
+		command: (c) => redisCommand(port, c),
+		stop: (o) => entry.stop(o),
+	};
 }
 
 /** Stops every service this module started and that is still running. */
@@ -258,4 +336,11 @@ async function stopAll() {
 	for (const s of [...live]) await s.stop().catch(() => s.killNow());
 }
 
-module.exports = { ensurePackages, findPostgresBin, startPostgres, startRedis, redisCommand, stopAll };
+module.exports = {
+	ensurePackages,
+	findPostgresBin,
+	startPostgres,
+	startRedis,
+	redisCommand,
+	stopAll,
+};

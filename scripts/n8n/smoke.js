@@ -61,7 +61,9 @@ function check(name, cond, detail) {
 		console.log(`ok - ${name}`);
 	} else {
 		failed++;
-		console.log(`not ok - ${name}${detail ? `\n    ${String(detail).split('\n').join('\n    ')}` : ''}`);
+		console.log(
+			`not ok - ${name}${detail ? `\n    ${String(detail).split('\n').join('\n    ')}` : ''}`,
+		);
 	}
 	return !!cond;
 }
@@ -70,7 +72,14 @@ const WF_SET = {
 	id: 'wexSmokeSet0001',
 	name: 'wex smoke: manual → set',
 	nodes: [
-		{ id: 'n1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'n1',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			id: 'n2',
 			name: 'Set',
@@ -98,7 +107,14 @@ const WF_FAIL = {
 	id: 'wexSmokeFail001',
 	name: 'wex smoke: manual → stop and error',
 	nodes: [
-		{ id: 'f1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'f1',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			id: 'f2',
 			name: 'Boom',
@@ -150,21 +166,38 @@ async function main() {
 
 	if (args.pack) args.tarball = await timed('build + npm pack', () => lib.packPackage(args.pack));
 
-	const uf = await timed('make user folder', () => lib.makeUserFolder({ tarball: args.tarball || undefined }));
+	const uf = await timed('make user folder', () =>
+		lib.makeUserFolder({ tarball: args.tarball || undefined }),
+	);
 	console.log(`user folder: ${uf.userFolder}`);
 	const pkg = uf.packages[0];
 	const env = lib.n8nEnv(uf.userFolder);
 	let server = null;
 	try {
 		await timed('import:credentials', () =>
-			lib.importCredentials([{ id: 'wexSmokeCred001', name: 'smoke basic auth', type: 'httpBasicAuth', data: { user: 'u', password: 'p' } }], { env }),
+			lib.importCredentials(
+				[
+					{
+						id: 'wexSmokeCred001',
+						name: 'smoke basic auth',
+						type: 'httpBasicAuth',
+						data: { user: 'u', password: 'p' },
+					},
+				],
+				{ env },
+			),
 		);
-		await timed('import:workflow', () => lib.importWorkflows([WF_SET, WF_FAIL, WF_SCHEDULE], { env }));
+		await timed('import:workflow', () =>
+			lib.importWorkflows([WF_SET, WF_FAIL, WF_SCHEDULE], { env }),
+		);
 
 		const ok = await timed('execute (success)', () => lib.executeWorkflow(WF_SET.id, { env }));
 		check('execute --rawOutput parsed', ok.run !== null, ok.stdout.slice(-2000));
 		check('execute status success', ok.ok && ok.status === 'success', JSON.stringify(ok.error));
-		if (ok.signal) console.log(`  (note: execute printed its run, then died with ${ok.signal} at exit — see README gotcha 2)`);
+		if (ok.signal)
+			console.log(
+				`  (note: execute printed its run, then died with ${ok.signal} at exit — see README gotcha 2)`,
+			);
 		const items = ok.items('Set') || [];
 		check(
 			'Set node produced { greeting: "hello", answer: 42 }',
@@ -173,7 +206,9 @@ async function main() {
 		);
 		check('lastNodeExecuted is Set', ok.lastNode === 'Set', ok.lastNode);
 
-		const bad = await timed('execute (failing workflow)', () => lib.executeWorkflow(WF_FAIL.id, { env }));
+		const bad = await timed('execute (failing workflow)', () =>
+			lib.executeWorkflow(WF_FAIL.id, { env }),
+		);
 		check(
 			'failing workflow: ok=false, exit code 1 (or SIGSEGV at exit), error message kept',
 			!bad.ok &&
@@ -181,14 +216,25 @@ async function main() {
 				bad.status === 'error' &&
 				bad.error &&
 				/boom from smoke/.test(bad.error.message),
-			JSON.stringify({ code: bad.code, signal: bad.signal, status: bad.status, error: bad.error && bad.error.message }),
+			JSON.stringify({
+				code: bad.code,
+				signal: bad.signal,
+				status: bad.status,
+				error: bad.error && bad.error.message,
+			}),
 		);
 
 		if (pkg) {
-			const types = await timed('export:nodes (loaded node types)', () => lib.listLoadedNodeTypes({ env }));
+			const types = await timed('export:nodes (loaded node types)', () =>
+				lib.listLoadedNodeTypes({ env }),
+			);
 			const mine = types.byPackage[pkg.name] || [];
 			console.log(`package ${pkg.name}@${pkg.version}: n8n loaded ${JSON.stringify(mine)}`);
-			check(`n8n did not fail to load ${pkg.name}`, !types.failedPackages.some((f) => f.name === pkg.name), JSON.stringify(types.failedPackages));
+			check(
+				`n8n did not fail to load ${pkg.name}`,
+				!types.failedPackages.some((f) => f.name === pkg.name),
+				JSON.stringify(types.failedPackages),
+			);
 			check(
 				`n8n loaded ${pkg.nodes.length} node type(s) from ${pkg.name}`,
 				mine.length === pkg.nodes.length && mine.length > 0,
@@ -196,41 +242,79 @@ async function main() {
 			);
 			if (args.expectTypes) {
 				const missing = args.expectTypes.filter((t) => !mine.includes(t));
-				check(`expected node types loaded: ${args.expectTypes.join(', ')}`, missing.length === 0, `missing: ${missing.join(', ')}`);
+				check(
+					`expected node types loaded: ${args.expectTypes.join(', ')}`,
+					missing.length === 0,
+					`missing: ${missing.join(', ')}`,
+				);
 			}
 		}
 
 		if (args.start) {
-			await timed('publish:workflow (schedule)', () => lib.publishWorkflow(WF_SCHEDULE.id, { env }));
+			await timed('publish:workflow (schedule)', () =>
+				lib.publishWorkflow(WF_SCHEDULE.id, { env }),
+			);
 			server = await timed('n8n start → /healthz/readiness 200', () => lib.startN8n({ env }));
 			console.log(`n8n listening on ${server.baseUrl} (log ${server.logFile})`);
 			const health = await server.request('GET', '/healthz');
-			check('/healthz answers {"status":"ok"}', health.status === 200 && health.json && health.json.status === 'ok', health.text);
+			check(
+				'/healthz answers {"status":"ok"}',
+				health.status === 200 && health.json && health.json.status === 'ok',
+				health.text,
+			);
 			await timed('owner setup + login', () => server.login());
 			const rtypes = await timed('GET /types/nodes.json', () => server.nodeTypes());
-			check('REST node types include n8n-nodes-base.set', rtypes.nodeTypes.includes('n8n-nodes-base.set'));
+			check(
+				'REST node types include n8n-nodes-base.set',
+				rtypes.nodeTypes.includes('n8n-nodes-base.set'),
+			);
 			if (pkg) {
 				const mine = rtypes.byPackage[pkg.name] || [];
-				check(`running n8n serves ${pkg.name} node types`, mine.length === pkg.nodes.length && mine.length > 0, JSON.stringify(mine));
+				check(
+					`running n8n serves ${pkg.name} node types`,
+					mine.length === pkg.nodes.length && mine.length > 0,
+					JSON.stringify(mine),
+				);
 				const ctypes = await server.credentialTypes();
 				const credFiles = pkg.credentials.length;
 				const names = ctypes.map((c) => c.name);
-				const fromPkg = ctypes.filter((c) => (c.supportedNodes || []).some((n) => n.startsWith(`${pkg.name}.`)));
-				console.log(`credential types serving ${pkg.name} nodes: ${JSON.stringify(fromPkg.map((c) => c.name))} (${names.length} types total)`);
-				if (credFiles) check(`credential types for ${pkg.name} are served`, fromPkg.length >= 1, `${credFiles} declared`);
+				const fromPkg = ctypes.filter((c) =>
+					(c.supportedNodes || []).some((n) => n.startsWith(`${pkg.name}.`)),
+				);
+				console.log(
+					`credential types serving ${pkg.name} nodes: ${JSON.stringify(fromPkg.map((c) => c.name))} (${names.length} types total)`,
+				);
+				if (credFiles)
+					check(
+						`credential types for ${pkg.name} are served`,
+						fromPkg.length >= 1,
+						`${credFiles} declared`,
+					);
 			}
 			const execs = await timed('schedule trigger fired (published workflow)', () =>
 				server.waitForExecutions({ workflowId: WF_SCHEDULE.id, count: 1, timeoutMs: 30000 }),
 			);
-			check('published schedule workflow ran in trigger mode', execs[0].mode === 'trigger' && execs[0].status === 'success', JSON.stringify(execs[0]));
+			check(
+				'published schedule workflow ran in trigger mode',
+				execs[0].mode === 'trigger' && execs[0].status === 'success',
+				JSON.stringify(execs[0]),
+			);
 			const full = await server.execution(execs[0].id);
 			const tick = lib.nodeItems(full, 'Set');
-			check('execution data readable over REST', Array.isArray(tick) && tick[0] && tick[0].tick === 'yes', JSON.stringify(tick));
+			check(
+				'execution data readable over REST',
+				Array.isArray(tick) && tick[0] && tick[0].tick === 'yes',
+				JSON.stringify(tick),
+			);
 			const problems = server
 				.logs()
 				.filter((l) => l.level === 'error')
 				.map((l) => l.message);
-			check('n8n start logged no errors (offline: nothing phoned home)', problems.length === 0, problems.join('\n').slice(0, 3000));
+			check(
+				'n8n start logged no errors (offline: nothing phoned home)',
+				problems.length === 0,
+				problems.join('\n').slice(0, 3000),
+			);
 			await timed('stop (SIGTERM process group)', () => server.stop());
 			server = null;
 		}

@@ -16,8 +16,20 @@ describe('Requests in Flight > 1: retries', () => {
 	});
 
 	it('pauses the whole pool after a 429 until its Retry-After has passed', async () => {
-		const jobs = await service.emulator.insert('jobs', Array.from({ length: 20 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'me@example.com' }))) as IDataObject[];
-		const parameters = { resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}', options: { requestsInFlight: IN_FLIGHT } };
+		const jobs = (await service.emulator.insert(
+			'jobs',
+			Array.from({ length: 20 }, (_, i) => ({
+				url: `https://site${i}.example.com`,
+				email: 'me@example.com',
+			})),
+		)) as IDataObject[];
+		const parameters = {
+			resource: 'job',
+			operation: 'get',
+			selectBy: 'id',
+			recordId: '={{ $json.id }}',
+			options: { requestsInFlight: IN_FLIGHT },
+		};
 		const items = itemsOf(...jobs.map((job) => ({ id: job.id })));
 		await runNode(service, parameters, { items: items.slice(0, 1) }); // logged in: the 8 requests start together
 		const before = service.emulator.log.length;
@@ -41,13 +53,27 @@ describe('Requests in Flight > 1: retries', () => {
 	});
 
 	it('never sends a POST again after a 500 that came after the write: the job is found instead', async () => {
-		service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 500, applyAfterHandling: true });
-		const items = itemsOf(...Array.from({ length: 10 }, (_, i) => ({ url: `https://site${i}.example.com` })));
-		const parameters = { resource: 'job', operation: 'create', url: '={{ $json.url }}', email: 'me@example.com', options: { requestsInFlight: IN_FLIGHT } };
+		service.emulator.fault({
+			match: { method: 'POST', path: '/rest/v1/jobs' },
+			status: 500,
+			applyAfterHandling: true,
+		});
+		const items = itemsOf(
+			...Array.from({ length: 10 }, (_, i) => ({ url: `https://site${i}.example.com` })),
+		);
+		const parameters = {
+			resource: 'job',
+			operation: 'create',
+			url: '={{ $json.url }}',
+			email: 'me@example.com',
+			options: { requestsInFlight: IN_FLIGHT },
+		};
 
 		const output = await runNode(service, parameters, { items, onError: 'continueRegularOutput' });
 
-		const posts = service.emulator.log.filter((entry) => entry.method === 'POST' && entry.kind === 'rest');
+		const posts = service.emulator.log.filter(
+			(entry) => entry.method === 'POST' && entry.kind === 'rest',
+		);
 		expect(posts).toHaveLength(10);
 		expect(await service.emulator.count('jobs')).toBe(10);
 		expect(output.filter((item) => item.json.error !== undefined)).toEqual([]);

@@ -74,7 +74,8 @@ export function expireTokenMidRun(
 		rest++;
 		if (rest === options.at) {
 			const expiresAt = tokenExpiry(harness.credential.accessToken);
-			if (expiresAt === undefined || !Number.isFinite(expiresAt)) throw new Error('no readable token stored at the first jump');
+			if (expiresAt === undefined || !Number.isFinite(expiresAt))
+				throw new Error('no readable token stored at the first jump');
 			clock.advance(expiresAt - 3_000 - Date.now());
 			jumped++;
 		} else if (rest === options.at + options.settle) {

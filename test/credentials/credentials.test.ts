@@ -1,7 +1,10 @@
 import { WebsiteExportApi } from '../../credentials/WebsiteExportApi.credentials';
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
-import { API_KEY_REFUSED_MESSAGE, NO_BUSINESS_PLAN_MESSAGE } from '../../nodes/shared/credentialTest';
+import {
+	API_KEY_REFUSED_MESSAGE,
+	NO_BUSINESS_PLAN_MESSAGE,
+} from '../../nodes/shared/credentialTest';
 import { FREE_USER } from '../emulator/accounts';
 import { WebsiteExportClient } from '../../nodes/shared/transport';
 import { probeNode, requestsSince, startService, type Service } from '../support';
@@ -45,7 +48,9 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		const counts = requestsSince(emulator, before);
 		expect(counts.token).toBe(1);
 		// the refused request, its retry, then the next execution with the new token
-		expect(counts.entries.filter((e) => e.kind === 'rest').map((e) => e.status)).toEqual([401, 200, 200]);
+		expect(counts.entries.filter((e) => e.kind === 'rest').map((e) => e.status)).toEqual([
+			401, 200, 200,
+		]);
 		expect(harness.credential.accessToken).not.toBe(firstToken);
 	});
 
@@ -55,7 +60,10 @@ describe('WebsiteExportApi credential against the emulator', () => {
 	])('credential test, as n8n runs it for the %s node (testedBy)', (_name, nodeType) => {
 		it('passes with a Business-plan login: one token request, one row id', async () => {
 			const { emulator, harness } = service;
-			await expect(harness.testCredential(nodeType)).resolves.toEqual({ status: 'OK', message: 'Connection successful!' });
+			await expect(harness.testCredential(nodeType)).resolves.toEqual({
+				status: 'OK',
+				message: 'Connection successful!',
+			});
 			expect(emulator.log.map((e) => `${e.kind} ${e.status}`)).toEqual(['token 200', 'rest 200']);
 		});
 
@@ -73,10 +81,13 @@ describe('WebsiteExportApi credential against the emulator', () => {
 			outcomes.noPlan = (await harness.testCredential(nodeType)).message;
 
 			expect(outcomes.badKey).toMatch(/^The API key was refused \(Invalid API key\)/);
-			expect(outcomes.badLogin).toBe('Login failed (Invalid login credentials): check the email and password of the Website Export account');
+			expect(outcomes.badLogin).toBe(
+				'Login failed (Invalid login credentials): check the email and password of the Website Export account',
+			);
 			expect(outcomes.noPlan).toBe(NO_BUSINESS_PLAN_MESSAGE);
 			const text = JSON.stringify(outcomes);
-			for (const secret of ['not-the-key', 'wrong-password', FREE_USER.password, emulator.apiKey]) expect(text).not.toContain(secret);
+			for (const secret of ['not-the-key', 'wrong-password', FREE_USER.password, emulator.apiKey])
+				expect(text).not.toContain(secret);
 		});
 	});
 
@@ -86,28 +97,44 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		const unauthorized = await harness.testCredential(new WebsiteExport());
 		emulator.fault({ match: { path: '/rest/v1/jobs' }, status: 500, times: 1 });
 		const broken = await harness.testCredential(new WebsiteExport());
-		expect(unauthorized).toEqual({ status: 'Error', message: expect.stringMatching(new RegExp(`^${escape(API_KEY_REFUSED_MESSAGE)} \\(.+\\)$`)) });
-		expect(broken).toEqual({ status: 'Error', message: expect.stringMatching(/^The service answered HTTP 500 \(.+\)$/) });
+		expect(unauthorized).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(new RegExp(`^${escape(API_KEY_REFUSED_MESSAGE)} \\(.+\\)$`)),
+		});
+		expect(broken).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^The service answered HTTP 500 \(.+\)$/),
+		});
 	});
 
 	it('reports an unreachable service and a bad Base URL, the latter without sending anything', async () => {
 		const { emulator, harness } = service;
 		harness.updateCredential({ baseUrl: 'http://example.com' });
 		const plainHttp = await harness.testCredential(new WebsiteExport());
-		expect(plainHttp).toEqual({ status: 'Error', message: expect.stringMatching(/must start with https:\/\//) });
+		expect(plainHttp).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/must start with https:\/\//),
+		});
 		expect(emulator.log).toHaveLength(0);
 		harness.updateCredential({ baseUrl: emulator.baseUrl });
 		await emulator.close();
 		const offline = await harness.testCredential(new WebsiteExport());
-		expect(offline).toEqual({ status: 'Error', message: expect.stringMatching(/could not be reached \(ECONNREFUSED\): check the Base URL/) });
+		expect(offline).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/could not be reached \(ECONNREFUSED\): check the Base URL/),
+		});
 		service = await startService(); // for afterEach
 	});
 
 	it('names the failed login when a node runs with a wrong password, and tries it once', async () => {
 		const { emulator, harness } = service;
 		harness.updateCredential({ password: 'wrong-password' });
-		const error = (await harness.execute(listJobs, { parameters: {} }).catch((e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toBe('Login failed (Invalid login credentials): check the email and password of the Website Export account');
+		const error = (await harness
+			.execute(listJobs, { parameters: {} })
+			.catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe(
+			'Login failed (Invalid login credentials): check the email and password of the Website Export account',
+		);
 		expect(error.description).toMatch(/Website Export credential/);
 		expect(requestsSince(emulator)).toMatchObject({ token: 1, rest: 0 });
 	});
@@ -115,7 +142,9 @@ describe('WebsiteExportApi credential against the emulator', () => {
 	it('refuses a plain-http Base URL off this machine before sending anything', async () => {
 		const { emulator, harness } = service;
 		harness.updateCredential({ baseUrl: 'http://example.com' });
-		await expect(harness.execute(listJobs, { parameters: {} })).rejects.toThrow(/must start with https:\/\//);
+		await expect(harness.execute(listJobs, { parameters: {} })).rejects.toThrow(
+			/must start with https:\/\//,
+		);
 		expect(emulator.log).toHaveLength(0);
 	});
 
@@ -135,7 +164,9 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		harness.updateCredential({ accessToken: '', password: 'a-secret-password' });
 		const loginError = await harness.execute(listJobs, { parameters: {} }).catch((e: unknown) => e);
 		for (const thrown of [error, loginError]) {
-			const text = JSON.stringify(thrown, Object.getOwnPropertyNames(thrown)) + String((thrown as Error).message);
+			const text =
+				JSON.stringify(thrown, Object.getOwnPropertyNames(thrown)) +
+				String((thrown as Error).message);
 			expect(text).not.toContain('a-secret-password');
 			expect(text).not.toContain(emulator.apiKey);
 			expect(text).not.toContain(token);
@@ -144,7 +175,10 @@ describe('WebsiteExportApi credential against the emulator', () => {
 
 	it('adds the key and token only to requests for the service itself', async () => {
 		const type = new WebsiteExportApi();
-		const authenticate = type.authenticate as (c: object, r: object) => Promise<{ headers?: Record<string, string> }>;
+		const authenticate = type.authenticate as (
+			c: object,
+			r: object,
+		) => Promise<{ headers?: Record<string, string> }>;
 		const credentials = { baseUrl: 'https://abc.supabase.co/', apiKey: 'k', accessToken: 't' };
 		const own = await authenticate(credentials, { url: 'https://abc.supabase.co/rest/v1/jobs' });
 		const foreign = await authenticate(credentials, { url: 'https://cdn.example.com/a.zip' });

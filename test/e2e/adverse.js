@@ -8,38 +8,129 @@
 const assert = require('node:assert/strict');
 
 const HOUR = 3_600_000;
-const CREDENTIALS = { websiteExportApi: { id: 'website-export-demo', name: 'Website Export (local emulator)' } };
+const CREDENTIALS = {
+	websiteExportApi: { id: 'website-export-demo', name: 'Website Export (local emulator)' },
+};
 
 /** Manual trigger → one item per element of `items` → the Website Export node with `parameters`. */
 function workflow(id, name, items, parameters, extraNodes = []) {
-	const node = (n, type, typeVersion, params, x) => ({ parameters: params, id: `${id}-${n}`, name: n, type, typeVersion, position: [x, 300] });
+	const node = (n, type, typeVersion, params, x) => ({
+		parameters: params,
+		id: `${id}-${n}`,
+		name: n,
+		type,
+		typeVersion,
+		position: [x, 300],
+	});
 	const nodes = [
 		node('Start', 'n8n-nodes-base.manualTrigger', 1, {}, 0),
-		node('Items', 'n8n-nodes-base.set', 3.4, {
-			mode: 'manual',
-			assignments: { assignments: [{ id: `${id}-items`, name: 'items', value: `={{ ${JSON.stringify(items)} }}`, type: 'array' }] },
-			includeOtherFields: false,
-			options: {},
-		}, 110),
-		node('One Item Each', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items', include: 'noOtherFields', options: {} }, 220),
-		{ ...node('Website Export', 'n8n-nodes-website-export.websiteExport', 1, parameters, 440), credentials: CREDENTIALS },
-		...extraNodes.map((extra, index) => ({ ...node(extra.name, 'n8n-nodes-website-export.websiteExport', 1, extra.parameters, 660 + 220 * index), credentials: CREDENTIALS })),
+		node(
+			'Items',
+			'n8n-nodes-base.set',
+			3.4,
+			{
+				mode: 'manual',
+				assignments: {
+					assignments: [
+						{
+							id: `${id}-items`,
+							name: 'items',
+							value: `={{ ${JSON.stringify(items)} }}`,
+							type: 'array',
+						},
+					],
+				},
+				includeOtherFields: false,
+				options: {},
+			},
+			110,
+		),
+		node(
+			'One Item Each',
+			'n8n-nodes-base.splitOut',
+			1,
+			{ fieldToSplitOut: 'items', include: 'noOtherFields', options: {} },
+			220,
+		),
+		{
+			...node('Website Export', 'n8n-nodes-website-export.websiteExport', 1, parameters, 440),
+			credentials: CREDENTIALS,
+		},
+		...extraNodes.map((extra, index) => ({
+			...node(
+				extra.name,
+				'n8n-nodes-website-export.websiteExport',
+				1,
+				extra.parameters,
+				660 + 220 * index,
+			),
+			credentials: CREDENTIALS,
+		})),
 	];
-	const chain = ['Start', 'Items', 'One Item Each', 'Website Export', ...extraNodes.map((extra) => extra.name)];
-	const connections = Object.fromEntries(chain.slice(0, -1).map((from, i) => [from, { main: [[{ node: chain[i + 1], type: 'main', index: 0 }]] }]));
-	return { id, name: `e2e: ${name}`, nodes, connections, settings: { executionOrder: 'v1' }, active: false };
+	const chain = [
+		'Start',
+		'Items',
+		'One Item Each',
+		'Website Export',
+		...extraNodes.map((extra) => extra.name),
+	];
+	const connections = Object.fromEntries(
+		chain
+			.slice(0, -1)
+			.map((from, i) => [from, { main: [[{ node: chain[i + 1], type: 'main', index: 0 }]] }]),
+	);
+	return {
+		id,
+		name: `e2e: ${name}`,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
 }
 
 const sites = (prefix, n, badAt = -1) =>
-	Array.from({ length: n }, (_, i) => ({ url: `https://${prefix}-${i}.e2e.example.com/`, email: i === badAt ? 'not-an-email' : 'adverse@e2e.example.com' }));
-const createJobs = { resource: 'job', operation: 'create', url: '={{ $json.url }}', email: '={{ $json.email }}' };
+	Array.from({ length: n }, (_, i) => ({
+		url: `https://${prefix}-${i}.e2e.example.com/`,
+		email: i === badAt ? 'not-an-email' : 'adverse@e2e.example.com',
+	}));
+const createJobs = {
+	resource: 'job',
+	operation: 'create',
+	url: '={{ $json.url }}',
+	email: '={{ $json.email }}',
+};
 
 const WORKFLOWS = {
-	validate: workflow('wexE2eAdvValidate', 'a bad 3rd item sends nothing', sites('adv-validate', 10, 2), createJobs),
-	refused: workflow('wexE2eAdvRefused', 'the service refuses the 3rd create', sites('adv-refused', 10), createJobs),
-	lost: workflow('wexE2eAdvLost', 'answers lost after the commit', sites('adv-lost', 1), createJobs, [
-		{ name: 'Delete Job', parameters: { resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' } },
-	]),
+	validate: workflow(
+		'wexE2eAdvValidate',
+		'a bad 3rd item sends nothing',
+		sites('adv-validate', 10, 2),
+		createJobs,
+	),
+	refused: workflow(
+		'wexE2eAdvRefused',
+		'the service refuses the 3rd create',
+		sites('adv-refused', 10),
+		createJobs,
+	),
+	lost: workflow(
+		'wexE2eAdvLost',
+		'answers lost after the commit',
+		sites('adv-lost', 1),
+		createJobs,
+		[
+			{
+				name: 'Delete Job',
+				parameters: {
+					resource: 'job',
+					operation: 'delete',
+					selectBy: 'id',
+					recordId: '={{ $json.id }}',
+				},
+			},
+		],
+	),
 	keyset: workflow('wexE2eAdvKeyset', 'Return All while jobs are created', [{ run: 1 }], {
 		resource: 'job',
 		operation: 'getAll',
@@ -47,13 +138,18 @@ const WORKFLOWS = {
 		filters: { email: 'keyset@e2e.example.com' },
 		sort: 'newest',
 	}),
-	timestamps: workflow('wexE2eAdvTimestamps', 'downloads in other created_at formats', [{ run: 1 }], {
-		resource: 'download',
-		operation: 'getAll',
-		returnAll: true,
-		onlyValidLinks: false,
-		filters: {},
-	}),
+	timestamps: workflow(
+		'wexE2eAdvTimestamps',
+		'downloads in other created_at formats',
+		[{ run: 1 }],
+		{
+			resource: 'download',
+			operation: 'getAll',
+			returnAll: true,
+			onlyValidLinks: false,
+			filters: {},
+		},
+	),
 };
 
 const workflows = () => Object.values(WORKFLOWS);
@@ -63,8 +159,11 @@ const workflows = () => Object.values(WORKFLOWS);
  * `check(name, fn)` prints one line; `outputOf(r, node)` is the node's output items.
  */
 async function runAdverse({ emu, execute, check, outputOf, listValid }) {
-	const jobsLike = async (prefix) => (await emu.rows('jobs')).filter((job) => String(job.url).includes(prefix));
-	const posts = async (since) => (await emu.log()).filter((e) => e.seq > since && e.method === 'POST' && e.table === 'jobs').length;
+	const jobsLike = async (prefix) =>
+		(await emu.rows('jobs')).filter((job) => String(job.url).includes(prefix));
+	const posts = async (since) =>
+		(await emu.log()).filter((e) => e.seq > since && e.method === 'POST' && e.table === 'jobs')
+			.length;
 
 	await check('a bad 3rd item of 10 sends nothing at all (job.create)', async () => {
 		const since = await emu.lastSeq();
@@ -76,98 +175,167 @@ async function runAdverse({ emu, execute, check, outputOf, listValid }) {
 		return `run failed with "${r.error.message}"; 0 POST requests, 0 jobs`;
 	});
 
-	await check('the service refuses the 3rd of 10 creates: nothing after it is sent (job.create)', async () => {
-		const since = await emu.lastSeq();
-		await emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, times: 2 });
-		await emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 400, body: { code: '23514', details: null, hint: null, message: 'new row for relation "jobs" violates check constraint' } });
-		const r = await execute(WORKFLOWS.refused.id);
-		await emu.clearFaults();
-		assert.equal(r.ok, false, 'the run must fail');
-		const created = (await jobsLike('adv-refused')).map((job) => job.url);
-		assert.deepEqual(created, ['https://adv-refused-0.e2e.example.com/', 'https://adv-refused-1.e2e.example.com/'], 'jobs created');
-		assert.equal(await posts(since), 3, 'POST requests');
-		return `run failed at item 3 ("${r.error.message}"); 3 POST requests, jobs of items 1 and 2 only`;
-	});
+	await check(
+		'the service refuses the 3rd of 10 creates: nothing after it is sent (job.create)',
+		async () => {
+			const since = await emu.lastSeq();
+			await emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, times: 2 });
+			await emu.fault({
+				match: { method: 'POST', path: '/rest/v1/jobs' },
+				status: 400,
+				body: {
+					code: '23514',
+					details: null,
+					hint: null,
+					message: 'new row for relation "jobs" violates check constraint',
+				},
+			});
+			const r = await execute(WORKFLOWS.refused.id);
+			await emu.clearFaults();
+			assert.equal(r.ok, false, 'the run must fail');
+			const created = (await jobsLike('adv-refused')).map((job) => job.url);
+			assert.deepEqual(
+				created,
+				['https://adv-refused-0.e2e.example.com/', 'https://adv-refused-1.e2e.example.com/'],
+				'jobs created',
+			);
+			assert.equal(await posts(since), 3, 'POST requests');
+			return `run failed at item 3 ("${r.error.message}"); 3 POST requests, jobs of items 1 and 2 only`;
+		},
+	);
 
-	await check('a create and a delete whose answers were lost after the commit (job.create, job.delete)', async () => {
-		await emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, reset: true, applyAfterHandling: true });
-		await emu.fault({ match: { method: 'DELETE', path: '/rest/v1/jobs' }, status: 503, applyAfterHandling: true });
-		const r = await execute(WORKFLOWS.lost.id);
-		await emu.clearFaults();
-		assert.equal(r.ok, true, `the run must succeed: ${r.error && r.error.message}`);
-		const [created] = outputOf(r, 'Website Export').map((item) => item.json);
-		const [deleted] = outputOf(r, 'Delete Job').map((item) => item.json);
-		assert.equal(created.recovered, true, 'the created job is marked recovered');
-		assert.equal(deleted.deleted, true, 'the delete reports success');
-		assert.equal(deleted.id, created.id, 'the same job');
-		assert.equal((await jobsLike('adv-lost')).length, 0, 'the job is gone, and was never created twice');
-		return `create: job #${created.id} recovered after a reset connection; delete after a 503: { deleted: true, id: ${deleted.id} }`;
-	});
+	await check(
+		'a create and a delete whose answers were lost after the commit (job.create, job.delete)',
+		async () => {
+			await emu.fault({
+				match: { method: 'POST', path: '/rest/v1/jobs' },
+				reset: true,
+				applyAfterHandling: true,
+			});
+			await emu.fault({
+				match: { method: 'DELETE', path: '/rest/v1/jobs' },
+				status: 503,
+				applyAfterHandling: true,
+			});
+			const r = await execute(WORKFLOWS.lost.id);
+			await emu.clearFaults();
+			assert.equal(r.ok, true, `the run must succeed: ${r.error && r.error.message}`);
+			const [created] = outputOf(r, 'Website Export').map((item) => item.json);
+			const [deleted] = outputOf(r, 'Delete Job').map((item) => item.json);
+			assert.equal(created.recovered, true, 'the created job is marked recovered');
+			assert.equal(deleted.deleted, true, 'the delete reports success');
+			assert.equal(deleted.id, created.id, 'the same job');
+			assert.equal(
+				(await jobsLike('adv-lost')).length,
+				0,
+				'the job is gone, and was never created twice',
+			);
+			return `create: job #${created.id} recovered after a reset connection; delete after a 503: { deleted: true, id: ${deleted.id} }`;
+		},
+	);
 
-	await check('Return All stays exact while jobs are created between pages (job.getAll, keyset paging)', async () => {
-		const seeded = await emu.insert('jobs', Array.from({ length: 70 }, (_, i) => ({ url: `https://keyset-${i}.e2e.example.com/`, email: 'keyset@e2e.example.com' })));
-		const before = await emu.settings();
-		await emu.patchSettings({ maxRows: 7, latencyMs: 150 });
-		let creating = true;
-		let extra = 0;
-		const creator = (async () => {
-			while (creating) {
-				await emu.insert('jobs', [{ url: `https://keyset-new-${extra++}.e2e.example.com/`, email: 'keyset@e2e.example.com' }]);
-				await new Promise((resolve) => setTimeout(resolve, 100));
+	await check(
+		'Return All stays exact while jobs are created between pages (job.getAll, keyset paging)',
+		async () => {
+			const seeded = await emu.insert(
+				'jobs',
+				Array.from({ length: 70 }, (_, i) => ({
+					url: `https://keyset-${i}.e2e.example.com/`,
+					email: 'keyset@e2e.example.com',
+				})),
+			);
+			const before = await emu.settings();
+			await emu.patchSettings({ maxRows: 7, latencyMs: 150 });
+			let creating = true;
+			let extra = 0;
+			const creator = (async () => {
+				while (creating) {
+					await emu.insert('jobs', [
+						{
+							url: `https://keyset-new-${extra++}.e2e.example.com/`,
+							email: 'keyset@e2e.example.com',
+						},
+					]);
+					await new Promise((resolve) => setTimeout(resolve, 100));
+				}
+			})();
+			const since = await emu.lastSeq();
+			let r;
+			try {
+				r = await execute(WORKFLOWS.keyset.id);
+			} finally {
+				creating = false;
+				await creator;
+				await emu.patchSettings({ maxRows: before.maxRows, latencyMs: before.latencyMs });
 			}
-		})();
-		const since = await emu.lastSeq();
-		let r;
-		try {
-			r = await execute(WORKFLOWS.keyset.id);
-		} finally {
-			creating = false;
-			await creator;
-			await emu.patchSettings({ maxRows: before.maxRows, latencyMs: before.latencyMs });
-		}
-		assert.equal(r.ok, true, `run: ${r.error && r.error.message}`);
-		const ids = outputOf(r, 'Website Export').map((item) => item.json.id);
-		assert.equal(new Set(ids).size, ids.length, 'no job twice');
-		const missing = seeded.filter((job) => !ids.includes(job.id));
-		assert.deepEqual(missing, [], 'every seeded job returned');
-		const pages = (await emu.log()).filter((e) => e.seq > since && e.method === 'GET' && e.table === 'jobs').length;
-		assert.equal(pages, Math.ceil(ids.length / 7), 'one request per 7-row page');
-		return `${ids.length} jobs, none twice, all 70 seeded ones; ${extra} jobs created during the run; ${pages} GET requests = ⌈${ids.length} / 7⌉`;
-	});
+			assert.equal(r.ok, true, `run: ${r.error && r.error.message}`);
+			const ids = outputOf(r, 'Website Export').map((item) => item.json.id);
+			assert.equal(new Set(ids).size, ids.length, 'no job twice');
+			const missing = seeded.filter((job) => !ids.includes(job.id));
+			assert.deepEqual(missing, [], 'every seeded job returned');
+			const pages = (await emu.log()).filter(
+				(e) => e.seq > since && e.method === 'GET' && e.table === 'jobs',
+			).length;
+			assert.equal(pages, Math.ceil(ids.length / 7), 'one request per 7-row page');
+			return `${ids.length} jobs, none twice, all 70 seeded ones; ${extra} jobs created during the run; ${pages} GET requests = ⌈${ids.length} / 7⌉`;
+		},
+	);
 
-	await check('created_at with "+00" and without offset, n8n host in Pacific/Chatham (download.getAll)', async () => {
-		const made = [];
-		for (const format of ['short-offset', 'no-offset', 'epoch-ms']) {
-			await emu.patchSettings({ downloadTimestamps: format });
-			const [job] = await emu.insert('jobs', [{ url: `https://ts-${format}.e2e.example.com/`, email: 'ts@e2e.example.com' }]);
-			await emu.advanceClock(5_000); // the job finishes: its download row is written in `format`
-			made.push({ format, job });
-		}
-		await emu.patchSettings({ downloadTimestamps: 'timestamptz' });
-		await emu.advanceClock(23.5 * HOUR);
-		const r = await execute(WORKFLOWS.timestamps.id, { TZ: 'Pacific/Chatham' });
-		assert.equal(r.ok, true, `run: ${r.error && r.error.message}`);
-		const items = outputOf(r, 'Website Export').map((item) => item.json);
-		const lines = [];
-		for (const { format, job } of made) {
-			const d = items.find((item) => item.job_id === job.id);
-			assert.ok(d, `the download of the ${format} job is listed`);
-			assert.equal(d.is_expired, false, `${format}: a 23.5-hour-old link is valid`);
-			const created = typeof d.created_at === 'number' ? d.created_at : Date.parse(/[Z+-]\d*:?\d*$/.test(d.created_at.slice(19)) ? d.created_at.replace(/\+00$/, '+00:00') : `${d.created_at}Z`);
-			assert.equal(Date.parse(d.expires_at), Math.floor(created) + 24 * HOUR, `${format}: expires_at = created_at + 24 h`);
-			lines.push(`${format} ${JSON.stringify(d.created_at)} → expires_at ${d.expires_at}`);
-		}
-		return lines.join('; ');
-	});
+	await check(
+		'created_at with "+00" and without offset, n8n host in Pacific/Chatham (download.getAll)',
+		async () => {
+			const made = [];
+			for (const format of ['short-offset', 'no-offset', 'epoch-ms']) {
+				await emu.patchSettings({ downloadTimestamps: format });
+				const [job] = await emu.insert('jobs', [
+					{ url: `https://ts-${format}.e2e.example.com/`, email: 'ts@e2e.example.com' },
+				]);
+				await emu.advanceClock(5_000); // the job finishes: its download row is written in `format`
+				made.push({ format, job });
+			}
+			await emu.patchSettings({ downloadTimestamps: 'timestamptz' });
+			await emu.advanceClock(23.5 * HOUR);
+			const r = await execute(WORKFLOWS.timestamps.id, { TZ: 'Pacific/Chatham' });
+			assert.equal(r.ok, true, `run: ${r.error && r.error.message}`);
+			const items = outputOf(r, 'Website Export').map((item) => item.json);
+			const lines = [];
+			for (const { format, job } of made) {
+				const d = items.find((item) => item.job_id === job.id);
+				assert.ok(d, `the download of the ${format} job is listed`);
+				assert.equal(d.is_expired, false, `${format}: a 23.5-hour-old link is valid`);
+				const created =
+					typeof d.created_at === 'number'
+						? d.created_at
+						: Date.parse(
+								/[Z+-]\d*:?\d*$/.test(d.created_at.slice(19))
+									? d.created_at.replace(/\+00$/, '+00:00')
+									: `${d.created_at}Z`,
+							);
+				assert.equal(
+					Date.parse(d.expires_at),
+					Math.floor(created) + 24 * HOUR,
+					`${format}: expires_at = created_at + 24 h`,
+				);
+				lines.push(`${format} ${JSON.stringify(d.created_at)} → expires_at ${d.expires_at}`);
+			}
+			return lines.join('; ');
+		},
+	);
 
-	await check('valid links judged by the service clock after it moved 25 h ahead (download-list-valid)', async () => {
-		await emu.advanceClock(1.5 * HOUR);
-		const r = await listValid();
-		assert.equal(r.ok, true, `run: ${r.error && r.error.message}`);
-		const listed = outputOf(r, 'Get Valid Download Links').map((item) => item.json);
-		assert.ok(listed.every((d) => d.is_expired === false), 'no expired link listed');
-		return `${listed.length} links listed, none expired; the archive step had nothing expired to fetch`;
-	});
+	await check(
+		'valid links judged by the service clock after it moved 25 h ahead (download-list-valid)',
+		async () => {
+			await emu.advanceClock(1.5 * HOUR);
+			const r = await listValid();
+			assert.equal(r.ok, true, `run: ${r.error && r.error.message}`);
+			const listed = outputOf(r, 'Get Valid Download Links').map((item) => item.json);
+			assert.ok(
+				listed.every((d) => d.is_expired === false),
+				'no expired link listed',
+			);
+			return `${listed.length} links listed, none expired; the archive step had nothing expired to fetch`;
+		},
+	);
 }
 
 module.exports = { workflows, runAdverse };

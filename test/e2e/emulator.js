@@ -24,10 +24,14 @@ async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {
 	// port in between. Then the emulator exits at once (EADDRINUSE) and another port is tried.
 	for (let attempt = 1; attempt <= 3; attempt++) {
 		const port = await getFreePort();
-		const child = spawn(process.execPath, [CLI, '--port', String(port), '--job-ms', String(jobMs)], {
-			cwd: REPO,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const child = spawn(
+			process.execPath,
+			[CLI, '--port', String(port), '--job-ms', String(jobMs)],
+			{
+				cwd: REPO,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		running.add(child);
 		let output = '';
 		child.stdout.on('data', (d) => (output += d));
@@ -45,14 +49,17 @@ async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {
 		while (!exited && Date.now() < deadline) {
 			try {
 				const res = await httpRequest('GET', `${baseUrl}/__emulator/health`, { timeoutMs: 2000 });
-				if (res.status === 200 && res.json && res.json.ok) return handle(child, exitPromise, res.json, () => output);
+				if (res.status === 200 && res.json && res.json.ok)
+					return handle(child, exitPromise, res.json, () => output);
 			} catch {
 				/* not listening yet */
 			}
 			await sleep(100);
 		}
 		if (!exited) child.kill('SIGKILL');
-		lastError = new Error(`emulator on port ${port} did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timed out'}): ${output.trim().slice(-2000)}`);
+		lastError = new Error(
+			`emulator on port ${port} did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timed out'}): ${output.trim().slice(-2000)}`,
+		);
 	}
 	throw lastError;
 }
@@ -60,7 +67,8 @@ async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {
 function handle(child, exitPromise, health, output) {
 	const call = async (method, p, body) => {
 		const res = await httpRequest(method, health.baseUrl + p, { body, timeoutMs: 15000 });
-		if (res.status < 200 || res.status >= 300) throw new Error(`emulator ${method} ${p} → ${res.status} ${res.text.slice(0, 500)}`);
+		if (res.status < 200 || res.status >= 300)
+			throw new Error(`emulator ${method} ${p} → ${res.status} ${res.text.slice(0, 500)}`);
 		return res.json;
 	};
 	return {
@@ -74,7 +82,8 @@ function handle(child, exitPromise, health, output) {
 		/** The emulator's clock (ms): created_at of rows, token expiry, link validity. */
 		now: async () => (await call('GET', '/__emulator/clock')).now,
 		/** Inserts rows (owner: the demo user); resolves to the stored rows. */
-		insert: async (table, rows) => asArray(await call('POST', `/__emulator/rows/${table}`, { rows })),
+		insert: async (table, rows) =>
+			asArray(await call('POST', `/__emulator/rows/${table}`, { rows })),
 		rows: async (table) => asArray(await call('GET', `/__emulator/rows/${table}`)),
 		settings: () => call('GET', '/__emulator/settings'),
 		/** Changes settings: maxRows, latencyMs, ignorePrefer, downloadTimestamps, downloadDelayMs, … */
@@ -86,7 +95,8 @@ function handle(child, exitPromise, health, output) {
 		/** Every request the service received, in order: { seq, at, method, path, query, status, kind, table }. */
 		log: async () => (await call('GET', '/__emulator/log')).log,
 		/** The seq of the newest request logged (0 before any): what came later has a greater one. */
-		lastSeq: async () => (await call('GET', '/__emulator/log')).log.reduce((max, e) => Math.max(max, e.seq), 0),
+		lastSeq: async () =>
+			(await call('GET', '/__emulator/log')).log.reduce((max, e) => Math.max(max, e.seq), 0),
 		async stop() {
 			if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 			const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -108,6 +118,9 @@ const safeDecode = (s) => {
 
 /** Whether a request-log entry is a trigger poll: downloads in ascending (created_at, id) order — no operation asks for that. */
 const isTriggerPoll = (e) =>
-	e.kind === 'rest' && e.table === 'downloads' && e.method === 'GET' && /(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query));
+	e.kind === 'rest' &&
+	e.table === 'downloads' &&
+	e.method === 'GET' &&
+	/(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query));
 
 module.exports = { startEmulatorProcess, isTriggerPoll };

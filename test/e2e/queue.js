@@ -59,7 +59,9 @@ function getBuffer(url, cookie) {
 			.get(url, { headers: cookie ? { cookie } : {} }, (res) => {
 				const chunks = [];
 				res.on('data', (c) => chunks.push(c));
-				res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+				res.on('end', () =>
+					resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }),
+				);
 			})
 			.on('error', reject);
 	});
@@ -83,7 +85,9 @@ async function pool(items, limit, fn) {
 // ---------------------------------------------------------------------------------------------
 // workflows
 
-const CREDENTIAL = { websiteExportApi: { id: 'website-export-demo', name: 'Website Export (local emulator)' } };
+const CREDENTIAL = {
+	websiteExportApi: { id: 'website-export-demo', name: 'Website Export (local emulator)' },
+};
 const webhookNode = (id, pathName) => ({
 	parameters: { httpMethod: 'POST', path: pathName, responseMode: 'onReceived', options: {} },
 	id: `${id}-0000-4000-8000-000000000001`,
@@ -102,7 +106,12 @@ const exportNode = (id, name, params, position) => ({
 	position,
 	credentials: CREDENTIAL,
 });
-const chain = (...names) => Object.fromEntries(names.slice(0, -1).map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]));
+const chain = (...names) =>
+	Object.fromEntries(
+		names
+			.slice(0, -1)
+			.map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+	);
 
 const WF = {
 	create: {
@@ -111,7 +120,17 @@ const WF = {
 		path: 'wex-queue-create',
 		nodes: [
 			webhookNode('b1f0e001', 'wex-queue-create'),
-			exportNode('b1f0e001-0000-4000-8000-000000000002', 'Create Job', { resource: 'job', operation: 'create', url: '={{ $json.body.url }}', email: '={{ $json.body.email }}' }, [250, 0]),
+			exportNode(
+				'b1f0e001-0000-4000-8000-000000000002',
+				'Create Job',
+				{
+					resource: 'job',
+					operation: 'create',
+					url: '={{ $json.body.url }}',
+					email: '={{ $json.body.email }}',
+				},
+				[250, 0],
+			),
 		],
 		connections: chain('Webhook', 'Create Job'),
 	},
@@ -121,8 +140,33 @@ const WF = {
 		path: 'wex-queue-export',
 		nodes: [
 			webhookNode('b1f0e002', 'wex-queue-export'),
-			exportNode('b1f0e002-0000-4000-8000-000000000002', 'Export Website', { resource: 'job', operation: 'create', url: '={{ $json.body.url }}', email: '={{ $json.body.email }}', optionMode: 'offline', waitForCompletion: true, timeout: 120, pollInterval: 1 }, [250, 0]),
-			exportNode('b1f0e002-0000-4000-8000-000000000003', 'Download Archive', { resource: 'download', operation: 'downloadArchive', downloadBy: 'id', downloadId: '={{ $json.download.id }}', binaryPropertyName: 'data' }, [500, 0]),
+			exportNode(
+				'b1f0e002-0000-4000-8000-000000000002',
+				'Export Website',
+				{
+					resource: 'job',
+					operation: 'create',
+					url: '={{ $json.body.url }}',
+					email: '={{ $json.body.email }}',
+					optionMode: 'offline',
+					waitForCompletion: true,
+					timeout: 120,
+					pollInterval: 1,
+				},
+				[250, 0],
+			),
+			exportNode(
+				'b1f0e002-0000-4000-8000-000000000003',
+				'Download Archive',
+				{
+					resource: 'download',
+					operation: 'downloadArchive',
+					downloadBy: 'id',
+					downloadId: '={{ $json.download.id }}',
+					binaryPropertyName: 'data',
+				},
+				[500, 0],
+			),
 		],
 		connections: chain('Webhook', 'Export Website', 'Download Archive'),
 	},
@@ -132,7 +176,20 @@ const WF = {
 		path: 'wex-queue-kill',
 		nodes: [
 			webhookNode('b1f0e003', 'wex-queue-kill'),
-			exportNode('b1f0e003-0000-4000-8000-000000000002', 'Create And Wait', { resource: 'job', operation: 'create', url: '={{ $json.body.url }}', email: '={{ $json.body.email }}', waitForCompletion: true, timeout: 120, pollInterval: 1 }, [250, 0]),
+			exportNode(
+				'b1f0e003-0000-4000-8000-000000000002',
+				'Create And Wait',
+				{
+					resource: 'job',
+					operation: 'create',
+					url: '={{ $json.body.url }}',
+					email: '={{ $json.body.email }}',
+					waitForCompletion: true,
+					timeout: 120,
+					pollInterval: 1,
+				},
+				[250, 0],
+			),
 		],
 		connections: chain('Webhook', 'Create And Wait'),
 	},
@@ -144,8 +201,15 @@ const ctx = { emu: null, uf: null, cluster: null, packDir: null };
 
 /** Executions of a workflow in Postgres: [{ id, status, mode, finished }]. */
 function dbExecutions(workflowId) {
-	const out = ctx.cluster.pg.psql(`select id, status, mode from execution_entity where "workflowId" = '${workflowId}' order by id`);
-	return out ? out.split('\n').map((l) => { const [id, status, mode] = l.split('|'); return { id, status, mode }; }) : [];
+	const out = ctx.cluster.pg.psql(
+		`select id, status, mode from execution_entity where "workflowId" = '${workflowId}' order by id`,
+	);
+	return out
+		? out.split('\n').map((l) => {
+				const [id, status, mode] = l.split('|');
+				return { id, status, mode };
+			})
+		: [];
 }
 const DONE = new Set(['success', 'error', 'crashed', 'canceled']);
 async function waitExecutions(workflowId, count, timeoutMs, { settled = true } = {}) {
@@ -154,7 +218,10 @@ async function waitExecutions(workflowId, count, timeoutMs, { settled = true } =
 		const all = dbExecutions(workflowId);
 		const done = all.filter((e) => DONE.has(e.status));
 		if ((settled ? done.length : all.length) >= count) return all;
-		if (Date.now() > deadline) throw new Error(`timed out: ${done.length}/${count} executions of ${workflowId} done (${all.length} in all; statuses ${JSON.stringify(countBy(all, (e) => e.status))})`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`timed out: ${done.length}/${count} executions of ${workflowId} done (${all.length} in all; statuses ${JSON.stringify(countBy(all, (e) => e.status))})`,
+			);
 		await n8n.sleep(500);
 	}
 }
@@ -164,17 +231,33 @@ function countBy(list, key) {
 	return m;
 }
 async function fire(pathName, body) {
-	const r = await n8n.httpRequest('POST', `${ctx.cluster.main.baseUrl}/webhook/${pathName}`, { body, timeoutMs: 60000 });
-	if (r.status !== 200) throw new Error(`POST /webhook/${pathName} → ${r.status} ${r.text.slice(0, 300)}`);
+	const r = await n8n.httpRequest('POST', `${ctx.cluster.main.baseUrl}/webhook/${pathName}`, {
+		body,
+		timeoutMs: 60000,
+	});
+	if (r.status !== 200)
+		throw new Error(`POST /webhook/${pathName} → ${r.status} ${r.text.slice(0, 300)}`);
 	return r;
 }
-const perWorker = (ids) => ctx.cluster.workers.map((w) => { const s = new Set(w.started()); return ids.filter((id) => s.has(id)).length; });
+const perWorker = (ids) =>
+	ctx.cluster.workers.map((w) => {
+		const s = new Set(w.started());
+		return ids.filter((id) => s.has(id)).length;
+	});
 const tokenRequests = async () => (await ctx.emu.log()).filter((e) => e.kind === 'token');
 
 async function main() {
-	const [p, tarball] = await Promise.all([n8n.provision(), n8n.packPackage(REPO), runNpm(['run', '-s', 'build:tools'])]);
+	const [p, tarball] = await Promise.all([
+		n8n.provision(),
+		n8n.packPackage(REPO),
+		runNpm(['run', '-s', 'build:tools']),
+	]);
 	setTimeout(() => {
-		report(false, 'suite', `still running ${SUITE_TIMEOUT_MS / 60000} min after provisioning: stopped`);
+		report(
+			false,
+			'suite',
+			`still running ${SUITE_TIMEOUT_MS / 60000} min after provisioning: stopped`,
+		);
 		void end();
 	}, SUITE_TIMEOUT_MS).unref();
 	ctx.packDir = path.dirname(tarball);
@@ -182,9 +265,18 @@ async function main() {
 	ctx.uf = await n8n.makeUserFolder({ tarball });
 	ctx.emu = await startEmulatorProcess({ jobMs: JOB_MS });
 	const emu = ctx.emu;
-	const trigger = JSON.parse(fs.readFileSync(path.join(REPO, 'examples/trigger-download-ready.json'), 'utf8'));
-	const [template] = JSON.parse(fs.readFileSync(path.join(REPO, 'examples/credentials/website-export-emulator.json'), 'utf8'));
-	const login = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, email: emu.demoUser.email, password: emu.demoUser.password };
+	const trigger = JSON.parse(
+		fs.readFileSync(path.join(REPO, 'examples/trigger-download-ready.json'), 'utf8'),
+	);
+	const [template] = JSON.parse(
+		fs.readFileSync(path.join(REPO, 'examples/credentials/website-export-emulator.json'), 'utf8'),
+	);
+	const login = {
+		baseUrl: emu.baseUrl,
+		apiKey: emu.apiKey,
+		email: emu.demoUser.email,
+		password: emu.demoUser.password,
+	};
 
 	const t0 = Date.now();
 	ctx.cluster = await queue.startCluster({
@@ -193,17 +285,33 @@ async function main() {
 		concurrency: CONCURRENCY,
 		beforeStart: async (env) => {
 			await n8n.importCredentials([{ ...template, data: { ...template.data, ...login } }], { env });
-			const wfs = [...Object.values(WF).map(({ path: _p, ...w }) => ({ ...w, active: false, settings: { executionOrder: 'v1' } })), trigger];
+			const wfs = [
+				...Object.values(WF).map(({ path: _p, ...w }) => ({
+					...w,
+					active: false,
+					settings: { executionOrder: 'v1' },
+				})),
+				trigger,
+			];
 			await n8n.importWorkflows(wfs, { env });
 			for (const w of wfs) await n8n.publishWorkflow(w.id, { env });
 		},
 	});
 	const { cluster } = ctx;
-	note(`n8n ${p.n8nVersion} queue mode: Postgres ${cluster.pg.psql('show server_version')} on :${cluster.pg.port}, Redis on :${cluster.redis.port}${svc.installed.length ? ` (installed ${svc.installed.join(', ')})` : ''}, main :${cluster.main.port} (pid ${cluster.main.pid}, ready in ${seconds(cluster.main.startMs)}), ${WORKERS} workers --concurrency=${CONCURRENCY} (${cluster.workers.map((w) => `pid ${w.pid} ready in ${seconds(w.startMs)}`).join(', ')}); cluster up in ${seconds(Date.now() - t0)} incl. imports (${elapsed()})`);
+	note(
+		`n8n ${p.n8nVersion} queue mode: Postgres ${cluster.pg.psql('show server_version')} on :${cluster.pg.port}, Redis on :${cluster.redis.port}${svc.installed.length ? ` (installed ${svc.installed.join(', ')})` : ''}, main :${cluster.main.port} (pid ${cluster.main.pid}, ready in ${seconds(cluster.main.startMs)}), ${WORKERS} workers --concurrency=${CONCURRENCY} (${cluster.workers.map((w) => `pid ${w.pid} ready in ${seconds(w.startMs)}`).join(', ')}); cluster up in ${seconds(Date.now() - t0)} incl. imports (${elapsed()})`,
+	);
 
 	await check('queue mode is on (main + workers, binary data in database mode)', () => {
-		const mainLog = cluster.main.logs().map((l) => l.message).join('\n');
-		for (const w of cluster.workers) assert.ok(w.logs().some((l) => /n8n worker is now ready/.test(l.message)), `worker ${w.index} log says "n8n worker is now ready"`);
+		const mainLog = cluster.main
+			.logs()
+			.map((l) => l.message)
+			.join('\n');
+		for (const w of cluster.workers)
+			assert.ok(
+				w.logs().some((l) => /n8n worker is now ready/.test(l.message)),
+				`worker ${w.index} log says "n8n worker is now ready"`,
+			);
 		assert.equal(cluster.env.EXECUTIONS_MODE, 'queue');
 		return `EXECUTIONS_MODE=queue, DB_TYPE=postgresdb, N8N_DEFAULT_BINARY_DATA_MODE=database; main log ${mainLog.length} chars`;
 	});
@@ -212,7 +320,8 @@ async function main() {
 	const pollDeadline = Date.now() + 60000;
 	let firstPoll;
 	while (!(firstPoll = (await emu.log()).find(isTriggerPoll))) {
-		if (Date.now() > pollDeadline) throw new Error('the trigger did not poll within 60 s of main being ready');
+		if (Date.now() > pollDeadline)
+			throw new Error('the trigger did not poll within 60 s of main being ready');
 		await n8n.sleep(250);
 	}
 	note(`trigger active on main: baseline poll at emulator seq ${firstPoll.seq}`);
@@ -222,139 +331,233 @@ async function main() {
 	// trigger's activation poll on main took the first token, the workers read it from the DB.
 	const tokensBefore = 0;
 	const ta = Date.now();
-	const urls = Array.from({ length: EXECUTIONS }, (_, i) => `https://a-${i}.queue.e2e.example.com/`);
+	const urls = Array.from(
+		{ length: EXECUTIONS },
+		(_, i) => `https://a-${i}.queue.e2e.example.com/`,
+	);
 	await pool(urls, 20, (url) => fire(WF.create.path, { url, email: 'queue-a@e2e.example.com' }));
 	const acceptedMs = Date.now() - ta;
 	let execA = [];
-	await check(`(a) ${EXECUTIONS} webhook executions of Job → Create on ${WORKERS} workers`, async () => {
-		execA = await waitExecutions(WF.create.id, EXECUTIONS, 300000);
-		const wallMs = Date.now() - ta;
-		const statuses = countBy(execA, (e) => e.status);
-		assert.equal(execA.length, EXECUTIONS, `executions ${execA.length}`);
-		assert.deepEqual(statuses, { success: EXECUTIONS }, 'statuses');
-		const jobs = (await emu.rows('jobs')).filter((j) => j.email === 'queue-a@e2e.example.com');
-		const byUrl = countBy(jobs, (j) => j.url);
-		const twice = Object.entries(byUrl).filter(([, c]) => c > 1);
-		assert.deepEqual(twice, [], 'jobs created twice');
-		assert.equal(jobs.length, EXECUTIONS, `jobs in the emulator: ${jobs.length}`);
-		for (const u of urls) assert.equal(byUrl[u], 1, `job for ${u}`);
-		const counts = perWorker(execA.map((e) => e.id));
-		assert.equal(counts.reduce((a, b) => a + b, 0), EXECUTIONS, `executions found in worker logs: ${counts}`);
-		assert.ok(counts.every((c) => c > 0), `every worker ran some: ${counts}`);
-		const tokens = (await tokenRequests()).slice(tokensBefore);
-		ctx.figures = { executions: EXECUTIONS, perWorker: counts, tokens: tokens.length, wallMs, acceptedMs, rate: EXECUTIONS / (wallMs / 1000) };
-		assert.ok(tokens.length <= 1 + WORKERS, `token requests ${tokens.length} > 1 + ${WORKERS} workers`);
-		return `${EXECUTIONS} executions, all success, per worker ${counts.join(' / ')}; ${jobs.length} jobs in the emulator, none twice; ${tokens.length} token request(s) since the cluster started (statuses ${tokens.map((t) => t.status).join(',')}, incl. the trigger's on main); webhooks accepted in ${seconds(acceptedMs)}, all done in ${seconds(wallMs)} (${(EXECUTIONS / (wallMs / 1000)).toFixed(1)} executions/s)`;
-	});
+	await check(
+		`(a) ${EXECUTIONS} webhook executions of Job → Create on ${WORKERS} workers`,
+		async () => {
+			execA = await waitExecutions(WF.create.id, EXECUTIONS, 300000);
+			const wallMs = Date.now() - ta;
+			const statuses = countBy(execA, (e) => e.status);
+			assert.equal(execA.length, EXECUTIONS, `executions ${execA.length}`);
+			assert.deepEqual(statuses, { success: EXECUTIONS }, 'statuses');
+			const jobs = (await emu.rows('jobs')).filter((j) => j.email === 'queue-a@e2e.example.com');
+			const byUrl = countBy(jobs, (j) => j.url);
+			const twice = Object.entries(byUrl).filter(([, c]) => c > 1);
+			assert.deepEqual(twice, [], 'jobs created twice');
+			assert.equal(jobs.length, EXECUTIONS, `jobs in the emulator: ${jobs.length}`);
+			for (const u of urls) assert.equal(byUrl[u], 1, `job for ${u}`);
+			const counts = perWorker(execA.map((e) => e.id));
+			assert.equal(
+				counts.reduce((a, b) => a + b, 0),
+				EXECUTIONS,
+				`executions found in worker logs: ${counts}`,
+			);
+			assert.ok(
+				counts.every((c) => c > 0),
+				`every worker ran some: ${counts}`,
+			);
+			const tokens = (await tokenRequests()).slice(tokensBefore);
+			ctx.figures = {
+				executions: EXECUTIONS,
+				perWorker: counts,
+				tokens: tokens.length,
+				wallMs,
+				acceptedMs,
+				rate: EXECUTIONS / (wallMs / 1000),
+			};
+			assert.ok(
+				tokens.length <= 1 + WORKERS,
+				`token requests ${tokens.length} > 1 + ${WORKERS} workers`,
+			);
+			return `${EXECUTIONS} executions, all success, per worker ${counts.join(' / ')}; ${jobs.length} jobs in the emulator, none twice; ${tokens.length} token request(s) since the cluster started (statuses ${tokens.map((t) => t.status).join(',')}, incl. the trigger's on main); webhooks accepted in ${seconds(acceptedMs)}, all done in ${seconds(wallMs)} (${(EXECUTIONS / (wallMs / 1000)).toFixed(1)} executions/s)`;
+		},
+	);
 	if (!ctx.figures) {
 		const tokens = (await tokenRequests()).slice(tokensBefore);
-		note(`(a) figures: ${tokens.length} token requests; per worker ${perWorker(dbExecutions(WF.create.id).map((e) => e.id)).join(' / ')}`);
+		note(
+			`(a) figures: ${tokens.length} token requests; per worker ${perWorker(dbExecutions(WF.create.id).map((e) => e.id)).join(' / ')}`,
+		);
 	}
 
 	// (b) export, wait, download the archive on a worker
-	await check('(b) Job → Create + Wait for Completion + Download Archive on a worker: archive intact', async () => {
-		await fire(WF.exportDownload.path, { url: 'https://b.queue.e2e.example.com/', email: 'queue-b@e2e.example.com' });
-		const [x] = await waitExecutions(WF.exportDownload.id, 1, 120000);
-		assert.equal(x.status, 'success', `status ${x.status}`);
-		const worker = cluster.workers.find((w) => w.started().includes(x.id));
-		assert.ok(worker, `execution ${x.id} not in any worker's log`);
-		const full = await cluster.main.execution(x.id);
-		const run = full.data.resultData.runData;
-		const job = run['Export Website'][0].data.main[0][0].json;
-		assert.equal(job.status, 'finished');
-		const item = run['Download Archive'][0].data.main[0][0];
-		const bin = item.binary && item.binary.data;
-		assert.ok(bin, 'binary "data"');
-		assert.match(String(bin.id), /^database:/, `binary id ${bin.id}`);
-		await cluster.main.login();
-		const cookie = await loginCookie(cluster.main);
-		const r = await getBuffer(`${cluster.main.baseUrl}/rest/binary-data?id=${encodeURIComponent(bin.id)}&action=download`, cookie);
-		assert.equal(r.status, 200, `GET /rest/binary-data → ${r.status}`);
-		assert.equal(r.body.length, bin.bytes, 'bytes');
-		const zip = inspectZip(r.body);
-		const settings = await emu.settings();
-		assert.deepEqual(zip.entries.map((e) => e.name), ['index.html', 'payload.bin']);
-		assert.equal(zip.entries[1].size, settings.archiveBytes, 'payload.bin size');
-		ctx.bJob = job;
-		return `execution ${x.id} on worker ${worker.index}: job #${job.id} finished, download #${job.download.id}; archive ${bin.fileName} ${r.body.length} bytes in ${String(bin.id).split(':')[0]} mode, read back from main: ${zip.entries.map((e) => `${e.name} (${e.size} B, CRC-32 ok)`).join(', ')}`;
-	});
+	await check(
+		'(b) Job → Create + Wait for Completion + Download Archive on a worker: archive intact',
+		async () => {
+			await fire(WF.exportDownload.path, {
+				url: 'https://b.queue.e2e.example.com/',
+				email: 'queue-b@e2e.example.com',
+			});
+			const [x] = await waitExecutions(WF.exportDownload.id, 1, 120000);
+			assert.equal(x.status, 'success', `status ${x.status}`);
+			const worker = cluster.workers.find((w) => w.started().includes(x.id));
+			assert.ok(worker, `execution ${x.id} not in any worker's log`);
+			const full = await cluster.main.execution(x.id);
+			const run = full.data.resultData.runData;
+			const job = run['Export Website'][0].data.main[0][0].json;
+			assert.equal(job.status, 'finished');
+			const item = run['Download Archive'][0].data.main[0][0];
+			const bin = item.binary && item.binary.data;
+			assert.ok(bin, 'binary "data"');
+			assert.match(String(bin.id), /^database:/, `binary id ${bin.id}`);
+			await cluster.main.login();
+			const cookie = await loginCookie(cluster.main);
+			const r = await getBuffer(
+				`${cluster.main.baseUrl}/rest/binary-data?id=${encodeURIComponent(bin.id)}&action=download`,
+				cookie,
+			);
+			assert.equal(r.status, 200, `GET /rest/binary-data → ${r.status}`);
+			assert.equal(r.body.length, bin.bytes, 'bytes');
+			const zip = inspectZip(r.body);
+			const settings = await emu.settings();
+			assert.deepEqual(
+				zip.entries.map((e) => e.name),
+				['index.html', 'payload.bin'],
+			);
+			assert.equal(zip.entries[1].size, settings.archiveBytes, 'payload.bin size');
+			ctx.bJob = job;
+			return `execution ${x.id} on worker ${worker.index}: job #${job.id} finished, download #${job.download.id}; archive ${bin.fileName} ${r.body.length} bytes in ${String(bin.id).split(':')[0]} mode, read back from main: ${zip.entries.map((e) => `${e.name} (${e.size} B, CRC-32 ok)`).join(', ')}`;
+		},
+	);
 
 	// (c) every download of (a) and (b) emitted exactly once by the trigger
-	await check('(c) trigger on main emits each new download once (executions on workers)', async () => {
-		const jobIds = new Set((await emu.rows('jobs')).filter((j) => /^queue-[ab]@/.test(j.email)).map((j) => j.id));
-		const deadline = Date.now() + 240000;
-		let want;
-		let counts;
-		let execs;
-		for (;;) {
-			want = (await emu.rows('downloads')).filter((d) => jobIds.has(d.job_id) && !downloadsBefore.has(d.id));
-			execs = dbExecutions(trigger.id).filter((e) => DONE.has(e.status));
-			counts = new Map();
-			for (const e of execs) {
-				const full = ctx.triggerCache.get(e.id) || (await cluster.main.execution(e.id));
-				ctx.triggerCache.set(e.id, full);
-				const rd = full.data.resultData.runData['Website Export Trigger'];
-				for (const it of (rd && rd[0].data.main[0]) || []) counts.set(it.json.id, (counts.get(it.json.id) || 0) + 1);
+	await check(
+		'(c) trigger on main emits each new download once (executions on workers)',
+		async () => {
+			const jobIds = new Set(
+				(await emu.rows('jobs')).filter((j) => /^queue-[ab]@/.test(j.email)).map((j) => j.id),
+			);
+			const deadline = Date.now() + 240000;
+			let want;
+			let counts;
+			let execs;
+			for (;;) {
+				want = (await emu.rows('downloads')).filter(
+					(d) => jobIds.has(d.job_id) && !downloadsBefore.has(d.id),
+				);
+				execs = dbExecutions(trigger.id).filter((e) => DONE.has(e.status));
+				counts = new Map();
+				for (const e of execs) {
+					const full = ctx.triggerCache.get(e.id) || (await cluster.main.execution(e.id));
+					ctx.triggerCache.set(e.id, full);
+					const rd = full.data.resultData.runData['Website Export Trigger'];
+					for (const it of (rd && rd[0].data.main[0]) || [])
+						counts.set(it.json.id, (counts.get(it.json.id) || 0) + 1);
+				}
+				if (want.length === jobIds.size && want.every((d) => counts.get(d.id) >= 1)) break;
+				if (Date.now() > deadline)
+					throw new Error(
+						`after 240 s: ${want.length} downloads for ${jobIds.size} jobs, ${want.filter((d) => counts.has(d.id)).length} emitted, in ${execs.length} trigger executions`,
+					);
+				await n8n.sleep(2000);
 			}
-			if (want.length === jobIds.size && want.every((d) => counts.get(d.id) >= 1)) break;
-			if (Date.now() > deadline) throw new Error(`after 240 s: ${want.length} downloads for ${jobIds.size} jobs, ${want.filter((d) => counts.has(d.id)).length} emitted, in ${execs.length} trigger executions`);
-			await n8n.sleep(2000);
-		}
-		const twice = [...counts].filter(([, c]) => c > 1);
-		assert.deepEqual(twice, [], 'downloads emitted more than once');
-		for (const id of downloadsBefore) assert.ok(!counts.has(id), `download #${id} (before activation) emitted`);
-		const onWorkers = perWorker(execs.map((e) => e.id));
-		assert.equal(onWorkers.reduce((a, b) => a + b, 0), execs.length, `trigger executions on workers: ${onWorkers}`);
-		assert.ok(execs.every((e) => e.status === 'success'), `statuses ${JSON.stringify(countBy(execs, (e) => e.status))}`);
-		return `${want.length} downloads (${EXECUTIONS} of (a), 1 of (b)) each emitted exactly once, in ${execs.length} trigger execution(s) (${execs.map((e) => ctx.triggerCache.get(e.id).data.resultData.runData['Website Export Trigger'][0].data.main[0].length).join(' + ')} items), run on workers ${onWorkers.join(' / ')}`;
-	});
+			const twice = [...counts].filter(([, c]) => c > 1);
+			assert.deepEqual(twice, [], 'downloads emitted more than once');
+			for (const id of downloadsBefore)
+				assert.ok(!counts.has(id), `download #${id} (before activation) emitted`);
+			const onWorkers = perWorker(execs.map((e) => e.id));
+			assert.equal(
+				onWorkers.reduce((a, b) => a + b, 0),
+				execs.length,
+				`trigger executions on workers: ${onWorkers}`,
+			);
+			assert.ok(
+				execs.every((e) => e.status === 'success'),
+				`statuses ${JSON.stringify(countBy(execs, (e) => e.status))}`,
+			);
+			return `${want.length} downloads (${EXECUTIONS} of (a), 1 of (b)) each emitted exactly once, in ${execs.length} trigger execution(s) (${execs.map((e) => ctx.triggerCache.get(e.id).data.resultData.runData['Website Export Trigger'][0].data.main[0].length).join(' + ')} items), run on workers ${onWorkers.join(' / ')}`;
+		},
+	);
 
 	const memory = cluster.memory();
 	ctx.memory = memory;
 
 	// (d) kill a worker mid-run
-	await check(`(d) worker SIGKILLed during ${KILL_RUNS} Wait-for-Completion runs: no job doubled`, async () => {
-		const victim = cluster.workers[cluster.workers.length - 1];
-		const before = new Set(victim.started());
-		const kurls = Array.from({ length: KILL_RUNS }, (_, i) => `https://d-${i}.queue.e2e.example.com/`);
-		await pool(kurls, KILL_RUNS, (url) => fire(WF.kill.path, { url, email: 'queue-d@e2e.example.com' }));
-		const deadline = Date.now() + 30000;
-		while (!victim.started().some((id) => !before.has(id))) {
-			if (Date.now() > deadline) throw new Error(`worker ${victim.index} started none of the runs`);
-			await n8n.sleep(50);
-		}
-		await n8n.sleep(500); // let it create its jobs, then kill it while they are being waited for
-		const held = victim.started().filter((id) => !before.has(id));
-		const tk = Date.now();
-		victim.kill('SIGKILL');
-		await victim.whenExited;
-		const all = await waitExecutions(WF.kill.id, KILL_RUNS, 120000).catch((e) => (ctx.killTimeout = e.message, dbExecutions(WF.kill.id)));
-		const settledMs = Date.now() - tk;
-		await n8n.sleep(JOB_MS + 1000);
-		const jobs = (await emu.rows('jobs')).filter((j) => j.email === 'queue-d@e2e.example.com');
-		const byUrl = countBy(jobs, (j) => j.url);
-		const twice = Object.entries(byUrl).filter(([, c]) => c > 1);
-		const heldStatus = countBy(all.filter((e) => held.includes(e.id)), (e) => e.status);
-		const otherStatus = countBy(all.filter((e) => !held.includes(e.id)), (e) => e.status);
-		const mainLines = cluster.main
-			.logs()
-			.filter((l) => held.some((id) => JSON.stringify(l).includes(`"${id}"`) || String(l.message).includes(` ${id} `)) || /stalled|crash|lost/i.test(String(l.message)))
-			.filter((l) => !/license/i.test(String(l.message)))
-			.map((l) => `${l.level}: ${String(l.message).split('\n')[0]}`);
-		ctx.kill = { held: held.length, heldStatus, otherStatus, jobs: jobs.length, settledMs, mainLines: [...new Set(mainLines)].slice(0, 6) };
-		assert.deepEqual(twice, [], 'jobs created twice');
-		assert.ok(jobs.length <= KILL_RUNS, `jobs ${jobs.length}`);
-		assert.ok(!ctx.killTimeout, ctx.killTimeout);
-		return `worker ${victim.index} held ${held.length} execution(s) when killed (${held.join(', ')}): n8n reports ${JSON.stringify(heldStatus)} ${seconds(settledMs)} after the kill; the other ${all.length - held.length}: ${JSON.stringify(otherStatus)}; ${jobs.length} jobs for ${KILL_RUNS} runs, none twice; main log: ${ctx.kill.mainLines.join(' | ') || '(nothing about it)'}`;
-	});
+	await check(
+		`(d) worker SIGKILLed during ${KILL_RUNS} Wait-for-Completion runs: no job doubled`,
+		async () => {
+			const victim = cluster.workers[cluster.workers.length - 1];
+			const before = new Set(victim.started());
+			const kurls = Array.from(
+				{ length: KILL_RUNS },
+				(_, i) => `https://d-${i}.queue.e2e.example.com/`,
+			);
+			await pool(kurls, KILL_RUNS, (url) =>
+				fire(WF.kill.path, { url, email: 'queue-d@e2e.example.com' }),
+			);
+			const deadline = Date.now() + 30000;
+			while (!victim.started().some((id) => !before.has(id))) {
+				if (Date.now() > deadline)
+					throw new Error(`worker ${victim.index} started none of the runs`);
+				await n8n.sleep(50);
+			}
+			await n8n.sleep(500); // let it create its jobs, then kill it while they are being waited for
+			const held = victim.started().filter((id) => !before.has(id));
+			const tk = Date.now();
+			victim.kill('SIGKILL');
+			await victim.whenExited;
+			const all = await waitExecutions(WF.kill.id, KILL_RUNS, 120000).catch(
+				(e) => ((ctx.killTimeout = e.message), dbExecutions(WF.kill.id)),
+			);
+			const settledMs = Date.now() - tk;
+			await n8n.sleep(JOB_MS + 1000);
+			const jobs = (await emu.rows('jobs')).filter((j) => j.email === 'queue-d@e2e.example.com');
+			const byUrl = countBy(jobs, (j) => j.url);
+			const twice = Object.entries(byUrl).filter(([, c]) => c > 1);
+			const heldStatus = countBy(
+				all.filter((e) => held.includes(e.id)),
+				(e) => e.status,
+			);
+			const otherStatus = countBy(
+				all.filter((e) => !held.includes(e.id)),
+				(e) => e.status,
+			);
+			const mainLines = cluster.main
+				.logs()
+				.filter(
+					(l) =>
+						held.some(
+							(id) =>
+								JSON.stringify(l).includes(`"${id}"`) || String(l.message).includes(` ${id} `),
+						) || /stalled|crash|lost/i.test(String(l.message)),
+				)
+				.filter((l) => !/license/i.test(String(l.message)))
+				.map((l) => `${l.level}: ${String(l.message).split('\n')[0]}`);
+			ctx.kill = {
+				held: held.length,
+				heldStatus,
+				otherStatus,
+				jobs: jobs.length,
+				settledMs,
+				mainLines: [...new Set(mainLines)].slice(0, 6),
+			};
+			assert.deepEqual(twice, [], 'jobs created twice');
+			assert.ok(jobs.length <= KILL_RUNS, `jobs ${jobs.length}`);
+			assert.ok(!ctx.killTimeout, ctx.killTimeout);
+			return `worker ${victim.index} held ${held.length} execution(s) when killed (${held.join(', ')}): n8n reports ${JSON.stringify(heldStatus)} ${seconds(settledMs)} after the kill; the other ${all.length - held.length}: ${JSON.stringify(otherStatus)}; ${jobs.length} jobs for ${KILL_RUNS} runs, none twice; main log: ${ctx.kill.mainLines.join(' | ') || '(nothing about it)'}`;
+		},
+	);
 
 	const f = ctx.figures;
-	if (f) note(`figures: ${f.executions} executions in ${seconds(f.wallMs)} (${f.rate.toFixed(1)}/s, webhooks accepted in ${seconds(f.acceptedMs)}), per worker ${f.perWorker.join(' / ')}, ${f.tokens} token request(s); VmHWM main ${memory.main} MiB, workers ${memory.workers.map((m) => `${m} MiB`).join(' / ')}`);
+	if (f)
+		note(
+			`figures: ${f.executions} executions in ${seconds(f.wallMs)} (${f.rate.toFixed(1)}/s, webhooks accepted in ${seconds(f.acceptedMs)}), per worker ${f.perWorker.join(' / ')}, ${f.tokens} token request(s); VmHWM main ${memory.main} MiB, workers ${memory.workers.map((m) => `${m} MiB`).join(' / ')}`,
+		);
 }
 
 async function loginCookie(main) {
-	const r = await n8n.httpRequest('POST', `${main.baseUrl}/rest/login`, { body: { emailOrLdapLoginId: n8n.DEFAULT_OWNER.email, password: n8n.DEFAULT_OWNER.password } });
-	return [].concat(r.headers['set-cookie'] || []).map((c) => c.split(';')[0]).join('; ');
+	const r = await n8n.httpRequest('POST', `${main.baseUrl}/rest/login`, {
+		body: { emailOrLdapLoginId: n8n.DEFAULT_OWNER.email, password: n8n.DEFAULT_OWNER.password },
+	});
+	return []
+		.concat(r.headers['set-cookie'] || [])
+		.map((c) => c.split(';')[0])
+		.join('; ');
 }
 ctx.triggerCache = new Map();
 
@@ -365,7 +568,8 @@ async function finish() {
 	if (ctx.emu) await ctx.emu.stop().catch(() => {});
 	if (ctx.packDir) fs.rmSync(ctx.packDir, { recursive: true, force: true });
 	if (ctx.uf) {
-		if (KEEP) note(`kept the n8n user folder (logs: n8n-main.log, n8n-worker-*.log): ${ctx.uf.userFolder}`);
+		if (KEEP)
+			note(`kept the n8n user folder (logs: n8n-main.log, n8n-worker-*.log): ${ctx.uf.userFolder}`);
 		else ctx.uf.cleanup();
 	}
 }

@@ -65,25 +65,43 @@ function readJson(file) {
 	return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-
 /** A download as every output carries it: expiry fields right, link an archive link. */
 function assertDownload(d, { expired = false, what = 'download' } = {}) {
 	assert.ok(Number.isInteger(d.id) && d.id > 0, `${what}: id ${d.id}`);
-	assert.equal(ms(d.expires_at), ms(d.created_at) + DAY_MS, `${what} #${d.id}: expires_at ${d.expires_at} is not created_at ${d.created_at} + 24 h`);
-	assert.equal(d.is_expired, expired, `${what} #${d.id}: is_expired ${d.is_expired}, expected ${expired}`);
-	assert.match(String(d.download_link), /^http:\/\/127\.0\.0\.1:\d+\/storage\/v1\/object\/public\/exports\/[^/]+\.zip$/, `${what} #${d.id}: download_link ${d.download_link}`);
+	assert.equal(
+		ms(d.expires_at),
+		ms(d.created_at) + DAY_MS,
+		`${what} #${d.id}: expires_at ${d.expires_at} is not created_at ${d.created_at} + 24 h`,
+	);
+	assert.equal(
+		d.is_expired,
+		expired,
+		`${what} #${d.id}: is_expired ${d.is_expired}, expected ${expired}`,
+	);
+	assert.match(
+		String(d.download_link),
+		/^http:\/\/127\.0\.0\.1:\d+\/storage\/v1\/object\/public\/exports\/[^/]+\.zip$/,
+		`${what} #${d.id}: download_link ${d.download_link}`,
+	);
 }
 
 function assertPaired(items, what) {
 	items.forEach((item, index) =>
-		assert.deepEqual(item.pairedItem, { item: index }, `${what}: item ${index} pairedItem ${JSON.stringify(item.pairedItem)}`),
+		assert.deepEqual(
+			item.pairedItem,
+			{ item: index },
+			`${what}: item ${index} pairedItem ${JSON.stringify(item.pairedItem)}`,
+		),
 	);
 }
 
 /** Items (with binary and pairedItem) a node emitted; throws with the run's error if it did not run. */
 function outputOf(r, nodeName) {
 	const items = r.items(nodeName, { withBinary: true });
-	if (!items) throw new assert.AssertionError({ message: `node "${nodeName}" did not run${r.error ? `: ${r.error.message}` : ''}` });
+	if (!items)
+		throw new assert.AssertionError({
+			message: `node "${nodeName}" did not run${r.error ? `: ${r.error.message}` : ''}`,
+		});
 	return items;
 }
 
@@ -113,79 +131,143 @@ async function main() {
 	]);
 	// The time limit counts from here: a cold provision (6-12 min) is not the suite's own time.
 	const suiteTimer = setTimeout(() => {
-		report(false, 'suite', `still running ${SUITE_TIMEOUT_MS / 60000} min after provisioning: stopped`);
+		report(
+			false,
+			'suite',
+			`still running ${SUITE_TIMEOUT_MS / 60000} min after provisioning: stopped`,
+		);
 		void end();
 	}, SUITE_TIMEOUT_MS);
 	suiteTimer.unref();
 	ctx.packDir = path.dirname(tarball);
 	ctx.uf = await n8n.makeUserFolder({ tarball });
 	ctx.env = n8n.n8nEnv(ctx.uf.userFolder);
-	note(`n8n ${p.n8nVersion} on Node ${p.nodeVersion} (provisioned in ${seconds(provisionMs)}); ${path.basename(tarball)} built, packed and installed in ${ctx.uf.userFolder} (${elapsed()})`);
+	note(
+		`n8n ${p.n8nVersion} on Node ${p.nodeVersion} (provisioned in ${seconds(provisionMs)}); ${path.basename(tarball)} built, packed and installed in ${ctx.uf.userFolder} (${elapsed()})`,
+	);
 
-	const [loaded, emu] = await Promise.all([n8n.listLoadedNodeTypes({ env: ctx.env }), startEmulatorProcess({ jobMs: JOB_MS })]);
+	const [loaded, emu] = await Promise.all([
+		n8n.listLoadedNodeTypes({ env: ctx.env }),
+		startEmulatorProcess({ jobMs: JOB_MS }),
+	]);
 	ctx.emu = emu;
 	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only
 	// for start/execute/worker/webhook): there the check is done by "n8n start serves the pack".
-	if (/^1\./.test(p.n8nVersion)) note('n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)');
-	else await check('package loaded by n8n (export:nodes)', () => {
-		assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
-		const ours = (loaded.byPackage[PACKAGE] || []).sort();
-		assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
-		const node = loaded.descriptions.find((d) => d.name === NODE_TYPE);
-		// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
-		const ops = Object.fromEntries(
-			['option', 'job', 'download'].map((resource) => [
-				resource,
-				node.properties
-					.find((prop) => prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource)
-					.options.map((o) => o.value)
-					.filter((value) => value !== '__CUSTOM_API_CALL__'),
-			]),
+	if (/^1\./.test(p.n8nVersion))
+		note(
+			'n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)',
 		);
-		const crud = ['create', 'delete', 'get', 'getAll', 'update'];
-		assert.deepEqual(ops, { option: crud, job: crud, download: ['downloadArchive', 'get', 'getAll'] }, 'operations per resource');
-		assert.deepEqual(node.credentials.map((c) => c.name), [CREDENTIAL_TYPE]);
-		const count = Object.values(ops).flat().length;
-		return `${ours.join(', ')} (the tool variant n8n derives for AI agents); no failed packages; ${count} operations (option ${ops.option.length}, job ${ops.job.length}, download ${ops.download.length}); credential ${CREDENTIAL_TYPE}`;
-	});
+	else
+		await check('package loaded by n8n (export:nodes)', () => {
+			assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
+			const ours = (loaded.byPackage[PACKAGE] || []).sort();
+			assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
+			const node = loaded.descriptions.find((d) => d.name === NODE_TYPE);
+			// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
+			const ops = Object.fromEntries(
+				['option', 'job', 'download'].map((resource) => [
+					resource,
+					node.properties
+						.find(
+							(prop) =>
+								prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource,
+						)
+						.options.map((o) => o.value)
+						.filter((value) => value !== '__CUSTOM_API_CALL__'),
+				]),
+			);
+			const crud = ['create', 'delete', 'get', 'getAll', 'update'];
+			assert.deepEqual(
+				ops,
+				{ option: crud, job: crud, download: ['downloadArchive', 'get', 'getAll'] },
+				'operations per resource',
+			);
+			assert.deepEqual(
+				node.credentials.map((c) => c.name),
+				[CREDENTIAL_TYPE],
+			);
+			const count = Object.values(ops).flat().length;
+			return `${ours.join(', ')} (the tool variant n8n derives for AI agents); no failed packages; ${count} operations (option ${ops.option.length}, job ${ops.job.length}, download ${ops.download.length}); credential ${CREDENTIAL_TYPE}`;
+		});
 
 	// 2. seed rows, import credentials and workflows, publish the trigger
 	const now = await emu.now();
 	await emu.insert('jobs', [
-		{ id: 900, url: 'https://expired.seed.e2e.example.com/', email: 'seed@e2e.example.com', status: 'finished', files: 3, created_at: iso(now - DAY_MS - 3_600_000) },
-		{ id: 901, url: 'https://valid.seed.e2e.example.com/', email: 'seed@e2e.example.com', status: 'finished', files: 5, created_at: iso(now - 2 * 3_600_000) },
+		{
+			id: 900,
+			url: 'https://expired.seed.e2e.example.com/',
+			email: 'seed@e2e.example.com',
+			status: 'finished',
+			files: 3,
+			created_at: iso(now - DAY_MS - 3_600_000),
+		},
+		{
+			id: 901,
+			url: 'https://valid.seed.e2e.example.com/',
+			email: 'seed@e2e.example.com',
+			status: 'finished',
+			files: 5,
+			created_at: iso(now - 2 * 3_600_000),
+		},
 	]);
 	const [expiredSeed, validSeed] = await emu.insert('downloads', [
 		{ id: 900, job_id: 900, created_at: iso(now - DAY_MS - 60_000) },
 		{ id: 901, job_id: 901, created_at: iso(now - 3_600_000) },
 	]);
-	const [seedOption] = await emu.insert('options', [{ mode: 'absolute', replace_url: 'https://seed-mirror.e2e.example.com' }]);
+	const [seedOption] = await emu.insert('options', [
+		{ mode: 'absolute', replace_url: 'https://seed-mirror.e2e.example.com' },
+	]);
 	ctx.seeds = { expiredSeed, validSeed, seedOption };
 
 	const [template] = readJson(path.join(REPO, 'examples/credentials/website-export-emulator.json'));
-	const login = { baseUrl: emu.baseUrl, apiKey: emu.apiKey, email: emu.demoUser.email, password: emu.demoUser.password };
+	const login = {
+		baseUrl: emu.baseUrl,
+		apiKey: emu.apiKey,
+		email: emu.demoUser.email,
+		password: emu.demoUser.password,
+	};
 	// The good login, a wrong password, an account without the Business plan (for the credential test).
 	ctx.credentials = [
 		{ ...template, data: { ...template.data, ...login } },
-		{ id: 'website-export-bad-password', name: 'Website Export (wrong password)', type: CREDENTIAL_TYPE, data: { ...login, password: WRONG_PASSWORD } },
-		{ id: 'website-export-free-plan', name: 'Website Export (no Business plan)', type: CREDENTIAL_TYPE, data: { ...login, ...emu.freeUser } },
+		{
+			id: 'website-export-bad-password',
+			name: 'Website Export (wrong password)',
+			type: CREDENTIAL_TYPE,
+			data: { ...login, password: WRONG_PASSWORD },
+		},
+		{
+			id: 'website-export-free-plan',
+			name: 'Website Export (no Business plan)',
+			type: CREDENTIAL_TYPE,
+			data: { ...login, ...emu.freeUser },
+		},
 	];
 	await n8n.importCredentials(ctx.credentials, { env: ctx.env });
 	const workflows = {};
 	for (const dir of ['examples', 'test/e2e/workflows']) {
-		for (const file of fs.readdirSync(path.join(REPO, dir)).filter((f) => f.endsWith('.json')).sort()) {
+		for (const file of fs
+			.readdirSync(path.join(REPO, dir))
+			.filter((f) => f.endsWith('.json'))
+			.sort()) {
 			workflows[file.replace(/\.json$/, '')] = readJson(path.join(REPO, dir, file));
 		}
 	}
-	await n8n.importWorkflows([...Object.values(workflows), ...adverse.workflows()], { env: ctx.env });
+	await n8n.importWorkflows([...Object.values(workflows), ...adverse.workflows()], {
+		env: ctx.env,
+	});
 	await n8n.publishWorkflow(workflows['trigger-download-ready'].id, { env: ctx.env });
 	ctx.mcp = await mcp.mcpSupported();
 	if (ctx.mcp) await mcp.publishMcpWorkflows(ctx.env);
-	note(`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published${ctx.mcp ? ', MCP server workflows published' : `; n8n ${p.n8nVersion} has no MCP Server Trigger: no MCP checks`} (${elapsed()})`);
+	note(
+		`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published${ctx.mcp ? ', MCP server workflows published' : `; n8n ${p.n8nVersion} has no MCP Server Trigger: no MCP checks`} (${elapsed()})`,
+	);
 
 	const execute = async (name) => {
 		const r = await n8n.executeWorkflow(workflows[name].id, { env: ctx.env });
-		if (r.signal) note(`${name}: n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'} (not retried: scripts/n8n/README.md gotcha 2)`);
+		if (r.signal)
+			note(
+				`${name}: n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'} (not retried: scripts/n8n/README.md gotcha 2)`,
+			);
 		return r;
 	};
 	/** Runs a workflow with the good credential; null (after a FAIL line) when the run failed. */
@@ -193,7 +275,11 @@ async function main() {
 		const r = await execute(name);
 		ctx.runs.push({ workflow: name, durationMs: r.durationMs });
 		if (!r.ok) {
-			report(false, name, `run ${r.status} after ${seconds(r.durationMs)}: ${r.error ? r.error.message : 'no error'} (last node ${r.lastNode})`);
+			report(
+				false,
+				name,
+				`run ${r.status} after ${seconds(r.durationMs)}: ${r.error ? r.error.message : 'no error'} (last node ${r.lastNode})`,
+			);
 			return null;
 		}
 		return r;
@@ -217,7 +303,9 @@ async function main() {
 		await badCredential(await execute('bad-credential'));
 	})().catch((error) => report(false, 'workflows', error.stack || String(error)));
 	await Promise.all([
-		triggerLive(workflows['trigger-download-ready'], baseline, seqBefore, workflowsDone).catch((error) => report(false, 'trigger', error.stack || String(error))),
+		triggerLive(workflows['trigger-download-ready'], baseline, seqBefore, workflowsDone).catch(
+			(error) => report(false, 'trigger', error.stack || String(error)),
+		),
 		workflowsDone,
 	]);
 
@@ -235,7 +323,9 @@ async function main() {
 	// 6. The trigger in n8n's other modes and across a restart (issue 10), a scenario at a time.
 	// The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither (nor unpublish).
 	if (/^1\./.test(p.n8nVersion)) {
-		note(`n8n ${p.n8nVersion}: no task scheduler or durable poll cursors; the trigger's mode scenarios run on 2.x only`);
+		note(
+			`n8n ${p.n8nVersion}: no task scheduler or durable poll cursors; the trigger's mode scenarios run on 2.x only`,
+		);
 		return;
 	}
 	await runTriggerModes({
@@ -283,11 +373,22 @@ async function jobExportAndDownload(r, settings) {
 		assert.equal(json.id, job.download.id, 'the download of the job');
 		assert.equal(binary.mimeType, 'application/zip', 'mimeType');
 		assert.equal(binary.fileExtension, 'zip', 'fileExtension');
-		assert.equal(binary.fileName, json.download_link.split('/').pop(), 'fileName = last segment of the link');
+		assert.equal(
+			binary.fileName,
+			json.download_link.split('/').pop(),
+			'fileName = last segment of the link',
+		);
 		assert.equal(json.fileName, binary.fileName, 'json.fileName');
 		assert.equal(json.fileSize, bytesOf(binary), 'json.fileSize = binary bytes');
-		assert.ok(bytesOf(binary) > settings.archiveBytes, `bytes ${bytesOf(binary)} > payload ${settings.archiveBytes}`);
-		assert.match(String(binary.id), /^filesystem(-v2)?:/, `stored in filesystem mode (${binary.id})`);
+		assert.ok(
+			bytesOf(binary) > settings.archiveBytes,
+			`bytes ${bytesOf(binary)} > payload ${settings.archiveBytes}`,
+		);
+		assert.match(
+			String(binary.id),
+			/^filesystem(-v2)?:/,
+			`stored in filesystem mode (${binary.id})`,
+		);
 		return `1 item, binary "data": ${binary.mimeType}, ${binary.fileName}, ${bytesOf(binary)} bytes (${binary.fileSize}), json.fileSize ${json.fileSize}, ${binary.id.split(':')[0]}`;
 	});
 	if (!binary) return;
@@ -318,7 +419,9 @@ function binaryFile(id) {
 		const file = path.join(ctx.uf.n8nDir, root, rel);
 		if (fs.existsSync(file)) return file;
 	}
-	throw new assert.AssertionError({ message: `binary file ${rel} not found under ${ctx.uf.n8nDir}/storage` });
+	throw new assert.AssertionError({
+		message: `binary file ${rel} not found under ${ctx.uf.n8nDir}/storage`,
+	});
 }
 
 async function downloadListValid(r) {
@@ -333,10 +436,16 @@ async function downloadListValid(r) {
 			.sort((a, b) => ms(b.created_at) - ms(a.created_at) || b.id - a.id)
 			.slice(0, 10)
 			.map((d) => d.id);
-		assert.deepEqual(listed.map((d) => d.id), expected, 'the valid downloads, newest first');
+		assert.deepEqual(
+			listed.map((d) => d.id),
+			expected,
+			'the valid downloads, newest first',
+		);
 		assert.ok(!expected.includes(ctx.seeds.expiredSeed.id), 'the expired download is left out');
 		for (const d of listed) assertDownload(d, { what: 'listed download' });
-		items.forEach((i) => assert.deepEqual(i.pairedItem, { item: 0 }, 'pairedItem of a Get Many item'));
+		items.forEach((i) =>
+			assert.deepEqual(i.pairedItem, { item: 0 }, 'pairedItem of a Get Many item'),
+		);
 		return `${listed.length} items: downloads ${listed.map((d) => `#${d.id}`).join(', ')} (newest first), all is_expired false with expires_at = created_at + 24 h; expired #${ctx.seeds.expiredSeed.id} left out`;
 	});
 	if (!listed) return;
@@ -380,7 +489,11 @@ async function optionManage(r) {
 	await check('option.update (option-manage)', () => {
 		const items = jsonOf(outputOf(r, 'Update Option'));
 		assert.equal(items.length, 1, 'items');
-		assert.deepEqual(items[0], { ...created, mode: 'absolute', replace_url: 'https://mirror.example.com' });
+		assert.deepEqual(items[0], {
+			...created,
+			mode: 'absolute',
+			replace_url: 'https://mirror.example.com',
+		});
 		return `1 item, option #${created.id} mode absolute, replace_url https://mirror.example.com (relative_path kept)`;
 	});
 	await check('option.delete (option-manage)', async () => {
@@ -394,10 +507,22 @@ async function optionManage(r) {
 	});
 	await check('option.getAll, filter Mode (option-manage)', async () => {
 		const items = jsonOf(outputOf(r, 'List Absolute Options'));
-		const expected = (await ctx.emu.rows('options')).filter((o) => o.mode === 'absolute').map((o) => o.id);
-		assert.deepEqual(items.map((o) => o.id), expected, 'every absolute option, in id order');
-		assert.ok(items.every((o) => o.mode === 'absolute'), 'only absolute ones');
-		assert.ok(expected.includes(ctx.seeds.seedOption.id) && !expected.includes(created.id), 'seeded one in, deleted one out');
+		const expected = (await ctx.emu.rows('options'))
+			.filter((o) => o.mode === 'absolute')
+			.map((o) => o.id);
+		assert.deepEqual(
+			items.map((o) => o.id),
+			expected,
+			'every absolute option, in id order',
+		);
+		assert.ok(
+			items.every((o) => o.mode === 'absolute'),
+			'only absolute ones',
+		);
+		assert.ok(
+			expected.includes(ctx.seeds.seedOption.id) && !expected.includes(created.id),
+			'seeded one in, deleted one out',
+		);
 		return `${items.length} item(s): ${items.map((o) => `#${o.id}`).join(', ')}, all mode absolute; deleted #${created.id} not listed`;
 	});
 }
@@ -420,7 +545,10 @@ async function jobManage(r) {
 		assert.equal(items.length, 1, 'items');
 		assert.equal(items[0].id, job.id);
 		assert.equal(items[0].email, job.email);
-		assert.ok(['queued', 'running', 'finished'].includes(items[0].status), `status ${items[0].status}`);
+		assert.ok(
+			['queued', 'running', 'finished'].includes(items[0].status),
+			`status ${items[0].status}`,
+		);
 		return `1 item, job #${job.id} (${items[0].status})`;
 	});
 	await check('job.update (job-manage)', () => {
@@ -433,7 +561,11 @@ async function jobManage(r) {
 	});
 	await check('job.getAll, filter Email (job-manage)', () => {
 		const items = jsonOf(outputOf(r, 'Get Many Jobs'));
-		assert.deepEqual(items.map((j) => j.id), [job.id], 'exactly the updated job');
+		assert.deepEqual(
+			items.map((j) => j.id),
+			[job.id],
+			'exactly the updated job',
+		);
 		return `1 item: job #${job.id}`;
 	});
 	await check('job.delete, Select By URL (job-manage)', async () => {
@@ -441,7 +573,10 @@ async function jobManage(r) {
 		assert.equal(items.length, 1, 'items');
 		assert.equal(items[0].deleted, true);
 		assert.equal(items[0].id, job.id);
-		assert.ok(!(await ctx.emu.rows('jobs')).some((j) => j.id === job.id), 'the job is gone from the service');
+		assert.ok(
+			!(await ctx.emu.rows('jobs')).some((j) => j.id === job.id),
+			'the job is gone from the service',
+		);
 		return `1 item { deleted: true, id: ${job.id} }; the service no longer has it`;
 	});
 }
@@ -474,8 +609,16 @@ async function continueOnFail(r) {
 		assertPaired(items, 'Get Downloads');
 		const [good, invalid, missing] = jsonOf(items);
 		assert.equal(good.id, ctx.seeds.validSeed.id, 'item 0 is the download');
-		assert.equal(invalid.error, 'Invalid input: Download ID must be a whole number greater than 0', 'item 1 error');
-		assert.match(String(invalid.details), /\[item 1\]/, `item 1 details name the item: "${invalid.details}"`);
+		assert.equal(
+			invalid.error,
+			'Invalid input: Download ID must be a whole number greater than 0',
+			'item 1 error',
+		);
+		assert.match(
+			String(invalid.details),
+			/\[item 1\]/,
+			`item 1 details name the item: "${invalid.details}"`,
+		);
 		assert.equal(missing.error, 'No download with ID 999999 was found', 'item 2 error');
 		return `3 items paired 0,1,2: download #${good.id}; error "${invalid.error}"; error "${missing.error}"`;
 	});
@@ -484,7 +627,11 @@ async function continueOnFail(r) {
 		assert.equal(items.length, 1, 'items');
 		assert.ok(!items[0].binary, 'no binary data');
 		const { error, details } = items[0].json;
-		assert.match(error, /^The download link of download 900 expired on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, `error: "${error}"`);
+		assert.match(
+			error,
+			/^The download link of download 900 expired on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+			`error: "${error}"`,
+		);
 		assert.match(String(details), /24 hours/, `details: "${details}"`);
 		return `1 error item: "${error}" (${details})`;
 	});
@@ -492,29 +639,43 @@ async function continueOnFail(r) {
 
 /** n8n's own credential test (what Test / Save in the credential dialog calls) for a good login, a wrong password and an account without the plan. */
 async function credentialTest(srv) {
-	await check('credential test in n8n tells a good login, a wrong password and no Business plan apart', async () => {
-		const before = await ctx.emu.lastSeq();
-		// What the dialog sends: the credential's id (n8n checks access to it) and the form's data.
-		const test = async ({ id, name, type, data }) => srv.rest('POST', '/rest/credentials/test', { credentials: { id, name, type, data } });
-		const results = [];
-		for (const credential of ctx.credentials) results.push(await test(credential)); // one at a time, as a user would
-		const [good, wrongPassword, noPlan] = results;
-		assert.deepEqual(good, { status: 'OK', message: 'Connection successful!' }, 'good login');
-		assert.equal(wrongPassword.status, 'Error');
-		assert.match(wrongPassword.message, /^Login failed \(Invalid login credentials\): check the email and password/, 'wrong password');
-		assert.equal(noPlan.status, 'Error');
-		assert.match(noPlan.message, /no active Business plan subscription/, 'no Business plan');
-		for (const secret of [WRONG_PASSWORD, ctx.emu.freeUser.password, ctx.emu.apiKey]) assert.ok(!JSON.stringify([wrongPassword, noPlan]).includes(secret), 'a secret in a message');
-		// The test logs in with the form's data each time (it must not reuse a stored token): token caching leaves these out.
-		ctx.credentialTestSeqs = { from: before + 1, to: await ctx.emu.lastSeq() };
-		return `OK; "${wrongPassword.message}"; "${noPlan.message}"`;
-	});
+	await check(
+		'credential test in n8n tells a good login, a wrong password and no Business plan apart',
+		async () => {
+			const before = await ctx.emu.lastSeq();
+			// What the dialog sends: the credential's id (n8n checks access to it) and the form's data.
+			const test = async ({ id, name, type, data }) =>
+				srv.rest('POST', '/rest/credentials/test', { credentials: { id, name, type, data } });
+			const results = [];
+			for (const credential of ctx.credentials) results.push(await test(credential)); // one at a time, as a user would
+			const [good, wrongPassword, noPlan] = results;
+			assert.deepEqual(good, { status: 'OK', message: 'Connection successful!' }, 'good login');
+			assert.equal(wrongPassword.status, 'Error');
+			assert.match(
+				wrongPassword.message,
+				/^Login failed \(Invalid login credentials\): check the email and password/,
+				'wrong password',
+			);
+			assert.equal(noPlan.status, 'Error');
+			assert.match(noPlan.message, /no active Business plan subscription/, 'no Business plan');
+			for (const secret of [WRONG_PASSWORD, ctx.emu.freeUser.password, ctx.emu.apiKey])
+				assert.ok(
+					!JSON.stringify([wrongPassword, noPlan]).includes(secret),
+					'a secret in a message',
+				);
+			// The test logs in with the form's data each time (it must not reuse a stored token): token caching leaves these out.
+			ctx.credentialTestSeqs = { from: before + 1, to: await ctx.emu.lastSeq() };
+			return `OK; "${wrongPassword.message}"; "${noPlan.message}"`;
+		},
+	);
 }
 
 /** Issue 18: the MCP client against the published MCP workflows, once the rows are settled; resolves to the tools made to fail. */
 async function mcpChecks(srv) {
 	if (!ctx.mcp) return [];
-	return mcp.runMcp({ srv, emu: ctx.emu, check, note, expiredDownloadId: ctx.seeds.expiredSeed.id }).catch((error) => (report(false, 'MCP', error.stack || String(error)), []));
+	return mcp
+		.runMcp({ srv, emu: ctx.emu, check, note, expiredDownloadId: ctx.seeds.expiredSeed.id })
+		.catch((error) => (report(false, 'MCP', error.stack || String(error)), []));
 }
 
 async function badCredential(r) {
@@ -522,10 +683,21 @@ async function badCredential(r) {
 		assert.equal(r.ok, false, 'the run must fail');
 		assert.equal(r.status, 'error', 'run status');
 		const message = String(r.error && r.error.message);
-		assert.match(message, /^Login failed \(Invalid login credentials\)/, `error message: "${message}"`);
-		assert.match(message, /check the email and password/, `error message says what to fix: "${message}"`);
+		assert.match(
+			message,
+			/^Login failed \(Invalid login credentials\)/,
+			`error message: "${message}"`,
+		);
+		assert.match(
+			message,
+			/check the email and password/,
+			`error message says what to fix: "${message}"`,
+		);
 		assert.equal(r.lastNode, 'List Jobs', 'failing node');
-		assert.ok(!`${r.stdout}${r.stderr}`.includes(WRONG_PASSWORD), 'the password never appears in the output');
+		assert.ok(
+			!`${r.stdout}${r.stderr}`.includes(WRONG_PASSWORD),
+			'the password never appears in the output',
+		);
 		const description = String(r.error.description || '');
 		assert.match(description, /credential/, `description: "${description}"`);
 		return `run status error at "List Jobs": "${message}" (${description}); the password appears nowhere in n8n's output`;
@@ -543,16 +715,22 @@ async function tokenCaching() {
 		const refused = tokens.filter((e) => e.status !== 200);
 		const polls = log.filter(isTriggerPoll).length;
 		const rest = log.filter((e) => e.kind === 'rest').length;
-		assert.equal(granted.length, 1, `token requests answered 200: ${granted.length} (at seq ${granted.map((e) => e.seq).join(', ')})`);
+		assert.equal(
+			granted.length,
+			1,
+			`token requests answered 200: ${granted.length} (at seq ${granted.map((e) => e.seq).join(', ')})`,
+		);
 		assert.equal(granted[0].seq, 1, 'the token request is the first request of the suite');
-		assert.ok(refused.length >= 1 && refused.every((e) => e.status === 400), `refused token requests (wrong password): ${refused.map((e) => e.status).join(', ')}`);
+		assert.ok(
+			refused.length >= 1 && refused.every((e) => e.status === 400),
+			`refused token requests (wrong password): ${refused.map((e) => e.status).join(', ')}`,
+		);
 		return `1 token request (200) for ${ctx.runs.length} workflow runs in ${ctx.runs.length} separate \`n8n execute\` processes and ${polls} trigger polls in \`n8n start\` (${rest} REST requests in all); the wrong-password run: ${refused.length} refused (400); left out: the credential test's own ${testLogins} logins`;
 	});
 }
 
 // ---------------------------------------------------------------------------------------------
 // the trigger, live
-
 
 let triggerSerial = 0;
 /** One finished job and its download per label, created now by the emulator's clock, in one statement. */
@@ -561,9 +739,18 @@ async function insertTriggerDownloads(labels, ageMs = 0) {
 	const now = (await ctx.emu.now()) - ageMs;
 	const jobs = await ctx.emu.insert(
 		'jobs',
-		labels.map((label) => ({ url: `https://${label}.trigger.e2e.example.com/`, email: 'trigger@e2e.example.com', status: 'finished', files: 1 + ++triggerSerial, created_at: iso(now - JOB_MS) })),
+		labels.map((label) => ({
+			url: `https://${label}.trigger.e2e.example.com/`,
+			email: 'trigger@e2e.example.com',
+			status: 'finished',
+			files: 1 + ++triggerSerial,
+			created_at: iso(now - JOB_MS),
+		})),
 	);
-	return ctx.emu.insert('downloads', jobs.map((job) => ({ job_id: job.id, created_at: iso(now) })));
+	return ctx.emu.insert(
+		'downloads',
+		jobs.map((job) => ({ job_id: job.id, created_at: iso(now) })),
+	);
 }
 
 async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
@@ -574,10 +761,18 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	const readyMs = Date.now() - t0;
 	await check('n8n start serves the pack (types over REST)', async () => {
 		const nodeTypes = await srv.nodeTypes();
-		assert.deepEqual((nodeTypes.byPackage[PACKAGE] || []).sort(), [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], 'node types');
+		assert.deepEqual(
+			(nodeTypes.byPackage[PACKAGE] || []).sort(),
+			[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
+			'node types',
+		);
 		const cred = (await srv.credentialTypes()).find((c) => c.name === CREDENTIAL_TYPE);
 		assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
-		for (const type of [NODE_TYPE, TRIGGER_TYPE]) assert.ok(cred.supportedNodes.includes(type), `supportedNodes ${cred.supportedNodes} lacks ${type}`);
+		for (const type of [NODE_TYPE, TRIGGER_TYPE])
+			assert.ok(
+				cred.supportedNodes.includes(type),
+				`supportedNodes ${cred.supportedNodes} lacks ${type}`,
+			);
 		return `ready in ${seconds(readyMs)}; /types/nodes.json has the 3 node types, /types/credentials.json has ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`;
 	});
 
@@ -585,10 +780,15 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	const deadline = Date.now() + 60_000;
 	let firstPoll;
 	while (!(firstPoll = (await emu.log()).find((e) => e.seq > seqBefore && isTriggerPoll(e)))) {
-		if (Date.now() > deadline) throw new Error(`no poll of the trigger reached the emulator within 60 s of n8n being ready; server log: ${srv.logFile}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`no poll of the trigger reached the emulator within 60 s of n8n being ready; server log: ${srv.logFile}`,
+			);
 		await n8n.sleep(250);
 	}
-	note(`trigger active: baseline poll ${seconds(firstPoll.at - t0)} after n8n start (status ${firstPoll.status}); baseline download #${baseline.id} inserted before activation`);
+	note(
+		`trigger active: baseline poll ${seconds(firstPoll.at - t0)} after n8n start (status ${firstPoll.status}); baseline download #${baseline.id} inserted before activation`,
+	);
 
 	const executions = new Map(); // id → { id, mode, status, startedAt, items, notification }
 	const collect = async () => {
@@ -596,7 +796,14 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 			if (executions.has(e.id) || ['new', 'running', 'waiting'].includes(e.status)) continue;
 			const full = await srv.execution(e.id);
 			const runData = (full.data && full.data.resultData && full.data.resultData.runData) || {};
-			const out = (name) => ((runData[name] && runData[name][0] && runData[name][0].data && runData[name][0].data.main[0]) || []).map((i) => i.json);
+			const out = (name) =>
+				(
+					(runData[name] &&
+						runData[name][0] &&
+						runData[name][0].data &&
+						runData[name][0].data.main[0]) ||
+					[]
+				).map((i) => i.json);
 			executions.set(e.id, {
 				id: e.id,
 				mode: full.mode,
@@ -607,7 +814,8 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 			});
 		}
 	};
-	const containing = (id) => [...executions.values()].filter((x) => x.items.some((d) => d.id === id));
+	const containing = (id) =>
+		[...executions.values()].filter((x) => x.items.some((d) => d.id === id));
 
 	const batches = [['cycle-1'], ['cycle-2a', 'cycle-2b'], ['cycle-3']];
 	const inserted = [];
@@ -616,51 +824,95 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 		const rows = await insertTriggerDownloads(labels);
 		inserted.push(...rows);
 		const insertedAt = Date.now();
-		const ok = await check(`trigger poll cycle ${index + 1} (trigger-download-ready, live)`, async () => {
-			const until = insertedAt + TRIGGER_CYCLE_TIMEOUT_MS;
-			while (!rows.every((d) => containing(d.id).length > 0)) {
-				if (Date.now() > until) throw new Error(`downloads ${rows.map((d) => `#${d.id}`).join(', ')} not emitted within ${TRIGGER_CYCLE_TIMEOUT_MS / 1000} s; executions so far: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`);
-				await n8n.sleep(1000);
-				await collect();
-			}
-			const execs = [...new Set(rows.flatMap((d) => containing(d.id)))];
-			assert.equal(execs.length, 1, `one execution holds the whole batch (inserted in one statement): ${execs.map((x) => x.id)}`);
-			const [x] = execs;
-			assert.equal(x.mode, 'trigger', 'execution mode');
-			assert.equal(x.status, 'success', `execution status (${x.error && x.error.message})`);
-			if (previous) assert.notEqual(x.id, previous.id, 'a later poll than the previous cycle');
-			for (const row of rows) {
-				const item = x.items.find((d) => d.id === row.id);
-				assertDownload(item, { what: 'emitted download' });
-				assert.equal(item.job_id, row.job_id, 'job_id');
-				assert.equal(item.job.url, `https://${labels[rows.indexOf(row)]}.trigger.e2e.example.com/`, 'job.url (Include Job)');
-				assert.equal(item.job.status, 'finished', 'job.status');
-				const n = x.notification[x.items.indexOf(item)];
-				assert.deepEqual(n, { site: item.job.url, recipient: item.job.email, downloadLink: item.download_link, expiresAt: item.expires_at, files: item.job.files }, 'Prepare Notification item');
-			}
-			const others = x.items.length - rows.length;
-			previous = x;
-			return `execution ${x.id} (mode trigger, success) ${seconds(Date.now() - insertedAt)} after the insert: ${rows.map((d) => `download #${d.id} (job ${d.job_id})`).join(', ')}${others ? ` + ${others} other new download(s) from the workflows running meanwhile` : ''}; each with job.url, expires_at = created_at + 24 h, is_expired false; Prepare Notification mapped ${x.notification.length} item(s)`;
-		});
+		const ok = await check(
+			`trigger poll cycle ${index + 1} (trigger-download-ready, live)`,
+			async () => {
+				const until = insertedAt + TRIGGER_CYCLE_TIMEOUT_MS;
+				while (!rows.every((d) => containing(d.id).length > 0)) {
+					if (Date.now() > until)
+						throw new Error(
+							`downloads ${rows.map((d) => `#${d.id}`).join(', ')} not emitted within ${TRIGGER_CYCLE_TIMEOUT_MS / 1000} s; executions so far: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`,
+						);
+					await n8n.sleep(1000);
+					await collect();
+				}
+				const execs = [...new Set(rows.flatMap((d) => containing(d.id)))];
+				assert.equal(
+					execs.length,
+					1,
+					`one execution holds the whole batch (inserted in one statement): ${execs.map((x) => x.id)}`,
+				);
+				const [x] = execs;
+				assert.equal(x.mode, 'trigger', 'execution mode');
+				assert.equal(x.status, 'success', `execution status (${x.error && x.error.message})`);
+				if (previous) assert.notEqual(x.id, previous.id, 'a later poll than the previous cycle');
+				for (const row of rows) {
+					const item = x.items.find((d) => d.id === row.id);
+					assertDownload(item, { what: 'emitted download' });
+					assert.equal(item.job_id, row.job_id, 'job_id');
+					assert.equal(
+						item.job.url,
+						`https://${labels[rows.indexOf(row)]}.trigger.e2e.example.com/`,
+						'job.url (Include Job)',
+					);
+					assert.equal(item.job.status, 'finished', 'job.status');
+					const n = x.notification[x.items.indexOf(item)];
+					assert.deepEqual(
+						n,
+						{
+							site: item.job.url,
+							recipient: item.job.email,
+							downloadLink: item.download_link,
+							expiresAt: item.expires_at,
+							files: item.job.files,
+						},
+						'Prepare Notification item',
+					);
+				}
+				const others = x.items.length - rows.length;
+				previous = x;
+				return `execution ${x.id} (mode trigger, success) ${seconds(Date.now() - insertedAt)} after the insert: ${rows.map((d) => `download #${d.id} (job ${d.job_id})`).join(', ')}${others ? ` + ${others} other new download(s) from the workflows running meanwhile` : ''}; each with job.url, expires_at = created_at + 24 h, is_expired false; Prepare Notification mapped ${x.notification.length} item(s)`;
+			},
+		);
 		if (!ok) break;
 	}
 
 	await collect();
-	await check('trigger exactly once across poll cycles (trigger-download-ready, live)', async () => {
-		const all = [...executions.values()];
-		const counts = new Map();
-		for (const x of all) for (const d of x.items) counts.set(d.id, (counts.get(d.id) || 0) + 1);
-		const twice = [...counts].filter(([, c]) => c > 1);
-		assert.deepEqual(twice, [], 'downloads emitted more than once');
-		for (const d of inserted) assert.equal(counts.get(d.id), 1, `inserted download #${d.id} emitted ${counts.get(d.id) || 0} times`);
-		assert.ok(!counts.has(baseline.id), `baseline download #${baseline.id} (inserted before activation) was emitted`);
-		for (const seed of [ctx.seeds.validSeed, ctx.seeds.expiredSeed]) assert.ok(!counts.has(seed.id), `pre-existing download #${seed.id} was emitted`);
-		const withInserted = all.filter((x) => x.items.some((d) => inserted.some((i) => i.id === d.id)));
-		assert.ok(withInserted.length >= 3, `inserted downloads spread over ${withInserted.length} executions`);
-		const polls = (await emu.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
-		assert.ok(polls.every((e) => e.status === 200 || e.status === 206), `poll statuses ${polls.map((e) => e.status)}`);
-		return `${inserted.length} inserted downloads in ${withInserted.length} executions, each exactly once; ${counts.size} distinct downloads emitted in ${all.length} executions, none twice; baseline #${baseline.id} and older ones not emitted; ${polls.length} polls (activation + ${polls.length - 1} scheduled, one a minute)`;
-	});
+	await check(
+		'trigger exactly once across poll cycles (trigger-download-ready, live)',
+		async () => {
+			const all = [...executions.values()];
+			const counts = new Map();
+			for (const x of all) for (const d of x.items) counts.set(d.id, (counts.get(d.id) || 0) + 1);
+			const twice = [...counts].filter(([, c]) => c > 1);
+			assert.deepEqual(twice, [], 'downloads emitted more than once');
+			for (const d of inserted)
+				assert.equal(
+					counts.get(d.id),
+					1,
+					`inserted download #${d.id} emitted ${counts.get(d.id) || 0} times`,
+				);
+			assert.ok(
+				!counts.has(baseline.id),
+				`baseline download #${baseline.id} (inserted before activation) was emitted`,
+			);
+			for (const seed of [ctx.seeds.validSeed, ctx.seeds.expiredSeed])
+				assert.ok(!counts.has(seed.id), `pre-existing download #${seed.id} was emitted`);
+			const withInserted = all.filter((x) =>
+				x.items.some((d) => inserted.some((i) => i.id === d.id)),
+			);
+			assert.ok(
+				withInserted.length >= 3,
+				`inserted downloads spread over ${withInserted.length} executions`,
+			);
+			const polls = (await emu.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
+			assert.ok(
+				polls.every((e) => e.status === 200 || e.status === 206),
+				`poll statuses ${polls.map((e) => e.status)}`,
+			);
+			return `${inserted.length} inserted downloads in ${withInserted.length} executions, each exactly once; ${counts.size} distinct downloads emitted in ${all.length} executions, none twice; baseline #${baseline.id} and older ones not emitted; ${polls.length} polls (activation + ${polls.length - 1} scheduled, one a minute)`;
+		},
+	);
 
 	// Alone, once the workflows are done: no `n8n execute` logs in meanwhile, so the token check
 	// can leave exactly this window out (trigger polls use the stored token).
@@ -672,9 +924,19 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 		// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
 		const expected = failedTools.map((name) => `Error while executing Tool ${name}: `);
 		const errorLines = srv.logs().filter((l) => l.level === 'error');
-		const errors = errorLines.filter((l) => !expected.some((start) => String(l.message).startsWith(start)));
-		assert.deepEqual(errors.map((l) => l.message), [], 'error lines');
-		assert.equal(errorLines.length, failedTools.length, 'one error line per tool call made to fail');
+		const errors = errorLines.filter(
+			(l) => !expected.some((start) => String(l.message).startsWith(start)),
+		);
+		assert.deepEqual(
+			errors.map((l) => l.message),
+			[],
+			'error lines',
+		);
+		assert.equal(
+			errorLines.length,
+			failedTools.length,
+			'one error line per tool call made to fail',
+		);
 		return `${srv.logs().length} log lines, none at level error${failedTools.length ? ` but the ${failedTools.length} tool calls the MCP checks made fail` : ''}`;
 	});
 	await srv.stop();
@@ -700,6 +962,13 @@ const end = runSuite(main, {
 	finish,
 	summary: () => {
 		const runs = ctx.runs.map((x) => x.durationMs);
-		return [...(runs.length ? [`${runs.length} n8n execute runs, ${seconds(Math.min(...runs))}–${seconds(Math.max(...runs))} each`] : []), `e2e finished in ${elapsed()}`];
+		return [
+			...(runs.length
+				? [
+						`${runs.length} n8n execute runs, ${seconds(Math.min(...runs))}–${seconds(Math.max(...runs))} each`,
+					]
+				: []),
+			`e2e finished in ${elapsed()}`,
+		];
 	},
 });

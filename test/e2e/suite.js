@@ -26,7 +26,11 @@ async function check(name, fn) {
 		report(true, name, await fn());
 		return true;
 	} catch (error) {
-		report(false, name, error instanceof assert.AssertionError ? error.message : error.stack || String(error));
+		report(
+			false,
+			name,
+			error instanceof assert.AssertionError ? error.message : error.stack || String(error),
+		);
 		return false;
 	}
 }
@@ -41,7 +45,11 @@ function runNpm(args) {
 		child.stdout.on('data', (d) => (out += d));
 		child.stderr.on('data', (d) => (out += d));
 		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`))));
+		child.on('close', (code) =>
+			code === 0
+				? resolve(out)
+				: reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`)),
+		);
 	});
 }
 

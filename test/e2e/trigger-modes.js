@@ -14,7 +14,12 @@ const { isTriggerPoll } = require('./emulator');
 const SCHEDULER = { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' };
 const SCENARIOS = [
 	{ key: 'sched', name: 'task scheduler', env: SCHEDULER, restart: false },
-	{ key: 'durable', name: 'task scheduler + durable poll cursors, and a restart', env: { ...SCHEDULER, N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true' }, restart: true },
+	{
+		key: 'durable',
+		name: 'task scheduler + durable poll cursors, and a restart',
+		env: { ...SCHEDULER, N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true' },
+		restart: true,
+	},
 	{ key: 'restart', name: "n8n's default mode across a restart", env: {}, restart: true },
 ];
 const MINUTE = 60_000;
@@ -27,7 +32,10 @@ function scenarioWorkflow(template, scenario) {
 	copy.id = `wexE2eTrigMode${scenario.key}`;
 	copy.name = `e2e: trigger, ${scenario.name}`;
 	const trigger = copy.nodes.find((node) => node.type.endsWith('.websiteExportTrigger'));
-	trigger.parameters.options = { ...trigger.parameters.options, jobUrlContains: `mode-${scenario.key}-` };
+	trigger.parameters.options = {
+		...trigger.parameters.options,
+		jobUrlContains: `mode-${scenario.key}-`,
+	};
 	return copy;
 }
 
@@ -54,8 +62,18 @@ async function runScenario({ emu, env, check, note, scenario, workflow }) {
 	/** A finished job of this scenario and its download, created `ageMs` ago by the service's clock. */
 	const finish = async (label, ageMs = 0) => {
 		const now = await emu.now();
-		const [job] = await emu.insert('jobs', [{ url: `https://mode-${scenario.key}-${label}.trigger.e2e.example.com/`, email: 'modes@e2e.example.com', status: 'finished', files: ++serial, created_at: iso(now - ageMs - 2000) }]);
-		const [download] = await emu.insert('downloads', [{ job_id: job.id, created_at: iso(now - ageMs) }]);
+		const [job] = await emu.insert('jobs', [
+			{
+				url: `https://mode-${scenario.key}-${label}.trigger.e2e.example.com/`,
+				email: 'modes@e2e.example.com',
+				status: 'finished',
+				files: ++serial,
+				created_at: iso(now - ageMs - 2000),
+			},
+		]);
+		const [download] = await emu.insert('downloads', [
+			{ job_id: job.id, created_at: iso(now - ageMs) },
+		]);
 		return download;
 	};
 	const waitForPoll = async (since, what) => {
@@ -77,7 +95,10 @@ async function runScenario({ emu, env, check, note, scenario, workflow }) {
 			const full = await srv.execution(e.id);
 			const runData = (full.data && full.data.resultData && full.data.resultData.runData) || {};
 			const out = runData['Website Export Trigger'];
-			emitted.set(e.id, { status: full.status, ids: ((out && out[0] && out[0].data && out[0].data.main[0]) || []).map((i) => i.json.id) });
+			emitted.set(e.id, {
+				status: full.status,
+				ids: ((out && out[0] && out[0].data && out[0].data.main[0]) || []).map((i) => i.json.id),
+			});
 		}
 	};
 	const waitFor = async (download) => {
@@ -85,7 +106,10 @@ async function runScenario({ emu, env, check, note, scenario, workflow }) {
 		for (;;) {
 			await collect();
 			if ([...emitted.values()].some((x) => x.ids.includes(download.id))) return;
-			if (Date.now() > deadline) throw new Error(`download #${download.id} not emitted within ${CYCLE_TIMEOUT_MS / 1000} s; executions: ${JSON.stringify([...emitted])}`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`download #${download.id} not emitted within ${CYCLE_TIMEOUT_MS / 1000} s; executions: ${JSON.stringify([...emitted])}`,
+				);
 			await n8n.sleep(1000);
 		}
 	};
@@ -113,12 +137,31 @@ async function runScenario({ emu, env, check, note, scenario, workflow }) {
 		await collect();
 		await check(`trigger exactly once: ${scenario.name} (live)`, () => {
 			const counts = new Map();
-			for (const x of emitted.values()) for (const id of x.ids) counts.set(id, (counts.get(id) || 0) + 1);
-			assert.ok([...emitted.values()].every((x) => x.status === 'success'), `execution statuses ${[...emitted.values()].map((x) => x.status)}`);
-			assert.equal(counts.get(first.id), 1, `download #${first.id} (finished after activation) emitted ${counts.get(first.id) || 0} times`);
-			assert.equal(counts.get(second.id), 1, `download #${second.id} emitted ${counts.get(second.id) || 0} times`);
-			assert.ok(!counts.has(baseline.id), `download #${baseline.id} (there at activation) was emitted`);
-			assert.deepEqual([...counts.keys()].sort((a, b) => a - b), [first.id, second.id].sort((a, b) => a - b), 'only the scenario\'s new downloads');
+			for (const x of emitted.values())
+				for (const id of x.ids) counts.set(id, (counts.get(id) || 0) + 1);
+			assert.ok(
+				[...emitted.values()].every((x) => x.status === 'success'),
+				`execution statuses ${[...emitted.values()].map((x) => x.status)}`,
+			);
+			assert.equal(
+				counts.get(first.id),
+				1,
+				`download #${first.id} (finished after activation) emitted ${counts.get(first.id) || 0} times`,
+			);
+			assert.equal(
+				counts.get(second.id),
+				1,
+				`download #${second.id} emitted ${counts.get(second.id) || 0} times`,
+			);
+			assert.ok(
+				!counts.has(baseline.id),
+				`download #${baseline.id} (there at activation) was emitted`,
+			);
+			assert.deepEqual(
+				[...counts.keys()].sort((a, b) => a - b),
+				[first.id, second.id].sort((a, b) => a - b),
+				"only the scenario's new downloads",
+			);
 			return `#${first.id} (finished after activation) emitted once, ${(firstAfter / 1000).toFixed(0)} s after activation; #${second.id} (${scenario.restart ? 'finished while n8n was stopped' : 'the next one'}) once${scenario.restart ? ' after the restart' : ''}; #${baseline.id} (there at activation) never; ${emitted.size} executions`;
 		});
 	} finally {

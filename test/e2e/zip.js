@@ -8,14 +8,24 @@ const AdmZip = require('adm-zip');
 
 function inspectZip(buf) {
 	if (buf.length < 4 || buf.readUInt32LE(0) !== 0x04034b50) {
-		throw new Error(`does not start with the ZIP signature PK\\x03\\x04 (starts with ${buf.subarray(0, 4).toString('hex')})`);
+		throw new Error(
+			`does not start with the ZIP signature PK\\x03\\x04 (starts with ${buf.subarray(0, 4).toString('hex')})`,
+		);
 	}
 	const entries = [];
 	for (const entry of new AdmZip(buf).getEntries()) {
 		// getData() inflates the entry and throws when its CRC-32 does not match.
 		const data = entry.getData();
-		if (data.length !== entry.header.size) throw new Error(`${entry.entryName}: ${data.length} bytes, the directory says ${entry.header.size}`);
-		entries.push({ name: entry.entryName, size: data.length, method: entry.header.method, crcOk: true });
+		if (data.length !== entry.header.size)
+			throw new Error(
+				`${entry.entryName}: ${data.length} bytes, the directory says ${entry.header.size}`,
+			);
+		entries.push({
+			name: entry.entryName,
+			size: data.length,
+			method: entry.header.method,
+			crcOk: true,
+		});
 	}
 	return { entries };
 }

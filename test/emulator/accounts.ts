@@ -43,7 +43,8 @@ export class Accounts {
 
 	add(input: { email: string; password: string; plan?: Plan }, nowMs: number): Account {
 		const email = input.email.trim().toLowerCase();
-		if (!email || typeof input.password !== 'string') throw new Error('addUser needs an email and a password');
+		if (!email || typeof input.password !== 'string')
+			throw new Error('addUser needs an email and a password');
 		if (this.byEmail.has(email)) throw new Error(`a user with the email ${email} already exists`);
 		if (input.plan !== undefined && input.plan !== 'business' && input.plan !== 'free') {
 			throw new Error(`unknown plan ${String(input.plan)} (business or free)`);
@@ -76,7 +77,9 @@ export class Accounts {
 	}
 
 	/** Rotates a refresh token: the old one becomes used, a new one of the same session is issued. */
-	rotate(token: string):
+	rotate(
+		token: string,
+	):
 		| { ok: true; userId: string; sessionId: string; refreshToken: string }
 		| { ok: false; reason: 'not_found' | 'already_used' } {
 		const entry = this.refreshTokens.get(token);

@@ -17,14 +17,20 @@ describe('gateway (Kong key-auth)', () => {
 	it('refuses a request without apikey', async () => {
 		const res = await call(emu, 'GET', '/rest/v1/jobs', { apikey: null });
 		expect(res.status).toBe(401);
-		expect(res.json).toEqual({ message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' });
+		expect(res.json).toEqual({
+			message: 'No API key found in request',
+			hint: 'No `apikey` request header or url param was found.',
+		});
 	});
 
 	it('refuses a wrong key, also on /auth/v1', async () => {
 		for (const path of ['/rest/v1/jobs', tokenPath]) {
 			const res = await call(emu, 'POST', path, { apikey: 'nope', body: {} });
 			expect(res.status).toBe(401);
-			expect(res.json).toEqual({ message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' });
+			expect(res.json).toEqual({
+				message: 'Invalid API key',
+				hint: 'Double check your Supabase `anon` or `service_role` API key.',
+			});
 		}
 	});
 
@@ -43,7 +49,11 @@ describe('gateway (Kong key-auth)', () => {
 	it('answers CORS preflights without a key', async () => {
 		const res = await call(emu, 'OPTIONS', '/rest/v1/jobs', {
 			apikey: null,
-			headers: { origin: 'http://app.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'apikey,authorization' },
+			headers: {
+				origin: 'http://app.test',
+				'access-control-request-method': 'POST',
+				'access-control-request-headers': 'apikey,authorization',
+			},
 		});
 		expect(res.status).toBe(200);
 		expect(res.headers['access-control-allow-origin']).toBe('http://app.test');
@@ -54,10 +64,16 @@ describe('gateway (Kong key-auth)', () => {
 
 describe('POST /auth/v1/token?grant_type=password', () => {
 	it('issues a GoTrue session with a real HS256 JWT', async () => {
-		const res = await call(emu, 'POST', tokenPath, { body: { email: 'demo@example.com', password: 'demo-password' } });
+		const res = await call(emu, 'POST', tokenPath, {
+			body: { email: 'demo@example.com', password: 'demo-password' },
+		});
 		expect(res.status).toBe(200);
 		const body = res.json;
-		expect(body).toMatchObject({ token_type: 'bearer', expires_in: 600, expires_at: Math.floor(T0 / 1000) + 600 });
+		expect(body).toMatchObject({
+			token_type: 'bearer',
+			expires_in: 600,
+			expires_at: Math.floor(T0 / 1000) + 600,
+		});
 		expect(body.refresh_token).toMatch(/^[a-z0-9]{12}$/);
 		expect(body.user).toMatchObject({
 			id: emu.userId('demo@example.com'),
@@ -78,22 +94,49 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 			iat: Math.floor(T0 / 1000),
 			exp: body.expires_at,
 		});
-		expect(verifyJwt(body.access_token, 'another secret')).toEqual({ ok: false, problem: 'signature' });
+		expect(verifyJwt(body.access_token, 'another secret')).toEqual({
+			ok: false,
+			problem: 'signature',
+		});
 	});
 
 	it('gives GoTrue error bodies', async () => {
 		const cases: Array<[unknown, number, object]> = [
-			[{ email: 'demo@example.com', password: 'wrong' }, 400, { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' }],
-			[{ email: 'nobody@example.com', password: 'x' }, 400, { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' }],
-			[{ email: 'demo@example.com' }, 400, { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' }],
-			[{ password: 'demo-password' }, 400, { code: 400, error_code: 'validation_failed', msg: 'missing email or phone' }],
+			[
+				{ email: 'demo@example.com', password: 'wrong' },
+				400,
+				{ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+			],
+			[
+				{ email: 'nobody@example.com', password: 'x' },
+				400,
+				{ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+			],
+			[
+				{ email: 'demo@example.com' },
+				400,
+				{ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+			],
+			[
+				{ password: 'demo-password' },
+				400,
+				{ code: 400, error_code: 'validation_failed', msg: 'missing email or phone' },
+			],
 			['{not json', 400, { code: 400, error_code: 'bad_json' }],
 			[
 				{ email: 'demo@example.com', phone: '+15550100', password: 'x' },
 				400,
-				{ code: 400, error_code: 'validation_failed', msg: 'Only an email address or phone number should be provided on login.' },
+				{
+					code: 400,
+					error_code: 'validation_failed',
+					msg: 'Only an email address or phone number should be provided on login.',
+				},
 			],
-			[{ phone: '+15550100', password: 'x' }, 422, { code: 422, error_code: 'phone_provider_disabled', msg: 'Phone logins are disabled' }],
+			[
+				{ phone: '+15550100', password: 'x' },
+				422,
+				{ code: 422, error_code: 'phone_provider_disabled', msg: 'Phone logins are disabled' },
+			],
 		];
 		for (const [body, status, expected] of cases) {
 			const res = await call(emu, 'POST', tokenPath, { body });
@@ -106,7 +149,11 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 	it('refuses an unknown grant type', async () => {
 		const res = await call(emu, 'POST', '/auth/v1/token?grant_type=magic', { body: {} });
 		expect(res.status).toBe(400);
-		expect(res.json).toEqual({ code: 400, error_code: 'invalid_credentials', msg: 'unsupported_grant_type' });
+		expect(res.json).toEqual({
+			code: 400,
+			error_code: 'invalid_credentials',
+			msg: 'unsupported_grant_type',
+		});
 	});
 
 	it('answers in the 2024-01-01 error format when the client asks for it', async () => {
@@ -121,10 +168,14 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 
 	it('logs in users added at run time, email case-insensitively', async () => {
 		const { id } = await emu.addUser({ email: 'New@Example.com', password: 'pw-123456' });
-		const res = await call(emu, 'POST', tokenPath, { body: { email: 'new@example.COM', password: 'pw-123456' } });
+		const res = await call(emu, 'POST', tokenPath, {
+			body: { email: 'new@example.COM', password: 'pw-123456' },
+		});
 		expect(res.status).toBe(200);
 		expect(res.json.user.id).toBe(id);
-		await expect(emu.addUser({ email: 'new@example.com', password: 'x' })).rejects.toThrow(/already exists/);
+		await expect(emu.addUser({ email: 'new@example.com', password: 'x' })).rejects.toThrow(
+			/already exists/,
+		);
 	});
 });
 
@@ -132,20 +183,40 @@ describe('refresh tokens', () => {
 	it('rotates: a refresh token works once', async () => {
 		const first = (await call(emu, 'POST', tokenPath, { body: emu.demoUser })).json;
 		await emu.clock.advance(1000);
-		const refreshed = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: first.refresh_token } });
+		const refreshed = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+			body: { refresh_token: first.refresh_token },
+		});
 		expect(refreshed.status).toBe(200);
 		expect(refreshed.json.refresh_token).not.toBe(first.refresh_token);
 		expect(refreshed.json.expires_at).toBe(first.expires_at + 1);
-		const again = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: first.refresh_token } });
+		const again = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+			body: { refresh_token: first.refresh_token },
+		});
 		expect(again.status).toBe(400);
-		expect(again.json).toEqual({ code: 400, error_code: 'refresh_token_already_used', msg: 'Invalid Refresh Token: Already Used' });
+		expect(again.json).toEqual({
+			code: 400,
+			error_code: 'refresh_token_already_used',
+			msg: 'Invalid Refresh Token: Already Used',
+		});
 	});
 
 	it('refuses unknown and malformed refresh tokens', async () => {
-		const unknown = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: 'abcdefabcdef' } });
-		expect(unknown.json).toEqual({ code: 400, error_code: 'refresh_token_not_found', msg: 'Invalid Refresh Token: Refresh Token Not Found' });
-		const short = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: 'abc' } });
-		expect(short.json).toEqual({ code: 400, error_code: 'validation_failed', msg: 'Refresh token is not valid' });
+		const unknown = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+			body: { refresh_token: 'abcdefabcdef' },
+		});
+		expect(unknown.json).toEqual({
+			code: 400,
+			error_code: 'refresh_token_not_found',
+			msg: 'Invalid Refresh Token: Refresh Token Not Found',
+		});
+		const short = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+			body: { refresh_token: 'abc' },
+		});
+		expect(short.json).toEqual({
+			code: 400,
+			error_code: 'validation_failed',
+			msg: 'Refresh token is not valid',
+		});
 	});
 });
 
@@ -154,13 +225,21 @@ describe('GET /auth/v1/user and logout', () => {
 		const token = await login(emu);
 		const res = await call(emu, 'GET', '/auth/v1/user', { token });
 		expect(res.status).toBe(200);
-		expect(res.json).toMatchObject({ id: emu.userId('demo@example.com'), email: 'demo@example.com', aud: 'authenticated' });
+		expect(res.json).toMatchObject({
+			id: emu.userId('demo@example.com'),
+			email: 'demo@example.com',
+			aud: 'authenticated',
+		});
 	});
 
 	it('refuses missing, forged and expired tokens with GoTrue bodies', async () => {
 		const none = await call(emu, 'GET', '/auth/v1/user');
 		expect(none.status).toBe(401);
-		expect(none.json).toEqual({ code: 401, error_code: 'no_authorization', msg: 'This endpoint requires a valid Bearer token' });
+		expect(none.json).toEqual({
+			code: 401,
+			error_code: 'no_authorization',
+			msg: 'This endpoint requires a valid Bearer token',
+		});
 		const token = await login(emu);
 		const forged = await call(emu, 'GET', '/auth/v1/user', { token: `${token.slice(0, -4)}AAAA` });
 		expect(forged.status).toBe(403);
@@ -169,17 +248,29 @@ describe('GET /auth/v1/user and logout', () => {
 		await emu.clock.advance(601_000);
 		const expired = await call(emu, 'GET', '/auth/v1/user', { token });
 		expect(expired.status).toBe(403);
-		expect(expired.json.msg).toBe('invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired');
+		expect(expired.json.msg).toBe(
+			'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired',
+		);
 		const anonKey = await call(emu, 'GET', '/auth/v1/user', { token: emu.apiKey });
-		expect(anonKey.json).toEqual({ code: 403, error_code: 'bad_jwt', msg: 'invalid claim: missing sub claim' });
+		expect(anonKey.json).toEqual({
+			code: 403,
+			error_code: 'bad_jwt',
+			msg: 'invalid claim: missing sub claim',
+		});
 	});
 
 	it('logout ends the session: its refresh token stops working', async () => {
 		const session = (await call(emu, 'POST', tokenPath, { body: emu.demoUser })).json;
-		const badScope = await call(emu, 'POST', '/auth/v1/logout?scope=everything', { token: session.access_token });
+		const badScope = await call(emu, 'POST', '/auth/v1/logout?scope=everything', {
+			token: session.access_token,
+		});
 		expect([badScope.status, badScope.json.error_code]).toEqual([400, 'validation_failed']);
-		expect((await call(emu, 'POST', '/auth/v1/logout', { token: session.access_token })).status).toBe(204);
-		const res = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: session.refresh_token } });
+		expect(
+			(await call(emu, 'POST', '/auth/v1/logout', { token: session.access_token })).status,
+		).toBe(204);
+		const res = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+			body: { refresh_token: session.refresh_token },
+		});
 		expect(res.json.error_code).toBe('refresh_token_not_found');
 	});
 });
@@ -190,9 +281,19 @@ describe('PostgREST JWT checks', () => {
 		const token = await login(emu);
 		const bad = await call(emu, 'GET', '/rest/v1/jobs', { token: `${token.slice(0, -4)}AAAA` });
 		expect(bad.status).toBe(401);
-		expect(bad.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWSError JWSInvalidSignature' });
+		expect(bad.json).toEqual({
+			code: 'PGRST301',
+			details: null,
+			hint: null,
+			message: 'JWSError JWSInvalidSignature',
+		});
 		const parts = await call(emu, 'GET', '/rest/v1/jobs', { token: 'abc' });
-		expect(parts.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWSError (CompactDecodeError Invalid number of parts: Expected 3 parts; got 1)' });
+		expect(parts.json).toEqual({
+			code: 'PGRST301',
+			details: null,
+			hint: null,
+			message: 'JWSError (CompactDecodeError Invalid number of parts: Expected 3 parts; got 1)',
+		});
 	});
 
 	it('PGRST301 once the token expired by the service clock (clock.advance)', async () => {
@@ -202,8 +303,15 @@ describe('PostgREST JWT checks', () => {
 		await emu.clock.advance(45_000);
 		const res = await call(emu, 'GET', '/rest/v1/jobs', { token });
 		expect(res.status).toBe(401);
-		expect(res.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWT expired' });
-		expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="JWT expired"');
+		expect(res.json).toEqual({
+			code: 'PGRST301',
+			details: null,
+			hint: null,
+			message: 'JWT expired',
+		});
+		expect(res.headers['www-authenticate']).toBe(
+			'Bearer error="invalid_token", error_description="JWT expired"',
+		);
 	});
 
 	it('refuses every /rest/v1 call of a Free-plan account with 403', async () => {
@@ -213,7 +321,10 @@ describe('PostgREST JWT checks', () => {
 			['POST', '/rest/v1/options'],
 			['DELETE', '/rest/v1/jobs?id=eq.1'],
 		]) {
-			const res = await call(emu, method, path, { token, body: method === 'POST' ? { mode: 'offline' } : undefined });
+			const res = await call(emu, method, path, {
+				token,
+				body: method === 'POST' ? { mode: 'offline' } : undefined,
+			});
 			expect(res.status).toBe(403);
 			expect(res.json).toEqual({
 				code: '42501',

@@ -17,7 +17,11 @@ export function enableBackendReuse(): void {
 	reuse.enabled = true;
 }
 
-export async function acquireBackend(clusterUrl: string, jwtSecret: string, maxRows: number): Promise<Backend> {
+export async function acquireBackend(
+	clusterUrl: string,
+	jwtSecret: string,
+	maxRows: number,
+): Promise<Backend> {
 	const kept = idle.pop();
 	if (kept) {
 		await kept.postgrest.setMaxRows(maxRows);

@@ -1,7 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The CLI as a process: it starts, prints how to reach it, and stops cleanly on a signal.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	copyFileSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
 import { request } from 'undici';
@@ -16,10 +24,16 @@ beforeAll(() => {
 	mkdirSync(cache, { recursive: true });
 	outDir = mkdtempSync(join(cache, 'wex-cli-'));
 	copyFileSync(join(__dirname, 'schema.sql'), join(outDir, 'schema.sql'));
-	for (const file of readdirSync(__dirname).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+	for (const file of readdirSync(__dirname).filter(
+		(f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+	)) {
 		const source = readFileSync(join(__dirname, file), 'utf8');
 		const { outputText } = ts.transpileModule(source, {
-			compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+			compilerOptions: {
+				module: ts.ModuleKind.CommonJS,
+				target: ts.ScriptTarget.ES2022,
+				esModuleInterop: true,
+			},
 		});
 		writeFileSync(join(outDir, file.replace(/\.ts$/, '.js')), outputText);
 	}
@@ -27,11 +41,15 @@ beforeAll(() => {
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 // A failed test must not leave an emulator process behind.
 afterEach(() => {
-	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+	for (const child of children.splice(0))
+		if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 function runCli(args: string[]): ChildProcess {
-	const child = spawn(process.execPath, [join(outDir, 'cli.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(__dirname, '..', '..') });
+	const child = spawn(process.execPath, [join(outDir, 'cli.js'), ...args], {
+		stdio: ['ignore', 'pipe', 'pipe'],
+		cwd: join(__dirname, '..', '..'),
+	});
 	children.push(child);
 	return child;
 }
@@ -45,7 +63,9 @@ function output(child: ChildProcess, until: RegExp): Promise<string> {
 		};
 		child.stdout?.on('data', onData);
 		child.stderr?.on('data', onData);
-		child.on('exit', () => (until.test(text) ? resolve(text) : reject(new Error(`exited early:\n${text}`))));
+		child.on('exit', () =>
+			until.test(text) ? resolve(text) : reject(new Error(`exited early:\n${text}`)),
+		);
 	});
 }
 
@@ -60,7 +80,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 		expect(banner).toContain(`${baseUrl}/__emulator/`);
 		const health = await request(`${baseUrl}/__emulator/health`);
 		expect(await health.body.json()).toMatchObject({ ok: true, baseUrl });
-		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+		const exited = new Promise<number | null>((resolve) =>
+			child.on('exit', (code) => resolve(code)),
+		);
 		child.kill(signal);
 		expect(await exited).toBe(0);
 	});
@@ -75,7 +97,19 @@ it('refuses unknown options with exit code 1', async () => {
 
 it('parses the flags, with defaults', () => {
 	expect(parseArgs([])).toEqual({ port: 54321 });
-	expect(parseArgs(['--port', '0', '--job-ms=500', '--token-lifetime', '60', '--max-rows', '10', '--latency-ms', '5'])).toEqual({
+	expect(
+		parseArgs([
+			'--port',
+			'0',
+			'--job-ms=500',
+			'--token-lifetime',
+			'60',
+			'--max-rows',
+			'10',
+			'--latency-ms',
+			'5',
+		]),
+	).toEqual({
 		port: 0,
 		jobDurationMs: 500,
 		tokenLifetimeSeconds: 60,

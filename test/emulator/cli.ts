@@ -15,10 +15,12 @@ export function parseArgs(argv: readonly string[]): EmulatorOptions {
 	for (let i = 0; i < argv.length; i++) {
 		const [flag, inline] = argv[i].split('=', 2);
 		const key = FLAGS[flag];
-		if (!key) throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(FLAGS).join(', ')})`);
+		if (!key)
+			throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(FLAGS).join(', ')})`);
 		const text = inline ?? argv[++i];
 		const value = Number(text);
-		if (text === undefined || !Number.isInteger(value) || value < 0) throw new Error(`${flag} needs a non-negative integer`);
+		if (text === undefined || !Number.isInteger(value) || value < 0)
+			throw new Error(`${flag} needs a non-negative integer`);
 		options[key] = value;
 	}
 	return options as EmulatorOptions;

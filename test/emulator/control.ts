@@ -13,7 +13,11 @@ class ControlError extends Error {
 	}
 }
 
-export async function handleControl(req: EmuRequest, core: EmulatorCore, baseUrl: string): Promise<Reply> {
+export async function handleControl(
+	req: EmuRequest,
+	core: EmulatorCore,
+	baseUrl: string,
+): Promise<Reply> {
 	try {
 		return await route(req, core, baseUrl);
 	} catch (error) {
@@ -28,7 +32,13 @@ async function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Prom
 	const rowsTable = /^\/rows\/([^/]+)$/.exec(path)?.[1];
 	switch (key) {
 		case 'GET /health':
-			return jsonReply(200, { ok: true, baseUrl, apiKey: core.apiKey, demoUser: { ...DEMO_USER }, freeUser: { ...FREE_USER } });
+			return jsonReply(200, {
+				ok: true,
+				baseUrl,
+				apiKey: core.apiKey,
+				demoUser: { ...DEMO_USER },
+				freeUser: { ...FREE_USER },
+			});
 		case 'POST /reset':
 			await core.reset();
 			return jsonReply(200, { ok: true });
@@ -58,11 +68,20 @@ async function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Prom
 			return jsonReply(200, { ok: true });
 		case 'POST /users': {
 			const body = jsonObject(req);
-			if (typeof body.email !== 'string' || typeof body.password !== 'string') throw new Error('send { email, password, plan? }');
-			return jsonReply(201, await core.addUser({ email: body.email, password: body.password, plan: body.plan as Plan | undefined }));
+			if (typeof body.email !== 'string' || typeof body.password !== 'string')
+				throw new Error('send { email, password, plan? }');
+			return jsonReply(
+				201,
+				await core.addUser({
+					email: body.email,
+					password: body.password,
+					plan: body.plan as Plan | undefined,
+				}),
+			);
 		}
 	}
-	if (rowsTable !== undefined && req.method === 'GET') return jsonReply(200, await core.rows(rowsTable));
+	if (rowsTable !== undefined && req.method === 'GET')
+		return jsonReply(200, await core.rows(rowsTable));
 	if (rowsTable !== undefined && req.method === 'POST') {
 		const body = jsonObject(req);
 		if (!Array.isArray(body.rows)) throw new Error('send { "rows": [...], "owner"?: email }');
@@ -76,7 +95,8 @@ function jsonObject(req: EmuRequest): Record<string, unknown> {
 	const text = req.body.toString('utf8').trim();
 	if (text === '') return {};
 	const value: unknown = JSON.parse(text);
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('the body must be a JSON object');
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		throw new Error('the body must be a JSON object');
 	return value as Record<string, unknown>;
 }
 
@@ -84,7 +104,10 @@ function jsonObject(req: EmuRequest): Record<string, unknown> {
 function faultFromJson(body: Record<string, unknown>): FaultSpec {
 	const { pathRegex, match, ...rest } = body;
 	const spec = rest as FaultSpec;
-	const given = (typeof match === 'object' && match !== null ? match : {}) as Record<string, unknown>;
+	const given = (typeof match === 'object' && match !== null ? match : {}) as Record<
+		string,
+		unknown
+	>;
 	const regex = given.pathRegex ?? pathRegex;
 	if (match !== undefined || regex !== undefined) {
 		spec.match = {

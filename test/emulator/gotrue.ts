@@ -1,7 +1,15 @@
 // GoTrue (Supabase Auth) on /auth/v1: password and refresh-token grants, /user, /logout.
 import type { Account, Accounts } from './accounts';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt';
-import { ApiError, type EmuRequest, type Reply, bearerToken, emptyReply, header, jsonReply } from './reply';
+import {
+	ApiError,
+	type EmuRequest,
+	type Reply,
+	bearerToken,
+	emptyReply,
+	header,
+	jsonReply,
+} from './reply';
 import type { Settings } from './types';
 
 export interface AuthContext {
@@ -57,7 +65,8 @@ export function userObject(account: Account): Record<string, unknown> {
 export function handleAuth(req: EmuRequest, ctx: AuthContext): Reply {
 	const route = req.path.slice('/auth/v1'.length);
 	if (route === '/token' && req.method === 'POST') return token(req, ctx);
-	if (route === '/user' && req.method === 'GET') return jsonReply(200, userObject(authenticate(req, ctx).account));
+	if (route === '/user' && req.method === 'GET')
+		return jsonReply(200, userObject(authenticate(req, ctx).account));
 	if (route === '/logout' && req.method === 'POST') {
 		const { account, claims } = authenticate(req, ctx);
 		const scope = new URLSearchParams(req.query).get('scope') ?? 'local';
@@ -77,7 +86,12 @@ function token(req: EmuRequest, ctx: AuthContext): Reply {
 		const email = typeof params.email === 'string' ? params.email : '';
 		const phone = typeof params.phone === 'string' ? params.phone : '';
 		if (email && phone) {
-			throw authError(req, 400, 'validation_failed', 'Only an email address or phone number should be provided on login.');
+			throw authError(
+				req,
+				400,
+				'validation_failed',
+				'Only an email address or phone number should be provided on login.',
+			);
 		}
 		if (phone) throw authError(req, 422, 'phone_provider_disabled', 'Phone logins are disabled');
 		if (!email) throw authError(req, 400, 'validation_failed', 'missing email or phone');
@@ -92,16 +106,29 @@ function token(req: EmuRequest, ctx: AuthContext): Reply {
 	if (grantType === 'refresh_token') {
 		const params = jsonBody(req);
 		const refreshToken = typeof params.refresh_token === 'string' ? params.refresh_token : '';
-		if (refreshToken.length < 12 || (refreshToken.length === 12 && !/^[a-z0-9]{12}$/.test(refreshToken))) {
+		if (
+			refreshToken.length < 12 ||
+			(refreshToken.length === 12 && !/^[a-z0-9]{12}$/.test(refreshToken))
+		) {
 			throw authError(req, 400, 'validation_failed', 'Refresh token is not valid');
 		}
 		const rotated = ctx.accounts.rotate(refreshToken);
 		const account = rotated.ok ? ctx.accounts.findById(rotated.userId) : undefined;
 		if (!rotated.ok && rotated.reason === 'already_used') {
-			throw authError(req, 400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+			throw authError(
+				req,
+				400,
+				'refresh_token_already_used',
+				'Invalid Refresh Token: Already Used',
+			);
 		}
 		if (!rotated.ok || !account) {
-			throw authError(req, 400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+			throw authError(
+				req,
+				400,
+				'refresh_token_not_found',
+				'Invalid Refresh Token: Refresh Token Not Found',
+			);
 		}
 		return jsonReply(200, session(account, rotated.sessionId, rotated.refreshToken, ctx));
 	}
@@ -111,14 +138,26 @@ function token(req: EmuRequest, ctx: AuthContext): Reply {
 	function jsonBody(r: EmuRequest): Record<string, unknown> {
 		try {
 			const parsed: unknown = JSON.parse(r.body.toString('utf8'));
-			return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+			return typeof parsed === 'object' && parsed !== null
+				? (parsed as Record<string, unknown>)
+				: {};
 		} catch (error) {
-			throw authError(r, 400, 'bad_json', `Could not parse request body as JSON: ${(error as Error).message}`);
+			throw authError(
+				r,
+				400,
+				'bad_json',
+				`Could not parse request body as JSON: ${(error as Error).message}`,
+			);
 		}
 	}
 }
 
-function session(account: Account, sessionId: string, refreshToken: string, ctx: AuthContext): Record<string, unknown> {
+function session(
+	account: Account,
+	sessionId: string,
+	refreshToken: string,
+	ctx: AuthContext,
+): Record<string, unknown> {
 	const iat = Math.floor(ctx.nowMs / 1000);
 	const exp = iat + ctx.settings.tokenLifetimeSeconds;
 	const claims: JwtClaims = {
@@ -150,21 +189,30 @@ function session(account: Account, sessionId: string, refreshToken: string, ctx:
 /** GoTrue's requireAuthentication: a valid, unexpired JWT of an existing user. */
 function authenticate(req: EmuRequest, ctx: AuthContext): { account: Account; claims: JwtClaims } {
 	const token = bearerToken(req);
-	if (!token) throw authError(req, 401, 'no_authorization', 'This endpoint requires a valid Bearer token');
-	const badJwt = (reason: string) => authError(req, 403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${reason}`);
+	if (!token)
+		throw authError(req, 401, 'no_authorization', 'This endpoint requires a valid Bearer token');
+	const badJwt = (reason: string) =>
+		authError(req, 403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${reason}`);
 	const verified = verifyJwt(token, ctx.secret);
 	if (!verified.ok) {
-		if (verified.problem === 'parts') throw badJwt('token is malformed: token contains an invalid number of segments');
-		if (verified.problem === 'malformed') throw badJwt('token is malformed: could not JSON decode header or claims');
-		if (verified.problem === 'algorithm') throw badJwt('token is unverifiable: error while executing keyfunc: unrecognized JWT kid <nil> for algorithm');
+		if (verified.problem === 'parts')
+			throw badJwt('token is malformed: token contains an invalid number of segments');
+		if (verified.problem === 'malformed')
+			throw badJwt('token is malformed: could not JSON decode header or claims');
+		if (verified.problem === 'algorithm')
+			throw badJwt(
+				'token is unverifiable: error while executing keyfunc: unrecognized JWT kid <nil> for algorithm',
+			);
 		throw badJwt('token signature is invalid: signature is invalid');
 	}
 	const { claims } = verified;
-	if (typeof claims.exp === 'number' && claims.exp * 1000 <= ctx.nowMs) throw badJwt('token has invalid claims: token is expired');
+	if (typeof claims.exp === 'number' && claims.exp * 1000 <= ctx.nowMs)
+		throw badJwt('token has invalid claims: token is expired');
 	if (typeof claims.sub !== 'string' || claims.sub === '') {
 		throw authError(req, 403, 'bad_jwt', 'invalid claim: missing sub claim');
 	}
 	const account = ctx.accounts.findById(claims.sub);
-	if (!account) throw authError(req, 403, 'user_not_found', 'User from sub claim in JWT does not exist');
+	if (!account)
+		throw authError(req, 403, 'user_not_found', 'User from sub claim in JWT does not exist');
 	return { account, claims };
 }

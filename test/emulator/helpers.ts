@@ -24,7 +24,12 @@ export interface CallOptions {
 	apikey?: string | null;
 }
 
-export async function call(emu: Emulator, method: string, path: string, opts: CallOptions = {}): Promise<Res> {
+export async function call(
+	emu: Emulator,
+	method: string,
+	path: string,
+	opts: CallOptions = {},
+): Promise<Res> {
 	const headers: Record<string, string> = {};
 	if (opts.apikey !== null) headers.apikey = opts.apikey ?? emu.apiKey;
 	if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
@@ -43,12 +48,19 @@ export async function call(emu: Emulator, method: string, path: string, opts: Ca
 		json = undefined;
 	}
 	const flat: Record<string, string> = {};
-	for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+	for (const [k, v] of Object.entries(res.headers))
+		if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
 	return { status: res.statusCode, headers: flat, text, json };
 }
 
-export async function login(emu: Emulator, email = emu.demoUser.email, password = emu.demoUser.password): Promise<string> {
-	const res = await call(emu, 'POST', '/auth/v1/token?grant_type=password', { body: { email, password } });
+export async function login(
+	emu: Emulator,
+	email = emu.demoUser.email,
+	password = emu.demoUser.password,
+): Promise<string> {
+	const res = await call(emu, 'POST', '/auth/v1/token?grant_type=password', {
+		body: { email, password },
+	});
 	if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
 	return res.json.access_token as string;
 }
@@ -61,7 +73,10 @@ export function start(options: EmulatorOptions = {}): Promise<Emulator> {
 export const ids = (rows: Array<{ id: number }>): number[] => rows.map((r) => r.id);
 
 /** `/rest/v1/<table>?…` with every value URL-encoded (as a client that quotes correctly does). */
-export function rest(table: string, params: Record<string, string> | Array<[string, string]> = []): string {
+export function rest(
+	table: string,
+	params: Record<string, string> | Array<[string, string]> = [],
+): string {
 	const search = new URLSearchParams(params).toString();
 	return `/rest/v1/${table}${search ? `?${search}` : ''}`;
 }

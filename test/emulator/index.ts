@@ -3,7 +3,15 @@
 import { DEMO_USER } from './accounts';
 import { DEFAULT_API_KEY, EmulatorCore } from './core';
 import { EmulatorServer } from './server';
-import type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName, TimestampFormat } from './types';
+import type {
+	FaultSpec,
+	LogEntry,
+	Plan,
+	Settings,
+	Stats,
+	TableName,
+	TimestampFormat,
+} from './types';
 
 export type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName };
 
@@ -37,7 +45,11 @@ export interface Emulator {
 	reset(): Promise<void>;
 	addUser(u: { email: string; password: string; plan?: Plan }): Promise<{ id: string }>;
 	userId(email: string): string;
-	readonly clock: { now(): number; advance(ms: number): Promise<void>; set(ms: number): Promise<void> };
+	readonly clock: {
+		now(): number;
+		advance(ms: number): Promise<void>;
+		set(ms: number): Promise<void>;
+	};
 	insert(table: TableName, rows: object[], opts?: { owner?: string }): Promise<object[]>;
 	/** Deletes rows by id, as another client of the account would. */
 	remove(table: TableName, ids: number[]): Promise<void>;
@@ -57,7 +69,8 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1)$/;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
 	const host = options.host ?? '127.0.0.1';
-	if (!LOOPBACK.test(host)) throw new Error(`the emulator listens on loopback addresses only, not ${host}`);
+	if (!LOOPBACK.test(host))
+		throw new Error(`the emulator listens on loopback addresses only, not ${host}`);
 	const core = await EmulatorCore.create({
 		apiKey: options.apiKey ?? DEFAULT_API_KEY,
 		seedDemo: options.seedDemo ?? true,
@@ -95,7 +108,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		reset: () => core.reset(),
 		addUser: (u) => core.addUser(u),
 		userId: (email) => core.userId(email),
-		clock: { now: () => clock.now(), advance: (ms) => core.advanceClock(ms), set: (ms) => core.setClock(ms) },
+		clock: {
+			now: () => clock.now(),
+			advance: (ms) => core.advanceClock(ms),
+			set: (ms) => core.setClock(ms),
+		},
 		insert: (table, rows, opts) => core.insert(table, rows, opts),
 		remove: (table, ids) => core.remove(table, ids),
 		rows: (table) => core.rows(table),

@@ -21,7 +21,11 @@ beforeEach(async () => {
 });
 
 async function createJob(url: string): Promise<number> {
-	const res = await call(emu, 'POST', rest('jobs'), { token, body: { url, email: 'me@x.test' }, headers: { prefer: 'return=representation' } });
+	const res = await call(emu, 'POST', rest('jobs'), {
+		token,
+		body: { url, email: 'me@x.test' },
+		headers: { prefer: 'return=representation' },
+	});
 	return res.json[0].id as number;
 }
 
@@ -29,7 +33,13 @@ async function job(id: number): Promise<{ status: string; files: number }> {
 	return (await call(emu, 'GET', rest('jobs', { id: `eq.${id}` }), { token })).json[0];
 }
 
-const downloads = async () => (await call(emu, 'GET', rest('downloads'), { token })).json as Array<{ id: number; job_id: number; created_at: string; download_link: string }>;
+const downloads = async () =>
+	(await call(emu, 'GET', rest('downloads'), { token })).json as Array<{
+		id: number;
+		job_id: number;
+		created_at: string;
+		download_link: string;
+	}>;
 
 interface ZipFile {
 	name: string;
@@ -64,7 +74,9 @@ describe('job lifecycle', () => {
 		expect(rows).toHaveLength(1);
 		expect(rows[0]).toMatchObject({ id: 1, job_id: id });
 		expect(Date.parse(rows[0].created_at)).toBe(T0 + 10_000);
-		expect(rows[0].download_link).toMatch(new RegExp(`^${emu.baseUrl}/storage/v1/object/public/exports/[0-9a-f]{32}\\.zip$`));
+		expect(rows[0].download_link).toMatch(
+			new RegExp(`^${emu.baseUrl}/storage/v1/object/public/exports/[0-9a-f]{32}\\.zip$`),
+		);
 		await emu.clock.advance(60_000);
 		expect(await downloads()).toHaveLength(1);
 		expect(await emu.count('downloads')).toBe(1);
@@ -91,10 +103,18 @@ describe('job lifecycle', () => {
 	it('respects a status set by PATCH; PATCH to finished adds the download row once', async () => {
 		const cancelled = await createJob('https://c.example');
 		const done = await createJob('https://d.example');
-		await call(emu, 'PATCH', rest('jobs', { id: `eq.${cancelled}` }), { token, body: { status: 'cancelled' } });
+		await call(emu, 'PATCH', rest('jobs', { id: `eq.${cancelled}` }), {
+			token,
+			body: { status: 'cancelled' },
+		});
 		await emu.clock.advance(1_000);
-		await call(emu, 'PATCH', rest('jobs', { id: `eq.${done}` }), { token, body: { status: 'finished' } });
-		expect((await downloads()).map((d) => [d.job_id, Date.parse(d.created_at)])).toEqual([[done, T0 + 1_000]]);
+		await call(emu, 'PATCH', rest('jobs', { id: `eq.${done}` }), {
+			token,
+			body: { status: 'finished' },
+		});
+		expect((await downloads()).map((d) => [d.job_id, Date.parse(d.created_at)])).toEqual([
+			[done, T0 + 1_000],
+		]);
 		await emu.clock.advance(20_000);
 		expect((await job(cancelled)).status).toBe('cancelled');
 		expect(await downloads()).toHaveLength(1);
@@ -102,7 +122,10 @@ describe('job lifecycle', () => {
 
 	it('moves jobs when the clock moves through the control API too', async () => {
 		const id = await createJob('https://e.example');
-		const res = await request(`${emu.baseUrl}/__emulator/clock`, { method: 'POST', body: JSON.stringify({ advanceMs: 10_000 }) });
+		const res = await request(`${emu.baseUrl}/__emulator/clock`, {
+			method: 'POST',
+			body: JSON.stringify({ advanceMs: 10_000 }),
+		});
 		expect((await res.body.json()) as object).toEqual({ now: T0 + 10_000 });
 		expect(await emu.rows('jobs')).toMatchObject([{ id, status: 'finished' }]);
 	});
@@ -138,7 +161,10 @@ describe('archive links', () => {
 			} catch {
 				unzip = undefined;
 			}
-			if (unzip) expect(execFileSync(unzip, ['-t', join(dir, 'a.zip')]).toString()).toContain('No errors detected');
+			if (unzip)
+				expect(execFileSync(unzip, ['-t', join(dir, 'a.zip')]).toString()).toContain(
+					'No errors detected',
+				);
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
 		}
@@ -161,7 +187,11 @@ describe('archive links', () => {
 		await emu.clock.advance(1);
 		const gone = await request(link);
 		expect(gone.statusCode).toBe(400);
-		expect(await gone.body.json()).toEqual({ statusCode: '404', error: 'not_found', message: 'Object not found' });
+		expect(await gone.body.json()).toEqual({
+			statusCode: '404',
+			error: 'not_found',
+			message: 'Object not found',
+		});
 		token = await login(emu);
 		expect(await downloads()).toHaveLength(1);
 		const unknown = await request(`${emu.baseUrl}/storage/v1/object/public/exports/nothing.zip`);

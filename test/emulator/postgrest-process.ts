@@ -63,7 +63,12 @@ export class PostgrestProcess {
 		const deadline = Date.now() + 20_000;
 		while (Date.now() < deadline) {
 			if (this.child?.exitCode !== null) throw new Error(`PostgREST exited: ${this.output.trim()}`);
-			const answer = await this.forward('GET', '/', { accept: 'application/json' }, Buffer.alloc(0)).catch(() => undefined);
+			const answer = await this.forward(
+				'GET',
+				'/',
+				{ accept: 'application/json' },
+				Buffer.alloc(0),
+			).catch(() => undefined);
 			if (answer && answer.status !== 503) return;
 			await sleep(25);
 		}
@@ -81,14 +86,28 @@ export class PostgrestProcess {
 		return this.restarting;
 	}
 
-	async forward(method: string, pathAndQuery: string, headers: Record<string, string | string[]>, body: Buffer): Promise<UpstreamAnswer> {
+	async forward(
+		method: string,
+		pathAndQuery: string,
+		headers: Record<string, string | string[]>,
+		body: Buffer,
+	): Promise<UpstreamAnswer> {
 		return await new Promise((resolve, reject) => {
-			const req = request({ socketPath: this.socketPath, method, path: pathAndQuery, headers }, (res) => {
-				const chunks: Buffer[] = [];
-				res.on('data', (chunk: Buffer) => chunks.push(chunk));
-				res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-				res.on('error', reject);
-			});
+			const req = request(
+				{ socketPath: this.socketPath, method, path: pathAndQuery, headers },
+				(res) => {
+					const chunks: Buffer[] = [];
+					res.on('data', (chunk: Buffer) => chunks.push(chunk));
+					res.on('end', () =>
+						resolve({
+							status: res.statusCode ?? 502,
+							headers: res.headers,
+							body: Buffer.concat(chunks),
+						}),
+					);
+					res.on('error', reject);
+				},
+			);
 			req.on('error', reject);
 			req.end(body.length > 0 ? body : undefined);
 		});

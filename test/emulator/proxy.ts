@@ -6,8 +6,22 @@ import { signJwt, verifyJwt } from './jwt';
 import type { EmuRequest, Reply } from './reply';
 
 /** Hop-by-hop headers, the key (Kong's hide_credentials) and Origin (CORS is the gateway's, as Kong's cors plugin). */
-const DROPPED_REQUEST_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'apikey', 'origin']);
-const DROPPED_ANSWER_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
+const DROPPED_REQUEST_HEADERS = new Set([
+	'host',
+	'connection',
+	'keep-alive',
+	'content-length',
+	'transfer-encoding',
+	'apikey',
+	'origin',
+]);
+const DROPPED_ANSWER_HEADERS = new Set([
+	'connection',
+	'keep-alive',
+	'transfer-encoding',
+	'date',
+	'content-length',
+]);
 
 export async function proxyRest(req: EmuRequest, core: EmulatorCore): Promise<Reply> {
 	await core.postgrest.setMaxRows(core.settings.maxRows);
@@ -17,16 +31,28 @@ export async function proxyRest(req: EmuRequest, core: EmulatorCore): Promise<Re
 		if (name === 'prefer' && core.settings.ignorePrefer) continue;
 		headers[name] = value;
 	}
-	if (typeof headers.authorization === 'string') headers.authorization = onPostgrestClock(headers.authorization, core);
+	if (typeof headers.authorization === 'string')
+		headers.authorization = onPostgrestClock(headers.authorization, core);
 	const query = req.params.filter(([key]) => key !== 'apikey');
-	const search = query.length === req.params.length ? req.query : new URLSearchParams(query).toString();
+	const search =
+		query.length === req.params.length ? req.query : new URLSearchParams(query).toString();
 	const path = req.path.slice('/rest/v1'.length) || '/';
-	const answer = await core.postgrest.forward(req.method, search ? `${path}?${search}` : path, headers, req.body);
+	const answer = await core.postgrest.forward(
+		req.method,
+		search ? `${path}?${search}` : path,
+		headers,
+		req.body,
+	);
 	const replyHeaders: Record<string, string> = {};
 	for (const [name, value] of Object.entries(answer.headers)) {
-		if (value !== undefined && !DROPPED_ANSWER_HEADERS.has(name)) replyHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+		if (value !== undefined && !DROPPED_ANSWER_HEADERS.has(name))
+			replyHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
 	}
-	return { status: answer.status, headers: replyHeaders, body: await downloadTimestamps(path, answer.status, answer.body, core) };
+	return {
+		status: answer.status,
+		headers: replyHeaders,
+		body: await downloadTimestamps(path, answer.status, answer.body, core),
+	};
 }
 
 /**
@@ -42,13 +68,19 @@ function onPostgrestClock(authorization: string, core: EmulatorCore): string {
 	if (offsetSeconds === 0) return authorization;
 	const claims = { ...verified.claims };
 	for (const claim of ['exp', 'iat', 'nbf']) {
-		if (typeof claims[claim] === 'number') claims[claim] = (claims[claim] as number) - offsetSeconds;
+		if (typeof claims[claim] === 'number')
+			claims[claim] = (claims[claim] as number) - offsetSeconds;
 	}
 	return `Bearer ${signJwt(claims, core.secret)}`;
 }
 
 /** The clearly named rewrite: downloads' created_at in the form each row was written in. */
-async function downloadTimestamps(path: string, status: number, body: Buffer, core: EmulatorCore): Promise<Buffer> {
+async function downloadTimestamps(
+	path: string,
+	status: number,
+	body: Buffer,
+	core: EmulatorCore,
+): Promise<Buffer> {
 	if (path !== '/downloads' || status !== 200 || body.length === 0) return body;
 	let rows: unknown;
 	try {
@@ -57,6 +89,9 @@ async function downloadTimestamps(path: string, status: number, body: Buffer, co
 		return body;
 	}
 	if (!Array.isArray(rows)) return body;
-	const rewritten = await core.withTimestampFormats('downloads', rows as Array<Record<string, unknown>>);
+	const rewritten = await core.withTimestampFormats(
+		'downloads',
+		rows as Array<Record<string, unknown>>,
+	);
 	return rewritten === rows ? body : Buffer.from(JSON.stringify(rewritten));
 }

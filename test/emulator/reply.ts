@@ -16,7 +16,11 @@ export interface Reply {
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 export function jsonReply(status: number, value: unknown, headers: HeaderMap = {}): Reply {
-	return { status, headers: { 'content-type': JSON_UTF8, ...headers }, body: JSON.stringify(value) };
+	return {
+		status,
+		headers: { 'content-type': JSON_UTF8, ...headers },
+		body: JSON.stringify(value),
+	};
 }
 
 export function htmlReply(status: number, html: string): Reply {
@@ -34,7 +38,11 @@ export class ApiError extends Error {
 		readonly body: unknown,
 		readonly headers: HeaderMap = {},
 	) {
-		super(typeof body === 'object' && body && 'message' in body ? String(body.message) : `HTTP ${status}`);
+		super(
+			typeof body === 'object' && body && 'message' in body
+				? String(body.message)
+				: `HTTP ${status}`,
+		);
 	}
 
 	toReply(): Reply {

@@ -9,14 +9,25 @@ import type { EmulatorCore } from './core';
 import { faultReply } from './faults';
 import { handleAuth } from './gotrue';
 import { proxyRest } from './proxy';
-import { ApiError, type EmuRequest, type Reply, emptyReply, header, htmlReply, jsonReply, kongError, storageNotFound } from './reply';
+import {
+	ApiError,
+	type EmuRequest,
+	type Reply,
+	emptyReply,
+	header,
+	htmlReply,
+	jsonReply,
+	kongError,
+	storageNotFound,
+} from './reply';
 import { isArchivePath, serveArchive } from './storage';
 import type { LogEntry } from './types';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Headers a browser client may read (supabase-js needs Content-Range for counts). */
-const EXPOSED_HEADERS = 'Content-Range, Content-Profile, Preference-Applied, Location, Retry-After, X-Supabase-Api-Version, X-Sb-Error-Code';
+const EXPOSED_HEADERS =
+	'Content-Range, Content-Profile, Preference-Applied, Location, Retry-After, X-Supabase-Api-Version, X-Sb-Error-Code';
 
 export class EmulatorServer {
 	private readonly server: Server;
@@ -80,7 +91,9 @@ export class EmulatorServer {
 		};
 		if (path === '/__emulator' || path.startsWith('/__emulator/')) {
 			const local = /^(127\.|::1$|::ffff:127\.)/.test(req.socket.remoteAddress ?? '');
-			const reply = local ? await handleControl(request, this.core, this.baseUrl) : jsonReply(403, { error: 'loopback only' });
+			const reply = local
+				? await handleControl(request, this.core, this.baseUrl)
+				: jsonReply(403, { error: 'loopback only' });
 			await this.send(res, reply, undefined);
 			return;
 		}
@@ -125,7 +138,8 @@ export class EmulatorServer {
 	private async dispatch(req: EmuRequest): Promise<Reply> {
 		const core = this.core;
 		if (req.method === 'OPTIONS') return preflight(req);
-		if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return htmlReply(200, rootPage(this.baseUrl));
+		if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD'))
+			return htmlReply(200, rootPage(this.baseUrl));
 		await core.tick();
 		// Public storage objects need no key (the storage route has no key-auth in Kong).
 		if (req.path.startsWith('/storage/v1/')) {
@@ -139,17 +153,35 @@ export class EmulatorServer {
 		if (!isAuth && !isRest) throw kongError(404, 'no Route matched with those values');
 		checkApiKey(req, core.apiKey);
 		if (isAuth) {
-			return handleAuth(req, { accounts: core.accounts, settings: core.settings, secret: core.secret, baseUrl: this.baseUrl, nowMs: core.clock.now() });
+			return handleAuth(req, {
+				accounts: core.accounts,
+				settings: core.settings,
+				secret: core.secret,
+				baseUrl: this.baseUrl,
+				nowMs: core.clock.now(),
+			});
 		}
 		return await proxyRest(req, core);
 	}
 
-	private async send(res: ServerResponse, reply: Reply, entry: LogEntry | undefined): Promise<void> {
+	private async send(
+		res: ServerResponse,
+		reply: Reply,
+		entry: LogEntry | undefined,
+	): Promise<void> {
 		// The Date header follows the emulated clock, like everything else.
-		const headers: Record<string, string> = { date: new Date(this.core.clock.now()).toUTCString(), ...reply.headers };
+		const headers: Record<string, string> = {
+			date: new Date(this.core.clock.now()).toUTCString(),
+			...reply.headers,
+		};
 		const body = reply.body === undefined ? undefined : Buffer.from(reply.body);
 		if (body) headers['content-length'] = String(body.length);
-		else if (!reply.stream && headers['content-length'] === undefined && reply.status !== 204 && reply.status !== 304) {
+		else if (
+			!reply.stream &&
+			headers['content-length'] === undefined &&
+			reply.status !== 204 &&
+			reply.status !== 304
+		) {
 			headers['content-length'] = '0';
 		}
 		res.writeHead(reply.status, headers);
@@ -179,9 +211,18 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 function checkApiKey(req: EmuRequest, apiKey: string): void {
 	const given = header(req, 'apikey') ?? req.params.find(([key]) => key === 'apikey')?.[1];
 	if (given === undefined || given === '') {
-		throw kongError(401, 'No API key found in request', 'No `apikey` request header or url param was found.');
+		throw kongError(
+			401,
+			'No API key found in request',
+			'No `apikey` request header or url param was found.',
+		);
 	}
-	if (given !== apiKey) throw kongError(401, 'Invalid API key', 'Double check your Supabase `anon` or `service_role` API key.');
+	if (given !== apiKey)
+		throw kongError(
+			401,
+			'Invalid API key',
+			'Double check your Supabase `anon` or `service_role` API key.',
+		);
 }
 
 /** `GET /`: what this is, for someone who opens the base URL in a browser. */

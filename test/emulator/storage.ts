@@ -16,7 +16,12 @@ interface ArchiveRecord {
 	url: string | null;
 }
 
-export async function serveArchive(path: string, method: string, db: ServiceDatabase, settings: Settings): Promise<Reply> {
+export async function serveArchive(
+	path: string,
+	method: string,
+	db: ServiceDatabase,
+	settings: Settings,
+): Promise<Reply> {
 	const [download] = await db.query<ArchiveRecord>(
 		`select d.id, (extract(epoch from d.created_at) * 1000)::bigint as created_ms, j.url
 		from private.downloads d left join private.jobs j on j.id = d.job_id
@@ -31,7 +36,10 @@ export async function serveArchive(path: string, method: string, db: ServiceData
 			`<body><h1>Export of ${escapeHtml(site)}</h1><p>Download ${download.id}</p></body></html>\n`,
 	);
 	const modified = new Date(Number(download.created_ms));
-	const archive = zipArchive([bufferEntry('index.html', index), payloadEntry('payload.bin', settings.archiveBytes)], modified);
+	const archive = zipArchive(
+		[bufferEntry('index.html', index), payloadEntry('payload.bin', settings.archiveBytes)],
+		modified,
+	);
 	return {
 		status: 200,
 		headers: {

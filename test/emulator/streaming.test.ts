@@ -17,9 +17,13 @@ afterAll(() => emu.close());
 
 it('serves a 256 MiB archive with RSS growing by less than 32 MiB', async () => {
 	const token = await login(emu);
-	await call(emu, 'POST', rest('jobs'), { token, body: { url: 'https://big.example', email: 'me@x.test' } });
+	await call(emu, 'POST', rest('jobs'), {
+		token,
+		body: { url: 'https://big.example', email: 'me@x.test' },
+	});
 	await emu.clock.advance(1_000);
-	const link = (await call(emu, 'GET', rest('downloads'), { token })).json[0].download_link as string;
+	const link = (await call(emu, 'GET', rest('downloads'), { token })).json[0]
+		.download_link as string;
 
 	// The first large transfer of a fresh process grows V8's and malloc's pools by ~50 MiB
 	// whatever its size (64 MiB does the same as 1 GiB); after that they are reused. Warm up
@@ -50,7 +54,10 @@ it('serves a 256 MiB archive with RSS growing by less than 32 MiB', async () => 
 		const to = Math.min(payloadStart + SIZE - offset, chunk.length);
 		if (to > from) crc = crc32(chunk.subarray(from, to), crc);
 		// Keep the last 200 bytes without allocating a chunk-sized buffer each time.
-		tail = chunk.length >= 200 ? Buffer.from(chunk.subarray(-200)) : Buffer.concat([tail, chunk]).subarray(-200);
+		tail =
+			chunk.length >= 200
+				? Buffer.from(chunk.subarray(-200))
+				: Buffer.concat([tail, chunk]).subarray(-200);
 		offset += chunk.length;
 		peak = Math.max(peak, process.memoryUsage.rss());
 	}

@@ -71,10 +71,15 @@ export function formatAs(format: TimestampFormat, iso: string): string | number 
 }
 
 /** The gateway rewrite: rows whose id has a format other than timestamptz get created_at in it. */
-export function rewriteDownloadTimestamps<T extends Record<string, unknown>>(rows: T[], formats: ReadonlyMap<number, TimestampFormat>): T[] {
+export function rewriteDownloadTimestamps<T extends Record<string, unknown>>(
+	rows: T[],
+	formats: ReadonlyMap<number, TimestampFormat>,
+): T[] {
 	if (formats.size === 0) return rows;
 	return rows.map((row) => {
 		const format = formats.get(row.id as number);
-		return format && typeof row.created_at === 'string' ? { ...row, created_at: formatAs(format, row.created_at) } : row;
+		return format && typeof row.created_at === 'string'
+			? { ...row, created_at: formatAs(format, row.created_at) }
+			: row;
 	});
 }

@@ -14,7 +14,15 @@ export type Plan = 'business' | 'free';
  * (`…+00:00`), `Z`, Postgres' short offset (`…+00`), no offset (a `timestamp` column, UTC),
  * Postgres' text form with a space, or epoch seconds / milliseconds (a bigint column).
  */
-export const TIMESTAMP_FORMATS = ['timestamptz', 'z', 'short-offset', 'no-offset', 'text', 'epoch-seconds', 'epoch-ms'] as const;
+export const TIMESTAMP_FORMATS = [
+	'timestamptz',
+	'z',
+	'short-offset',
+	'no-offset',
+	'text',
+	'epoch-seconds',
+	'epoch-ms',
+] as const;
 export type TimestampFormat = (typeof TIMESTAMP_FORMATS)[number];
 
 export interface NumericSettings {

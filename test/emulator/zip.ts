@@ -31,7 +31,13 @@ function dosDateTime(date: Date): DosStamp {
 type DosStamp = { time: number; date: number };
 
 /** The fields local and central headers share, in the same order: needed version … name length. */
-function writeEntryFields(b: Buffer, at: number, entry: ZipEntry, nameLength: number, stamp: DosStamp): void {
+function writeEntryFields(
+	b: Buffer,
+	at: number,
+	entry: ZipEntry,
+	nameLength: number,
+	stamp: DosStamp,
+): void {
 	b.writeUInt16LE(10, at); // version needed: 1.0, stored
 	b.writeUInt16LE(UTF8_FLAG, at + 2);
 	b.writeUInt16LE(0, at + 4); // method: stored
@@ -71,7 +77,10 @@ function endRecord(count: number, centralSize: number, centralOffset: number): B
 	return b;
 }
 
-export function zipArchive(entries: readonly ZipEntry[], modified: Date): { length: number; open: () => Readable } {
+export function zipArchive(
+	entries: readonly ZipEntry[],
+	modified: Date,
+): { length: number; open: () => Readable } {
 	const stamp = dosDateTime(modified);
 	const names = entries.map((e) => Buffer.from(e.name, 'utf8'));
 	const offsets: number[] = [];
@@ -80,7 +89,9 @@ export function zipArchive(entries: readonly ZipEntry[], modified: Date): { leng
 		offsets.push(offset);
 		offset += LOCAL_HEADER + names[i].length + entry.size;
 	});
-	const central = Buffer.concat(entries.map((entry, i) => centralHeader(entry, names[i], stamp, offsets[i])));
+	const central = Buffer.concat(
+		entries.map((entry, i) => centralHeader(entry, names[i], stamp, offsets[i])),
+	);
 	const length = offset + central.length + END_RECORD;
 	if (length > 0xffff_ffff) throw new Error('archive too large for a ZIP without ZIP64');
 	function* generate(): Generator<Buffer> {

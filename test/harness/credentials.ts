@@ -83,16 +83,24 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		credentialsExpired: boolean,
 	): Promise<ICredentialDataDecryptedObject | undefined> {
 		const type = this.type(typeName);
-		const expirable = type.properties.find((p) => p.type === 'hidden' && p.typeOptions?.expirable === true);
+		const expirable = type.properties.find(
+			(p) => p.type === 'hidden' && p.typeOptions?.expirable === true,
+		);
 		if (!expirable || typeof type.preAuthentication !== 'function') return undefined;
-		const isTestingCredentials = node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
-		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials) return undefined;
+		const isTestingCredentials =
+			node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
+		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials)
+			return undefined;
 
 		this.store.preAuthenticationRuns++;
 		const output = await type.preAuthentication.call(helpers, credentials);
 		if (output[expirable.name] === undefined) return undefined;
 		const details = node.credentials?.[type.name];
-		if (details?.id) await this.updateCredentials(details, type.name, { ...this.store.get(details.id), ...output } as ICredentialDataDecryptedObject);
+		if (details?.id)
+			await this.updateCredentials(details, type.name, {
+				...this.store.get(details.id),
+				...output,
+			} as ICredentialDataDecryptedObject);
 		return Object.assign(credentials, output);
 	}
 

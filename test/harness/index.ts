@@ -1,6 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { Container } from '@n8n/di';
-import { BinaryDataService, CredentialTestContext, ExecuteContext, LoadOptionsContext, PollContext } from 'n8n-core';
+import {
+	BinaryDataService,
+	CredentialTestContext,
+	ExecuteContext,
+	LoadOptionsContext,
+	PollContext,
+} from 'n8n-core';
 // n8n's own loader constant (not exported by n8n-core's index).
 import { commonPollingParameters } from 'n8n-core/dist/nodes-loader/constants';
 import type {
@@ -58,7 +64,10 @@ export interface PollOptions {
  * A throwaway node type whose execute() runs `body` in n8n's real ExecuteContext, with this
  * pack's credential: for exercising the transport or the credential below the operations.
  */
-export function probeNode(body: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>, name = 'probe'): INodeType {
+export function probeNode(
+	body: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>,
+	name = 'probe',
+): INodeType {
 	return {
 		description: {
 			displayName: 'Probe',
@@ -92,8 +101,15 @@ function initBinaryData(): Promise<void> {
 function asLoaded(nodeType: INodeType): INodeType {
 	const { polling, properties } = nodeType.description;
 	if (!polling || properties.some((property) => property.name === 'pollTimes')) return nodeType;
-	const description = { ...nodeType.description, properties: [...commonPollingParameters, ...properties] };
-	return Object.assign(Object.create(Object.getPrototypeOf(nodeType) as object) as INodeType, nodeType, { description });
+	const description = {
+		...nodeType.description,
+		properties: [...commonPollingParameters, ...properties],
+	};
+	return Object.assign(
+		Object.create(Object.getPrototypeOf(nodeType) as object) as INodeType,
+		nodeType,
+		{ description },
+	);
 }
 
 function nodeTypesOf(nodeType: INodeType): INodeTypes {
@@ -132,10 +148,19 @@ export class NodeHarness {
 	}
 
 	updateCredential(changes: IDataObject): void {
-		this.store.set(CREDENTIAL_ID, { ...this.store.get(CREDENTIAL_ID), ...changes } as ICredentialDataDecryptedObject);
+		this.store.set(CREDENTIAL_ID, {
+			...this.store.get(CREDENTIAL_ID),
+			...changes,
+		} as ICredentialDataDecryptedObject);
 	}
 
-	private node(nodeType: INodeType, parameters: INodeParameters, name = 'Website Export', onError?: INode['onError'], typeVersion = 1): INode {
+	private node(
+		nodeType: INodeType,
+		parameters: INodeParameters,
+		name = 'Website Export',
+		onError?: INode['onError'],
+		typeVersion = 1,
+	): INode {
 		return {
 			id: 'node-1',
 			name,
@@ -171,7 +196,13 @@ export class NodeHarness {
 	/** Runs a node's execute() once over `items`; resolves to its outputs, rejects with its error. */
 	async execute(nodeType: INodeType, options: ExecuteOptions): Promise<INodeExecutionData[][]> {
 		await initBinaryData();
-		const node = this.node(nodeType, options.parameters, undefined, options.onError, options.typeVersion);
+		const node = this.node(
+			nodeType,
+			options.parameters,
+			undefined,
+			options.onError,
+			options.typeVersion,
+		);
 		const workflow = new Workflow({
 			id: 'workflow-1',
 			nodes: [node],
@@ -202,8 +233,15 @@ export class NodeHarness {
 	 * way n8n stores it; like n8n, the caller should keep the new static data only when the
 	 * poll emitted (n8n saves it with the execution the poll starts).
 	 */
-	async poll(nodeType: INodeType, options: PollOptions): Promise<{ emitted: INodeExecutionData[][] | null; staticData: IDataObject }> {
-		const node = this.node(nodeType, options.parameters, options.nodeName ?? 'Website Export Trigger');
+	async poll(
+		nodeType: INodeType,
+		options: PollOptions,
+	): Promise<{ emitted: INodeExecutionData[][] | null; staticData: IDataObject }> {
+		const node = this.node(
+			nodeType,
+			options.parameters,
+			options.nodeName ?? 'Website Export Trigger',
+		);
 		const workflow = new Workflow({
 			id: 'workflow-1',
 			nodes: [node],
@@ -213,16 +251,39 @@ export class NodeHarness {
 			staticData: JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject,
 		});
 		const mode = options.mode ?? 'trigger';
-		const context = new PollContext(workflow, node, this.additionalData(), mode, mode === 'manual' ? 'manual' : 'activate');
+		const context = new PollContext(
+			workflow,
+			node,
+			this.additionalData(),
+			mode,
+			mode === 'manual' ? 'manual' : 'activate',
+		);
 		const emitted = await nodeType.poll!.call(context);
 		return { emitted, staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject };
 	}
 
 	/** Runs a listSearch method (a resource locator's "From List") through n8n-core's LoadOptionsContext. */
-	async listSearch(nodeType: INodeType, method: string, filter?: string, paginationToken?: string, typeVersion = 2): Promise<INodeListSearchResult> {
+	async listSearch(
+		nodeType: INodeType,
+		method: string,
+		filter?: string,
+		paginationToken?: string,
+		typeVersion = 2,
+	): Promise<INodeListSearchResult> {
 		const node = this.node(nodeType, {}, undefined, undefined, typeVersion);
-		const workflow = new Workflow({ id: 'workflow-1', nodes: [node], connections: {}, active: false, nodeTypes: nodeTypesOf(nodeType) });
-		const context = new LoadOptionsContext(workflow, node, this.additionalData(), 'parameters.recordId');
+		const workflow = new Workflow({
+			id: 'workflow-1',
+			nodes: [node],
+			connections: {},
+			active: false,
+			nodeTypes: nodeTypesOf(nodeType),
+		});
+		const context = new LoadOptionsContext(
+			workflow,
+			node,
+			this.additionalData(),
+			'parameters.recordId',
+		);
 		const search = nodeType.methods?.listSearch?.[method];
 		if (!search) throw new Error(`no listSearch method ${method}`);
 		return await search.call(context, filter, paginationToken);
@@ -235,10 +296,24 @@ export class NodeHarness {
 	 * with the credential's data as the form sends it.
 	 */
 	async testCredential(nodeType: INodeType): Promise<INodeCredentialTestResult> {
-		if (this.credentialType.test) throw new Error('the credential has a test of its own: n8n would run it instead of the node\'s testedBy');
-		const testedBy = nodeType.description.credentials?.find((c) => c.name === CREDENTIAL_TYPE)?.testedBy;
-		const test = typeof testedBy === 'string' ? nodeType.methods?.credentialTest?.[testedBy] : undefined;
-		if (!test) throw new Error(`${nodeType.description.name} names no credential test function for ${CREDENTIAL_TYPE}`);
-		return await test.call(new CredentialTestContext(), { id: CREDENTIAL_ID, name: 'Website Export', type: CREDENTIAL_TYPE, data: this.store.get(CREDENTIAL_ID) });
+		if (this.credentialType.test)
+			throw new Error(
+				"the credential has a test of its own: n8n would run it instead of the node's testedBy",
+			);
+		const testedBy = nodeType.description.credentials?.find(
+			(c) => c.name === CREDENTIAL_TYPE,
+		)?.testedBy;
+		const test =
+			typeof testedBy === 'string' ? nodeType.methods?.credentialTest?.[testedBy] : undefined;
+		if (!test)
+			throw new Error(
+				`${nodeType.description.name} names no credential test function for ${CREDENTIAL_TYPE}`,
+			);
+		return await test.call(new CredentialTestContext(), {
+			id: CREDENTIAL_ID,
+			name: 'Website Export',
+			type: CREDENTIAL_TYPE,
+			data: this.store.get(CREDENTIAL_ID),
+		});
 	}
 }

@@ -18,7 +18,9 @@ const MiB = 1024 * 1024;
 
 /** A zip's entries (adm-zip checks the CRC-32 of each one as it reads it). */
 const readZip = (zip: Buffer): Array<{ name: string; size: number }> =>
-	new AdmZip(zip).getEntries().map((entry) => ({ name: entry.entryName, size: entry.getData().length }));
+	new AdmZip(zip)
+		.getEntries()
+		.map((entry) => ({ name: entry.entryName, size: entry.getData().length }));
 
 const binaryData = () => Container.get(BinaryDataService);
 
@@ -40,29 +42,42 @@ describe('Website Export node, Download resource', () => {
 	async function finishedDownloads(count: number, agoMs = 0): Promise<DownloadRecord[]> {
 		const finishAt = Date.now() - agoMs;
 		await emu().clock.set(finishAt - emu().settings.jobDurationMs);
-		const jobs = await emu().insert(
+		const jobs = (await emu().insert(
 			'jobs',
-			Array.from({ length: count }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'owner@example.com' })),
-		) as Array<{ id: number }>;
+			Array.from({ length: count }, (_, i) => ({
+				url: `https://site${i}.example.com`,
+				email: 'owner@example.com',
+			})),
+		)) as Array<{ id: number }>;
 		await emu().clock.set(finishAt);
 		await emu().clock.set(Date.now());
 		const jobIds = new Set(jobs.map((job) => job.id));
-		const downloads = (await emu().rows('downloads') as DownloadRecord[]).filter((d) => jobIds.has(d.job_id as number));
+		const downloads = ((await emu().rows('downloads')) as DownloadRecord[]).filter((d) =>
+			jobIds.has(d.job_id as number),
+		);
 		expect(downloads).toHaveLength(count);
 		return downloads;
 	}
 
-	const run = async (parameters: INodeParameters, items?: INodeExecutionData[], onError?: INode['onError']) =>
-		await runNode(service, { resource: 'download', ...parameters }, { items, onError });
+	const run = async (
+		parameters: INodeParameters,
+		items?: INodeExecutionData[],
+		onError?: INode['onError'],
+	) => await runNode(service, { resource: 'download', ...parameters }, { items, onError });
 
 	const failure = async (parameters: INodeParameters, items?: INodeExecutionData[]) =>
-		(await runError(service, { resource: 'download', ...parameters }, { items })) as unknown as Error & {
+		(await runError(
+			service,
+			{ resource: 'download', ...parameters },
+			{ items },
+		)) as unknown as Error & {
 			description?: string;
 			httpCode?: string;
 			context: { itemIndex?: number };
 		};
 
-	const archiveRequests = (since = 0) => requestsSince(emu(), since).entries.filter((e) => e.kind === 'archive');
+	const archiveRequests = (since = 0) =>
+		requestsSince(emu(), since).entries.filter((e) => e.kind === 'archive');
 
 	describe('get', () => {
 		it('returns one download by ID, with its expiry', async () => {
@@ -82,8 +97,15 @@ describe('Website Export node, Download resource', () => {
 				['job_id', String(download.job_id)],
 				['download_link', download.download_link],
 			]) {
-				const output = await run({ operation: 'get', selectBy: 'field', selectField: field, selectValue: value });
-				expect(output.map((item) => item.json)).toEqual([expect.objectContaining({ id: download.id, is_expired: true })]);
+				const output = await run({
+					operation: 'get',
+					selectBy: 'field',
+					selectField: field,
+					selectValue: value,
+				});
+				expect(output.map((item) => item.json)).toEqual([
+					expect.objectContaining({ id: download.id, is_expired: true }),
+				]);
 			}
 		});
 
@@ -105,13 +127,31 @@ describe('Website Export node, Download resource', () => {
 			const valid = await run({ operation: 'getAll', returnAll: true, onlyValidLinks: true });
 			// Same created_at within a batch: the id breaks the tie, newest (highest) first.
 			expect(valid.map((item) => item.json.id)).toEqual([newest[0].id, fresh[1].id, fresh[0].id]);
-			expect(valid.every((item) => item.json.is_expired === false && typeof item.json.expires_at === 'string')).toBe(true);
+			expect(
+				valid.every(
+					(item) => item.json.is_expired === false && typeof item.json.expires_at === 'string',
+				),
+			).toBe(true);
 			const [request] = requestsSince(emu(), before).entries.filter((e) => e.kind === 'rest');
 			expect(decodeURIComponent(request.query)).toMatch(/created_at=gt\.\d{4}-\d\d-\d\dT/);
 
 			const all = await run({ operation: 'getAll', returnAll: true, onlyValidLinks: false });
-			expect(all.map((item) => item.json.id)).toEqual([newest[0].id, fresh[1].id, fresh[0].id, old[1].id, old[0].id, older[0].id]);
-			expect(all.map((item) => item.json.is_expired)).toEqual([false, false, false, true, true, true]);
+			expect(all.map((item) => item.json.id)).toEqual([
+				newest[0].id,
+				fresh[1].id,
+				fresh[0].id,
+				old[1].id,
+				old[0].id,
+				older[0].id,
+			]);
+			expect(all.map((item) => item.json.is_expired)).toEqual([
+				false,
+				false,
+				false,
+				true,
+				true,
+				true,
+			]);
 		});
 
 		it('counts Limit over valid links only and pages through Return All', async () => {
@@ -131,13 +171,21 @@ describe('Website Export node, Download resource', () => {
 
 		it('filters by job ID', async () => {
 			const downloads = await finishedDownloads(3);
-			const output = await run({ operation: 'getAll', returnAll: true, filters: { jobId: String(downloads[1].job_id) } });
+			const output = await run({
+				operation: 'getAll',
+				returnAll: true,
+				filters: { jobId: String(downloads[1].job_id) },
+			});
 			expect(output.map((item) => item.json.id)).toEqual([downloads[1].id]);
 		});
 
 		it('refuses a job ID that is not a number before sending anything', async () => {
 			const before = emu().log.length;
-			const error = await failure({ operation: 'getAll', returnAll: true, filters: { jobId: 'abc' } });
+			const error = await failure({
+				operation: 'getAll',
+				returnAll: true,
+				filters: { jobId: 'abc' },
+			});
 			expect(error.message).toBe('Invalid input: Job ID must be a whole number greater than 0');
 			expect(requestsSince(emu(), before).entries).toHaveLength(0);
 		});
@@ -203,7 +251,11 @@ describe('Website Export node, Download resource', () => {
 			expect(output).toHaveLength(1);
 			const link = listed[0].json.download_link as string;
 			expect(link).not.toBe(download.download_link); // the newest one was listed
-			expect(output[0].json).toEqual({ download_link: link, fileName: linkName(link), fileSize: archive.responseBytes });
+			expect(output[0].json).toEqual({
+				download_link: link,
+				fileName: linkName(link),
+				fileSize: archive.responseBytes,
+			});
 			expect(output[0].pairedItem).toEqual({ item: 0 });
 			await expectZip(output[0].binary!.data, archive.responseBytes);
 		});
@@ -211,27 +263,44 @@ describe('Website Export node, Download resource', () => {
 		it.each([
 			['25 h ago', async () => (await finishedDownloads(1, 25 * HOUR))[0]],
 			// Links expire by the service's clock: the node reads it from the lookup's Date header.
-			['now, with the service clock 25 h ahead', async () => {
-				const [download] = await finishedDownloads(1);
-				await emu().clock.advance(25 * HOUR);
-				return download;
-			}],
-		])('refuses a link that expired (job finished %s) before asking for the archive', async (_, arrange) => {
-			const download = await arrange();
-			const before = emu().log.length;
-			const error = await failure(byId(download.id));
-			const expired = new Date(Date.parse(String(download.created_at)) + 24 * HOUR).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-			expect(error.message).toBe(`The download link of download ${download.id} expired on ${expired}`);
-			expect(error.description).toMatch(/valid for 24 hours after the job finished: run the job again/);
-			expect(error.httpCode).toBe('410');
-			expect(requestsSince(emu(), before).rest).toBe(1);
-			expect(archiveRequests(before)).toHaveLength(0);
-		});
+			[
+				'now, with the service clock 25 h ahead',
+				async () => {
+					const [download] = await finishedDownloads(1);
+					await emu().clock.advance(25 * HOUR);
+					return download;
+				},
+			],
+		])(
+			'refuses a link that expired (job finished %s) before asking for the archive',
+			async (_, arrange) => {
+				const download = await arrange();
+				const before = emu().log.length;
+				const error = await failure(byId(download.id));
+				const expired = new Date(Date.parse(String(download.created_at)) + 24 * HOUR)
+					.toISOString()
+					.replace('T', ' ')
+					.replace(/\.\d+Z$/, ' UTC');
+				expect(error.message).toBe(
+					`The download link of download ${download.id} expired on ${expired}`,
+				);
+				expect(error.description).toMatch(
+					/valid for 24 hours after the job finished: run the job again/,
+				);
+				expect(error.httpCode).toBe('410');
+				expect(requestsSince(emu(), before).rest).toBe(1);
+				expect(archiveRequests(before)).toHaveLength(0);
+			},
+		);
 
 		it('explains a link that storage no longer serves (400 "Object not found")', async () => {
 			const [download] = await finishedDownloads(1);
 			// By ID the record looks valid, and storage has lost the object all the same.
-			emu().fault({ match: { path: /^\/storage\// }, status: 400, body: { statusCode: '404', error: 'not_found', message: 'Object not found' } });
+			emu().fault({
+				match: { path: /^\/storage\// },
+				status: 400,
+				body: { statusCode: '404', error: 'not_found', message: 'Object not found' },
+			});
 			const cases: Array<[INodeParameters, string, () => Promise<void> | void]> = [
 				[byId(download.id), `The download link of download ${download.id}`, () => {}],
 				// By link the node cannot know the age: storage's clock decides.
@@ -241,7 +310,9 @@ describe('Website Export node, Download resource', () => {
 				await arrange();
 				const before = emu().log.length;
 				const error = await failure(parameters);
-				expect(error.message).toBe(`${subject} no longer works: the storage answered "Object not found"`);
+				expect(error.message).toBe(
+					`${subject} no longer works: the storage answered "Object not found"`,
+				);
 				expect(error.description).toMatch(/expired or was removed.*run the job again/);
 				expect(error.httpCode).toBe('400');
 				expect(archiveRequests(before).map((e) => e.status)).toEqual([400]);
@@ -254,17 +325,28 @@ describe('Website Export node, Download resource', () => {
 			const items = [{ json: { id: stale.id } }, { json: { id: fresh.id } }, { json: { id: 'x' } }];
 			const output = await run(byId('={{ $json.id }}'), items, 'continueRegularOutput');
 			expect(output).toHaveLength(3);
-			expect(output[0].json.error).toMatch(new RegExp(`^The download link of download ${stale.id} expired on `));
+			expect(output[0].json.error).toMatch(
+				new RegExp(`^The download link of download ${stale.id} expired on `),
+			);
 			expect(output[0].binary).toBeUndefined();
 			expect(output[1].json).toMatchObject({ id: fresh.id, is_expired: false });
 			expect(output[1].binary!.data.mimeType).toBe('application/zip');
-			expect(output[2].json.error).toBe('Invalid input: Download ID must be a whole number greater than 0');
-			expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+			expect(output[2].json.error).toBe(
+				'Invalid input: Download ID must be a whole number greater than 0',
+			);
+			expect(output.map((item) => item.pairedItem)).toEqual([
+				{ item: 0 },
+				{ item: 1 },
+				{ item: 2 },
+			]);
 		});
 
 		it.each([
 			['', 'Invalid input: Put Output File in Field is required, e.g. data'],
-			['my archive', 'Invalid input: Put Output File in Field must not contain spaces, e.g. data or archive_zip'],
+			[
+				'my archive',
+				'Invalid input: Put Output File in Field must not contain spaces, e.g. data or archive_zip',
+			],
 		])('validates the output field name %p before any request', async (name, message) => {
 			const [download] = await finishedDownloads(1);
 			const before = emu().log.length;
@@ -274,12 +356,17 @@ describe('Website Export node, Download resource', () => {
 			expect(requestsSince(emu(), before).entries).toHaveLength(0);
 		});
 
-		it.each(['ftp://example.com/site.zip', 'site.zip', ''])('refuses the link %p before any request', async (link) => {
-			const before = emu().log.length;
-			const error = await failure(byLink(link));
-			expect(error.message).toMatch(/^Invalid input: Download Link (is required|must be a full http:\/\/ or https:\/\/ address)/);
-			expect(requestsSince(emu(), before).entries).toHaveLength(0);
-		});
+		it.each(['ftp://example.com/site.zip', 'site.zip', ''])(
+			'refuses the link %p before any request',
+			async (link) => {
+				const before = emu().log.length;
+				const error = await failure(byLink(link));
+				expect(error.message).toMatch(
+					/^Invalid input: Download Link (is required|must be a full http:\/\/ or https:\/\/ address)/,
+				);
+				expect(requestsSince(emu(), before).entries).toHaveLength(0);
+			},
+		);
 
 		describe('a link on another origin', () => {
 			let server: Server;
@@ -292,7 +379,9 @@ describe('Website Export node, Download resource', () => {
 				zip = await new Promise<Buffer>((resolve, reject) => {
 					get(download.download_link, (res) => {
 						const chunks: Buffer[] = [];
-						res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => resolve(Buffer.concat(chunks)));
+						res
+							.on('data', (chunk: Buffer) => chunks.push(chunk))
+							.on('end', () => resolve(Buffer.concat(chunks)));
 					}).on('error', reject);
 				});
 				seen.length = 0;
@@ -306,19 +395,27 @@ describe('Website Export node, Download resource', () => {
 					}
 					// The same server, as the service itself (the credential's origin is 127.0.0.1:port).
 					if (req.url?.startsWith('/auth/v1/token')) {
-						res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"fake-token"}');
+						res
+							.writeHead(200, { 'content-type': 'application/json' })
+							.end('{"access_token":"fake-token"}');
 						return;
 					}
 					if (req.url?.startsWith('/storage/')) {
-						const to = req.url.endsWith('ftp.zip') ? 'ftp://example.com/site.zip' : `${origin.replace('127.0.0.1', 'localhost')}/exports/site%20copy.zip`;
+						const to = req.url.endsWith('ftp.zip')
+							? 'ftp://example.com/site.zip'
+							: `${origin.replace('127.0.0.1', 'localhost')}/exports/site%20copy.zip`;
 						res.writeHead(302, { location: to }).end();
 						return;
 					}
 					if (req.url !== '/exports/site%20copy.zip') {
-						res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Object not found"}');
+						res
+							.writeHead(404, { 'content-type': 'application/json' })
+							.end('{"message":"Object not found"}');
 						return;
 					}
-					res.writeHead(200, { 'content-type': 'application/zip', 'content-length': zip.length }).end(zip);
+					res
+						.writeHead(200, { 'content-type': 'application/zip', 'content-length': zip.length })
+						.end(zip);
 				});
 				await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 				// 127.0.0.1 like the emulator, but another port: another origin.
@@ -339,29 +436,53 @@ describe('Website Export node, Download resource', () => {
 			});
 
 			it('follows a redirect from the service to another host without the key or the token', async () => {
-				const service = new NodeHarness({ baseUrl: origin, apiKey: 'fake-api-key', email: 'owner@example.com', password: 'secret' });
-				const parameters = { resource: 'download', ...byLink(`${origin}/storage/v1/object/public/exports/moved.zip`) };
+				const service = new NodeHarness({
+					baseUrl: origin,
+					apiKey: 'fake-api-key',
+					email: 'owner@example.com',
+					password: 'secret',
+				});
+				const parameters = {
+					resource: 'download',
+					...byLink(`${origin}/storage/v1/object/public/exports/moved.zip`),
+				};
 				const [[item]] = await service.execute(new WebsiteExport(), { parameters });
 				const archive = seen.filter((request) => !request.path.startsWith('/auth/'));
-				expect(archive.map((request) => [request.headers.host?.split(':')[0], request.path])).toEqual([
+				expect(
+					archive.map((request) => [request.headers.host?.split(':')[0], request.path]),
+				).toEqual([
 					['127.0.0.1', '/storage/v1/object/public/exports/moved.zip'],
 					['localhost', '/exports/site%20copy.zip'],
 				]);
-				expect(archive[0].headers).toMatchObject({ apikey: 'fake-api-key', authorization: 'Bearer fake-token' });
+				expect(archive[0].headers).toMatchObject({
+					apikey: 'fake-api-key',
+					authorization: 'Bearer fake-token',
+				});
 				expect(archive[1].headers.apikey).toBeUndefined();
 				expect(archive[1].headers.authorization).toBeUndefined();
 				expect((await binaryData().getAsBuffer(item.binary!.data)).equals(zip)).toBe(true);
 
 				const error = await service
-					.execute(new WebsiteExport(), { parameters: { ...parameters, downloadLink: `${origin}/storage/v1/object/public/exports/ftp.zip` } })
+					.execute(new WebsiteExport(), {
+						parameters: {
+							...parameters,
+							downloadLink: `${origin}/storage/v1/object/public/exports/ftp.zip`,
+						},
+					})
 					.catch((e: Error) => e);
-				expect((error as Error).message).toBe('The archive link redirects too often, or to something that is not an http(s) address');
+				expect((error as Error).message).toBe(
+					'The archive link redirects too often, or to something that is not an http(s) address',
+				);
 			});
 
 			it('fails clearly when the connection drops halfway, keeping no partial file', async () => {
 				const storage = Container.get(BinaryDataConfig).localStoragePath;
 				const storedFiles = () =>
-					existsSync(storage) ? readdirSync(storage, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length : 0;
+					existsSync(storage)
+						? readdirSync(storage, { recursive: true, withFileTypes: true }).filter((entry) =>
+								entry.isFile(),
+							).length
+						: 0;
 				const before = storedFiles();
 				const error = await failure(byLink(`${origin}/exports/cut.zip`));
 				expect(storedFiles()).toBe(before);
@@ -371,7 +492,9 @@ describe('Website Export node, Download resource', () => {
 
 			it('reports a 404 as a link that no longer works', async () => {
 				const error = await failure(byLink(`${origin}/exports/gone.zip`));
-				expect(error.message).toBe('The download link no longer works: the storage answered "Object not found"');
+				expect(error.message).toBe(
+					'The download link no longer works: the storage answered "Object not found"',
+				);
 				expect(error.httpCode).toBe('404');
 			});
 		});
@@ -414,7 +537,8 @@ describe('Website Export node, Download resource', () => {
 			expect(binary.bytes).toBe(archive.responseBytes);
 			expect(output[0].json.fileSize).toBe(archive.responseBytes);
 			let stored = 0;
-			for await (const chunk of await binaryData().getAsStream(binary.id!)) stored += (chunk as Buffer).length;
+			for await (const chunk of await binaryData().getAsStream(binary.id!))
+				stored += (chunk as Buffer).length;
 			expect(stored).toBe(archive.responseBytes);
 		});
 	});

@@ -13,18 +13,30 @@ export interface RunOptions {
 }
 
 /** Runs the Website Export node once and returns its output items. */
-export async function runNode(service: Service, parameters: INodeParameters, options: RunOptions = {}): Promise<INodeExecutionData[]> {
+export async function runNode(
+	service: Service,
+	parameters: INodeParameters,
+	options: RunOptions = {},
+): Promise<INodeExecutionData[]> {
 	const [output] = await service.harness.execute(new WebsiteExport(), { parameters, ...options });
 	return output;
 }
 
 /** Like runNode, for the JSON of the output items only. */
-export async function runJson(service: Service, parameters: INodeParameters, options: RunOptions = {}): Promise<IDataObject[]> {
+export async function runJson(
+	service: Service,
+	parameters: INodeParameters,
+	options: RunOptions = {},
+): Promise<IDataObject[]> {
 	return (await runNode(service, parameters, options)).map((item) => item.json);
 }
 
 /** The error a run fails with (the test fails when the run succeeds). */
-export async function runError(service: Service, parameters: INodeParameters, options: RunOptions = {}): Promise<Error & IDataObject> {
+export async function runError(
+	service: Service,
+	parameters: INodeParameters,
+	options: RunOptions = {},
+): Promise<Error & IDataObject> {
 	try {
 		await runNode(service, parameters, options);
 	} catch (error) {
@@ -34,10 +46,14 @@ export async function runError(service: Service, parameters: INodeParameters, op
 }
 
 /** Input items with the given JSON, e.g. for parameters such as `={{ $json.id }}`. */
-export const itemsOf = (...json: IDataObject[]): INodeExecutionData[] => json.map((j) => ({ json: j }));
+export const itemsOf = (...json: IDataObject[]): INodeExecutionData[] =>
+	json.map((j) => ({ json: j }));
 
 /** Waits (in real time, briefly) until `condition` holds; for acting while the node runs. */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
+export async function until(
+	condition: () => boolean | Promise<boolean>,
+	timeoutMs = 2000,
+): Promise<void> {
 	const started = Date.now();
 	while (!(await condition())) {
 		if (Date.now() - started > timeoutMs) throw new Error('Condition not met in time');
@@ -49,7 +65,11 @@ export async function until(condition: () => boolean | Promise<boolean>, timeout
  * Asserts that a run fails on bad input the way users need it to: a NodeOperationError whose
  * message names the field, pointing at item 0, found before any request was sent.
  */
-export async function expectInputError(service: Service, parameters: INodeParameters, message: string): Promise<void> {
+export async function expectInputError(
+	service: Service,
+	parameters: INodeParameters,
+	message: string,
+): Promise<void> {
 	const error = await runError(service, parameters);
 	expect(error).toBeInstanceOf(NodeOperationError);
 	expect(error.message).toContain(message);

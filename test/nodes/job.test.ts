@@ -5,7 +5,11 @@ import { getGlobalState, NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { requestsSince, startService, type Service } from '../support';
 import { expectInputError, itemsOf, runError, runJson, runNode, until } from './helpers';
 
-const job = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({ resource: 'job', operation, ...parameters });
+const job = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
+	resource: 'job',
+	operation,
+	...parameters,
+});
 
 const HOUR = 3_600_000;
 
@@ -19,41 +23,82 @@ describe('Website Export node: Job resource', () => {
 		await service.emulator.close();
 	});
 
-	const addJobs = async (...rows: IDataObject[]) => (await service.emulator.insert('jobs', rows)) as IDataObject[];
-	const restCalls = () => requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest').map((e) => `${e.method} ${e.table}`);
+	const addJobs = async (...rows: IDataObject[]) =>
+		(await service.emulator.insert('jobs', rows)) as IDataObject[];
+	const restCalls = () =>
+		requestsSince(service.emulator)
+			.entries.filter((e) => e.kind === 'rest')
+			.map((e) => `${e.method} ${e.table}`);
 
 	describe('create', () => {
 		it('creates a job', async () => {
-			const [created] = await runJson(service, job('create', { url: 'https://example.com/', email: 'me@example.com' }));
-			expect(created).toMatchObject({ url: 'https://example.com/', email: 'me@example.com', status: 'queued' });
+			const [created] = await runJson(
+				service,
+				job('create', { url: 'https://example.com/', email: 'me@example.com' }),
+			);
+			expect(created).toMatchObject({
+				url: 'https://example.com/',
+				email: 'me@example.com',
+				status: 'queued',
+			});
 			expect(created).not.toHaveProperty('option');
-			expect(await service.emulator.rows('jobs')).toEqual([expect.objectContaining({ id: created.id })]);
+			expect(await service.emulator.rows('jobs')).toEqual([
+				expect.objectContaining({ id: created.id }),
+			]);
 			expect(restCalls()).toEqual(['POST jobs']);
 		});
 
 		it.each([
 			['offline', {}, { mode: 'offline' }],
 			['relative', { optionRelativePath: '/docs/' }, { mode: 'relative', relative_path: '/docs/' }],
-			['absolute', { optionReplaceUrl: 'https://mirror.example.com' }, { mode: 'absolute', replace_url: 'https://mirror.example.com' }],
-		])('creates the job with an %s export option in the same step', async (mode, fields, expected) => {
-			const [created] = await runJson(service, job('create', { url: 'https://example.com', email: 'me@example.com', optionMode: mode, ...fields }));
-			expect(restCalls()).toEqual(['POST jobs', 'POST options']);
-			expect(created.option).toMatchObject({ ...expected, job_id: created.id });
-			expect(await service.emulator.rows('options')).toEqual([created.option]);
-		});
+			[
+				'absolute',
+				{ optionReplaceUrl: 'https://mirror.example.com' },
+				{ mode: 'absolute', replace_url: 'https://mirror.example.com' },
+			],
+		])(
+			'creates the job with an %s export option in the same step',
+			async (mode, fields, expected) => {
+				const [created] = await runJson(
+					service,
+					job('create', {
+						url: 'https://example.com',
+						email: 'me@example.com',
+						optionMode: mode,
+						...fields,
+					}),
+				);
+				expect(restCalls()).toEqual(['POST jobs', 'POST options']);
+				expect(created.option).toMatchObject({ ...expected, job_id: created.id });
+				expect(await service.emulator.rows('options')).toEqual([created.option]);
+			},
+		);
 
 		it('says the job exists when its option is refused', async () => {
 			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/options' }, status: 400 });
-			const error = await runError(service, job('create', { url: 'https://example.com', email: 'me@example.com', optionMode: 'offline' }));
+			const error = await runError(
+				service,
+				job('create', {
+					url: 'https://example.com',
+					email: 'me@example.com',
+					optionMode: 'offline',
+				}),
+			);
 			expect(error).toBeInstanceOf(NodeApiError);
-			const [stored] = await service.emulator.rows('jobs') as IDataObject[];
+			const [stored] = (await service.emulator.rows('jobs')) as IDataObject[];
 			expect(error.description).toContain(`The job itself was created (ID ${stored.id})`);
 		});
 	});
 
 	describe('create with Wait for Completion', () => {
 		const waiting = (parameters: INodeParameters) =>
-			job('create', { email: 'me@example.com', waitForCompletion: true, timeout: 5, pollInterval: 1, ...parameters });
+			job('create', {
+				email: 'me@example.com',
+				waitForCompletion: true,
+				timeout: 5,
+				pollInterval: 1,
+				...parameters,
+			});
 
 		it('waits for a download row that the service writes a moment after the job finished', async () => {
 			service.emulator.settings.jobDurationMs = 1;
@@ -65,19 +110,34 @@ describe('Website Export node: Job resource', () => {
 
 		it('outputs the finished job with its download', async () => {
 			service.emulator.settings.jobDurationMs = 1;
-			const [done] = await runJson(service, waiting({ url: 'https://example.com', optionMode: 'offline' }));
-			expect(done).toMatchObject({ status: 'finished', url: 'https://example.com', option: { mode: 'offline', job_id: done.id } });
+			const [done] = await runJson(
+				service,
+				waiting({ url: 'https://example.com', optionMode: 'offline' }),
+			);
+			expect(done).toMatchObject({
+				status: 'finished',
+				url: 'https://example.com',
+				option: { mode: 'offline', job_id: done.id },
+			});
 			expect(done.files).toBeGreaterThan(0);
-			const [stored] = await service.emulator.rows('downloads') as IDataObject[];
-			expect(done.download).toEqual({ ...stored, job_id: done.id, expires_at: expect.any(String), is_expired: false });
-			expect(Date.parse((done.download as IDataObject).expires_at as string) - Date.parse(stored.created_at as string)).toBe(24 * HOUR);
+			const [stored] = (await service.emulator.rows('downloads')) as IDataObject[];
+			expect(done.download).toEqual({
+				...stored,
+				job_id: done.id,
+				expires_at: expect.any(String),
+				is_expired: false,
+			});
+			expect(
+				Date.parse((done.download as IDataObject).expires_at as string) -
+					Date.parse(stored.created_at as string),
+			).toBe(24 * HOUR);
 			expect(restCalls()).toEqual(['POST jobs', 'POST options', 'GET jobs', 'GET downloads']);
 		});
 
 		it('fails with a NodeApiError when the export failed', async () => {
 			service.emulator.settings.jobDurationMs = 1;
 			const error = await runError(service, waiting({ url: 'https://unreachable.invalid' }));
-			const [stored] = await service.emulator.rows('jobs') as IDataObject[];
+			const [stored] = (await service.emulator.rows('jobs')) as IDataObject[];
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe(`The export of job ${stored.id} failed`);
 			expect(error.description).toContain('https://unreachable.invalid');
@@ -90,23 +150,45 @@ describe('Website Export node: Job resource', () => {
 			await until(async () => (await service.emulator.count('jobs')) === 1);
 			await service.emulator.clock.advance(HOUR / 2);
 			const error = await run;
-			const [stored] = await service.emulator.rows('jobs') as IDataObject[];
+			const [stored] = (await service.emulator.rows('jobs')) as IDataObject[];
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toBe(`Job ${stored.id} is still running after 1 s`);
-			expect(error.description).toContain(`Use Job → Get with ID ${stored.id}, or Download → Get Many with Job ID ${stored.id}, later`);
+			expect(error.description).toContain(
+				`Use Job → Get with ID ${stored.id}, or Download → Get Many with Job ID ${stored.id}, later`,
+			);
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(0);
 		});
 
 		it('waits for several items side by side; continueOnFail keeps the failed one as an error item', async () => {
 			service.emulator.settings.jobDurationMs = 1;
-			const output = await runNode(service, { ...waiting({ url: '={{ $json.url }}' }), options: { requestsInFlight: 3 } }, {
-				items: itemsOf({ url: 'https://one.example.com' }, { url: 'https://two.invalid' }, { url: 'https://three.example.com' }),
-				onError: 'continueRegularOutput',
+			const output = await runNode(
+				service,
+				{ ...waiting({ url: '={{ $json.url }}' }), options: { requestsInFlight: 3 } },
+				{
+					items: itemsOf(
+						{ url: 'https://one.example.com' },
+						{ url: 'https://two.invalid' },
+						{ url: 'https://three.example.com' },
+					),
+					onError: 'continueRegularOutput',
+				},
+			);
+			expect(output.map((item) => item.pairedItem)).toEqual([
+				{ item: 0 },
+				{ item: 1 },
+				{ item: 2 },
+			]);
+			expect(output[0].json).toMatchObject({
+				url: 'https://one.example.com',
+				status: 'finished',
+				download: expect.any(Object),
 			});
-			expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-			expect(output[0].json).toMatchObject({ url: 'https://one.example.com', status: 'finished', download: expect.any(Object) });
 			expect(output[1].json.error).toMatch(/^The export of job \d+ failed$/);
-			expect(output[2].json).toMatchObject({ url: 'https://three.example.com', status: 'finished', download: expect.any(Object) });
+			expect(output[2].json).toMatchObject({
+				url: 'https://three.example.com',
+				status: 'finished',
+				download: expect.any(Object),
+			});
 			// All three jobs were created before the first status check: nobody waited in line.
 			expect(restCalls().slice(0, 3)).toEqual(['POST jobs', 'POST jobs', 'POST jobs']);
 		});
@@ -114,14 +196,34 @@ describe('Website Export node: Job resource', () => {
 
 	describe('get', () => {
 		it('gets a job by ID and by URL', async () => {
-			const [first, second] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
-			expect(await runJson(service, job('get', { selectBy: 'id', recordId: String(first.id) }))).toEqual([first]);
-			expect(await runJson(service, job('get', { selectBy: 'field', selectField: 'url', selectValue: 'https://b.example.com' }))).toEqual([second]);
+			const [first, second] = await addJobs(
+				{ url: 'https://a.example.com', email: 'a@example.com' },
+				{ url: 'https://b.example.com', email: 'b@example.com' },
+			);
+			expect(
+				await runJson(service, job('get', { selectBy: 'id', recordId: String(first.id) })),
+			).toEqual([first]);
+			expect(
+				await runJson(
+					service,
+					job('get', {
+						selectBy: 'field',
+						selectField: 'url',
+						selectValue: 'https://b.example.com',
+					}),
+				),
+			).toEqual([second]);
 		});
 
 		it('refuses an email shared by several jobs, and says when a job does not exist', async () => {
-			await addJobs({ url: 'https://a.example.com', email: 'same@example.com' }, { url: 'https://b.example.com', email: 'same@example.com' });
-			const ambiguous = await runError(service, job('get', { selectBy: 'field', selectField: 'email', selectValue: 'same@example.com' }));
+			await addJobs(
+				{ url: 'https://a.example.com', email: 'same@example.com' },
+				{ url: 'https://b.example.com', email: 'same@example.com' },
+			);
+			const ambiguous = await runError(
+				service,
+				job('get', { selectBy: 'field', selectField: 'email', selectValue: 'same@example.com' }),
+			);
 			expect(ambiguous).toBeInstanceOf(NodeApiError);
 			expect(ambiguous.message).toBe('2 records match the job with email "same@example.com"');
 			const missing = await runError(service, job('get', { selectBy: 'id', recordId: '4242' }));
@@ -132,10 +234,22 @@ describe('Website Export node: Job resource', () => {
 		it('sends one request per item and logs in at most once', async () => {
 			// A little latency, so that the items really overlap.
 			service.emulator.settings.latencyMs = 20;
-			const stored = await addJobs(...Array.from({ length: 6 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
-			const output = await runJson(service, { ...job('get', { selectBy: 'id', recordId: '={{ $json.id }}' }), options: { requestsInFlight: 4 } }, {
-				items: itemsOf(...stored.map(({ id }) => ({ id }))),
-			});
+			const stored = await addJobs(
+				...Array.from({ length: 6 }, (_, i) => ({
+					url: `https://site${i}.example.com`,
+					email: 'a@example.com',
+				})),
+			);
+			const output = await runJson(
+				service,
+				{
+					...job('get', { selectBy: 'id', recordId: '={{ $json.id }}' }),
+					options: { requestsInFlight: 4 },
+				},
+				{
+					items: itemsOf(...stored.map(({ id }) => ({ id }))),
+				},
+			);
 			expect(output.map((j) => j.id)).toEqual(stored.map((j) => j.id));
 			const requests = requestsSince(service.emulator);
 			expect(requests.rest).toBe(6);
@@ -162,33 +276,81 @@ describe('Website Export node: Job resource', () => {
 		const lastQuery = () => decodeURIComponent(service.emulator.log.at(-1)?.query ?? '');
 
 		it('returns the newest first by default, or the oldest first', async () => {
-			expect(ids(await runJson(service, job('getAll', { returnAll: true })))).toEqual(ids([late, middle, early]));
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, sort: 'oldest' })))).toEqual(ids([early, middle, late]));
-			expect(ids(await runJson(service, job('getAll', { returnAll: false, limit: 2, sort: 'newest' })))).toEqual(ids([late, middle]));
+			expect(ids(await runJson(service, job('getAll', { returnAll: true })))).toEqual(
+				ids([late, middle, early]),
+			);
+			expect(
+				ids(await runJson(service, job('getAll', { returnAll: true, sort: 'oldest' }))),
+			).toEqual(ids([early, middle, late]));
+			expect(
+				ids(await runJson(service, job('getAll', { returnAll: false, limit: 2, sort: 'newest' }))),
+			).toEqual(ids([late, middle]));
 		});
 
 		it('breaks ties between jobs created in the same instant by ID', async () => {
 			const at = new Date(T0 + 3 * HOUR).toISOString();
-			const [x, y] = await addJobs({ url: 'https://x.example.com', email: 'x@example.com', created_at: at }, { url: 'https://y.example.com', email: 'x@example.com', created_at: at });
+			const [x, y] = await addJobs(
+				{ url: 'https://x.example.com', email: 'x@example.com', created_at: at },
+				{ url: 'https://y.example.com', email: 'x@example.com', created_at: at },
+			);
 			const filters = { email: 'x@example.com' };
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters })))).toEqual(ids([y, x]));
+			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters })))).toEqual(
+				ids([y, x]),
+			);
 			expect(lastQuery()).toContain('order=created_at.desc,id.desc');
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters, sort: 'oldest' })))).toEqual(ids([x, y]));
+			expect(
+				ids(await runJson(service, job('getAll', { returnAll: true, filters, sort: 'oldest' }))),
+			).toEqual(ids([x, y]));
 			expect(lastQuery()).toContain('order=created_at.asc,id.asc');
 		});
 
 		it('filters by status, URL and email', async () => {
-			const finished = await runJson(service, job('getAll', { returnAll: true, filters: { status: 'finished' } }));
-			expect(finished.map((j) => [j.id, j.status])).toEqual([[middle.id, 'finished'], [early.id, 'finished']]);
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters: { status: 'queued' } })))).toEqual(ids([late]));
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters: { url: 'https://a.example.com' } })))).toEqual(ids([late, early]));
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters: { url: 'https://a.example.com', email: 'b@example.com' } })))).toEqual(ids([late]));
+			const finished = await runJson(
+				service,
+				job('getAll', { returnAll: true, filters: { status: 'finished' } }),
+			);
+			expect(finished.map((j) => [j.id, j.status])).toEqual([
+				[middle.id, 'finished'],
+				[early.id, 'finished'],
+			]);
+			expect(
+				ids(
+					await runJson(service, job('getAll', { returnAll: true, filters: { status: 'queued' } })),
+				),
+			).toEqual(ids([late]));
+			expect(
+				ids(
+					await runJson(
+						service,
+						job('getAll', { returnAll: true, filters: { url: 'https://a.example.com' } }),
+					),
+				),
+			).toEqual(ids([late, early]));
+			expect(
+				ids(
+					await runJson(
+						service,
+						job('getAll', {
+							returnAll: true,
+							filters: { url: 'https://a.example.com', email: 'b@example.com' },
+						}),
+					),
+				),
+			).toEqual(ids([late]));
 		});
 
 		it('filters by creation time: Created After includes the moment, Created Before excludes it', async () => {
-			const filters = { createdAfter: new Date(T0 + HOUR).toISOString(), createdBefore: new Date(T0 + 2 * HOUR).toISOString() };
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters })))).toEqual(ids([middle]));
-			const after = await runJson(service, job('getAll', { returnAll: true, filters: { createdAfter: '2026-03-01T00:30:00+00:00' } }));
+			const filters = {
+				createdAfter: new Date(T0 + HOUR).toISOString(),
+				createdBefore: new Date(T0 + 2 * HOUR).toISOString(),
+			};
+			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters })))).toEqual(
+				ids([middle]),
+			);
+			const after = await runJson(
+				service,
+				job('getAll', { returnAll: true, filters: { createdAfter: '2026-03-01T00:30:00+00:00' } }),
+			);
 			expect(ids(after)).toEqual(ids([late, middle]));
 			expect(lastQuery()).toContain('created_at=gte.2026-03-01T00:30:00.000Z');
 		});
@@ -196,7 +358,14 @@ describe('Website Export node: Job resource', () => {
 		it("reads a date without an offset in the workflow's time zone", async () => {
 			const zone = getGlobalState().defaultTimezone;
 			const local = DateTime.fromMillis(T0 + HOUR, { zone }).toFormat("yyyy-LL-dd'T'HH:mm:ss");
-			expect(ids(await runJson(service, job('getAll', { returnAll: true, filters: { createdBefore: local } })))).toEqual(ids([early]));
+			expect(
+				ids(
+					await runJson(
+						service,
+						job('getAll', { returnAll: true, filters: { createdBefore: local } }),
+					),
+				),
+			).toEqual(ids([early]));
 		});
 	});
 
@@ -205,21 +374,48 @@ describe('Website Export node: Job resource', () => {
 			const [stored] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' });
 			const [updated] = await runJson(
 				service,
-				job('update', { selectBy: 'id', recordId: String(stored.id), updateFields: { url: 'https://new.example.com', email: 'new@example.com', status: 'finished' } }),
+				job('update', {
+					selectBy: 'id',
+					recordId: String(stored.id),
+					updateFields: {
+						url: 'https://new.example.com',
+						email: 'new@example.com',
+						status: 'finished',
+					},
+				}),
 			);
-			expect(updated).toEqual({ ...stored, url: 'https://new.example.com', email: 'new@example.com', status: 'finished' });
+			expect(updated).toEqual({
+				...stored,
+				url: 'https://new.example.com',
+				email: 'new@example.com',
+				status: 'finished',
+			});
 			expect(restCalls()).toEqual(['PATCH jobs']);
 		});
 
 		it('updates a job selected by its email', async () => {
-			const [, stored] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
-			const [updated] = await runJson(service, job('update', { selectBy: 'field', selectField: 'email', selectValue: 'b@example.com', updateFields: { status: 'failed' } }));
+			const [, stored] = await addJobs(
+				{ url: 'https://a.example.com', email: 'a@example.com' },
+				{ url: 'https://b.example.com', email: 'b@example.com' },
+			);
+			const [updated] = await runJson(
+				service,
+				job('update', {
+					selectBy: 'field',
+					selectField: 'email',
+					selectValue: 'b@example.com',
+					updateFields: { status: 'failed' },
+				}),
+			);
 			expect(updated).toMatchObject({ id: stored.id, status: 'failed' });
 			expect(restCalls()).toEqual(['GET jobs', 'PATCH jobs']);
 		});
 
 		it('says when the job does not exist', async () => {
-			const error = await runError(service, job('update', { selectBy: 'id', recordId: '4242', updateFields: { status: 'failed' } }));
+			const error = await runError(
+				service,
+				job('update', { selectBy: 'id', recordId: '4242', updateFields: { status: 'failed' } }),
+			);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe('No job with ID 4242 was found');
 		});
@@ -227,13 +423,25 @@ describe('Website Export node: Job resource', () => {
 
 	describe('delete', () => {
 		it('deletes a job and outputs it', async () => {
-			const [stored, kept] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' }, { url: 'https://b.example.com', email: 'b@example.com' });
-			expect(await runJson(service, job('delete', { selectBy: 'id', recordId: String(stored.id) }))).toEqual([{ deleted: true, ...stored }]);
+			const [stored, kept] = await addJobs(
+				{ url: 'https://a.example.com', email: 'a@example.com' },
+				{ url: 'https://b.example.com', email: 'b@example.com' },
+			);
+			expect(
+				await runJson(service, job('delete', { selectBy: 'id', recordId: String(stored.id) })),
+			).toEqual([{ deleted: true, ...stored }]);
 			expect(await service.emulator.rows('jobs')).toEqual([kept]);
 		});
 
 		it('says when the job does not exist', async () => {
-			const error = await runError(service, job('delete', { selectBy: 'field', selectField: 'url', selectValue: 'https://none.example.com' }));
+			const error = await runError(
+				service,
+				job('delete', {
+					selectBy: 'field',
+					selectField: 'url',
+					selectValue: 'https://none.example.com',
+				}),
+			);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe('No job with url "https://none.example.com" was found');
 			expect(restCalls()).toEqual(['GET jobs']);
@@ -241,48 +449,135 @@ describe('Website Export node: Job resource', () => {
 	});
 
 	describe('validation, before any request', () => {
-		const create = (parameters: INodeParameters) => job('create', { url: 'https://example.com', email: 'me@example.com', ...parameters });
+		const create = (parameters: INodeParameters) =>
+			job('create', { url: 'https://example.com', email: 'me@example.com', ...parameters });
 		const cases: Array<[string, INodeParameters, string]> = [
 			['an empty URL', create({ url: '' }), 'URL is required'],
-			['a URL without http(s)', create({ url: 'ftp://example.com' }), 'URL must be a full http:// or https:// address'],
-			['a URL that is no address', create({ url: 'example' }), 'URL must be a full http:// or https:// address'],
+			[
+				'a URL without http(s)',
+				create({ url: 'ftp://example.com' }),
+				'URL must be a full http:// or https:// address',
+			],
+			[
+				'a URL that is no address',
+				create({ url: 'example' }),
+				'URL must be a full http:// or https:// address',
+			],
 			['an empty email', create({ email: ' ' }), 'Email is required'],
 			['a bad email', create({ email: 'me-at-example.com' }), 'Email must be an email address'],
-			['a relative option without a path', create({ optionMode: 'relative', optionRelativePath: '' }), 'Relative Path is required when the mode is Relative'],
-			['an absolute option without a Replace URL', create({ optionMode: 'absolute' }), 'Replace URL is required'],
-			['an absolute option with a bad Replace URL', create({ optionMode: 'absolute', optionReplaceUrl: 'mirror' }), 'Replace URL must be a full http:// or https:// address'],
-			['a timeout of 0', create({ waitForCompletion: true, timeout: 0 }), 'Timeout (Seconds) must be at least 1'],
-			['a timeout over a day', create({ waitForCompletion: true, timeout: 86401 }), 'Timeout (Seconds) must be at most 86400'],
-			['a check interval of 0', create({ waitForCompletion: true, pollInterval: 0 }), 'Check Every (Seconds) must be at least 1'],
-			...['abc', '0', '1.5'].flatMap((bad): Array<[string, INodeParameters, string]> => [
-				[`get with Job ID "${bad}"`, job('get', { selectBy: 'id', recordId: bad }), 'Job ID must be a whole number greater than 0'],
-				[`update with Job ID "${bad}"`, job('update', { selectBy: 'id', recordId: bad, updateFields: { status: 'failed' } }), 'Job ID must be a whole number greater than 0'],
-				[`delete with Job ID "${bad}"`, job('delete', { selectBy: 'id', recordId: bad }), 'Job ID must be a whole number greater than 0'],
-			]),
-			['update without fields', job('update', { selectBy: 'id', recordId: '1', updateFields: {} }), 'Nothing to update: add at least one field under Update Fields'],
-			['update to a bad URL', job('update', { selectBy: 'id', recordId: '1', updateFields: { url: 'example' } }), 'URL must be a full http:// or https:// address'],
-			['update to a bad email', job('update', { selectBy: 'id', recordId: '1', updateFields: { email: 'nobody' } }), 'Email must be an email address'],
-			['update to an unknown status', job('update', { selectBy: 'id', recordId: '1', updateFields: { status: 'done' } }), 'Status must be one of queued, running, finished, failed'],
-			['getAll with an unknown status', job('getAll', { returnAll: true, filters: { status: 'done' } }), 'Status must be one of queued, running, finished, failed'],
-			['getAll with a bad date', job('getAll', { returnAll: true, filters: { createdAfter: 'yesterday' } }), 'Created After must be a date and time'],
+			[
+				'a relative option without a path',
+				create({ optionMode: 'relative', optionRelativePath: '' }),
+				'Relative Path is required when the mode is Relative',
+			],
+			[
+				'an absolute option without a Replace URL',
+				create({ optionMode: 'absolute' }),
+				'Replace URL is required',
+			],
+			[
+				'an absolute option with a bad Replace URL',
+				create({ optionMode: 'absolute', optionReplaceUrl: 'mirror' }),
+				'Replace URL must be a full http:// or https:// address',
+			],
+			[
+				'a timeout of 0',
+				create({ waitForCompletion: true, timeout: 0 }),
+				'Timeout (Seconds) must be at least 1',
+			],
+			[
+				'a timeout over a day',
+				create({ waitForCompletion: true, timeout: 86401 }),
+				'Timeout (Seconds) must be at most 86400',
+			],
+			[
+				'a check interval of 0',
+				create({ waitForCompletion: true, pollInterval: 0 }),
+				'Check Every (Seconds) must be at least 1',
+			],
+			...['abc', '0', '1.5'].flatMap(
+				(bad): Array<[string, INodeParameters, string]> => [
+					[
+						`get with Job ID "${bad}"`,
+						job('get', { selectBy: 'id', recordId: bad }),
+						'Job ID must be a whole number greater than 0',
+					],
+					[
+						`update with Job ID "${bad}"`,
+						job('update', { selectBy: 'id', recordId: bad, updateFields: { status: 'failed' } }),
+						'Job ID must be a whole number greater than 0',
+					],
+					[
+						`delete with Job ID "${bad}"`,
+						job('delete', { selectBy: 'id', recordId: bad }),
+						'Job ID must be a whole number greater than 0',
+					],
+				],
+			),
+			[
+				'update without fields',
+				job('update', { selectBy: 'id', recordId: '1', updateFields: {} }),
+				'Nothing to update: add at least one field under Update Fields',
+			],
+			[
+				'update to a bad URL',
+				job('update', { selectBy: 'id', recordId: '1', updateFields: { url: 'example' } }),
+				'URL must be a full http:// or https:// address',
+			],
+			[
+				'update to a bad email',
+				job('update', { selectBy: 'id', recordId: '1', updateFields: { email: 'nobody' } }),
+				'Email must be an email address',
+			],
+			[
+				'update to an unknown status',
+				job('update', { selectBy: 'id', recordId: '1', updateFields: { status: 'done' } }),
+				'Status must be one of queued, running, finished, failed',
+			],
+			[
+				'getAll with an unknown status',
+				job('getAll', { returnAll: true, filters: { status: 'done' } }),
+				'Status must be one of queued, running, finished, failed',
+			],
+			[
+				'getAll with a bad date',
+				job('getAll', { returnAll: true, filters: { createdAfter: 'yesterday' } }),
+				'Created After must be a date and time',
+			],
 			[
 				'getAll with Created After not before Created Before',
-				job('getAll', { returnAll: true, filters: { createdAfter: '2026-03-02T00:00:00Z', createdBefore: '2026-03-01T00:00:00Z' } }),
+				job('getAll', {
+					returnAll: true,
+					filters: { createdAfter: '2026-03-02T00:00:00Z', createdBefore: '2026-03-01T00:00:00Z' },
+				}),
 				'Created After must be earlier than Created Before',
 			],
-			['getAll with a limit of 0', job('getAll', { returnAll: false, limit: 0 }), 'Limit must be at least 1'],
+			[
+				'getAll with a limit of 0',
+				job('getAll', { returnAll: false, limit: 0 }),
+				'Limit must be at least 1',
+			],
 		];
 
-		it.each(cases)('%s: NodeOperationError naming the field and the item, no request', async (_name, parameters, message) => {
-			await expectInputError(service, parameters, message);
-		});
+		it.each(cases)(
+			'%s: NodeOperationError naming the field and the item, no request',
+			async (_name, parameters, message) => {
+				await expectInputError(service, parameters, message);
+			},
+		);
 
 		it('names the second item when it is the bad one, and sends nothing for any item', async () => {
-			const error = await runError(service, job('create', { url: '={{ $json.url }}', email: 'me@example.com', optionMode: 'offline' }), {
-				items: itemsOf({ url: 'https://example.com' }, { url: 'example.com' }),
-			});
+			const error = await runError(
+				service,
+				job('create', { url: '={{ $json.url }}', email: 'me@example.com', optionMode: 'offline' }),
+				{
+					items: itemsOf({ url: 'https://example.com' }, { url: 'example.com' }),
+				},
+			);
 			expect(error).toBeInstanceOf(NodeOperationError);
-			expect(error.description).toBe('URL must be a full http:// or https:// address, e.g. https://example.com [item 1]');
+			expect(error.description).toBe(
+				'URL must be a full http:// or https:// address, e.g. https://example.com [item 1]',
+			);
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(1);
 			expect(restCalls()).toEqual([]);
 		});

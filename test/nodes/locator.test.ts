@@ -22,8 +22,15 @@ describe('Website Export node v2: resource locators', () => {
 	});
 
 	const jobs = async (n: number, prefix = 'site') =>
-		(await service.emulator.insert('jobs', Array.from({ length: n }, (_, i) => ({ url: `https://${prefix}${i}.example.com/`, email: `owner${i % 3}@example.com` })))) as IDataObject[];
-	const search = (method: string, filter?: string, token?: string) => service.harness.listSearch(node, method, filter, token);
+		(await service.emulator.insert(
+			'jobs',
+			Array.from({ length: n }, (_, i) => ({
+				url: `https://${prefix}${i}.example.com/`,
+				email: `owner${i % 3}@example.com`,
+			})),
+		)) as IDataObject[];
+	const search = (method: string, filter?: string, token?: string) =>
+		service.harness.listSearch(node, method, filter, token);
 
 	describe('From List', () => {
 		it('lists jobs newest first, 50 a page, with a token for the next page, until the end', async () => {
@@ -40,7 +47,9 @@ describe('Website Export node v2: resource locators', () => {
 			expect(pages).toBe(3);
 			expect(seen).toEqual(stored.map((job) => String(job.id)).reverse());
 			const [first] = (await search('searchJobs')).results;
-			expect(first.name).toMatch(/^#\d+ · https:\/\/site119\.example\.com\/ · owner2@example\.com · queued · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+			expect(first.name).toMatch(
+				/^#\d+ · https:\/\/site119\.example\.com\/ · owner2@example\.com · queued · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+			);
 		});
 
 		it('searches jobs by URL or email on the service, not in n8n', async () => {
@@ -48,7 +57,10 @@ describe('Website Export node v2: resource locators', () => {
 			await jobs(2, 'docs-');
 			const before = service.emulator.log.length;
 			const byUrl = await search('searchJobs', 'DOCS-');
-			expect(byUrl.results.map((result) => result.name.split(' · ')[1])).toEqual(['https://docs-1.example.com/', 'https://docs-0.example.com/']);
+			expect(byUrl.results.map((result) => result.name.split(' · ')[1])).toEqual([
+				'https://docs-1.example.com/',
+				'https://docs-0.example.com/',
+			]);
 			const byEmail = await search('searchJobs', 'owner1@');
 			expect(byEmail.results).toHaveLength(4);
 			expect(requestsSince(service.emulator, before).rest).toBe(2);
@@ -58,9 +70,15 @@ describe('Website Export node v2: resource locators', () => {
 
 		it('searches options by job ID or mode, and downloads by job ID', async () => {
 			const [a, b] = await jobs(2);
-			await service.emulator.insert('options', [{ mode: 'offline', job_id: a.id }, { mode: 'relative', relative_path: '/x/', job_id: b.id }, { mode: 'offline', job_id: b.id }]);
+			await service.emulator.insert('options', [
+				{ mode: 'offline', job_id: a.id },
+				{ mode: 'relative', relative_path: '/x/', job_id: b.id },
+				{ mode: 'offline', job_id: b.id },
+			]);
 			expect((await search('searchOptions', String(b.id))).results).toHaveLength(2);
-			expect((await search('searchOptions', 'rel')).results.map((r) => r.name)).toEqual([expect.stringMatching(/ · relative · job #/)]);
+			expect((await search('searchOptions', 'rel')).results.map((r) => r.name)).toEqual([
+				expect.stringMatching(/ · relative · job #/),
+			]);
 			await service.emulator.insert('downloads', [{ job_id: a.id }, { job_id: b.id }]);
 			const downloads = await search('searchDownloads', String(a.id));
 			expect(downloads.results).toHaveLength(1);
@@ -70,7 +88,12 @@ describe('Website Export node v2: resource locators', () => {
 	});
 
 	describe('picking a record', () => {
-		const get = (resource: string, recordId: unknown): INodeParameters => ({ resource, operation: 'get', selectBy: 'id', recordId: recordId as string });
+		const get = (resource: string, recordId: unknown): INodeParameters => ({
+			resource,
+			operation: 'get',
+			selectBy: 'id',
+			recordId: recordId as string,
+		});
 
 		it.each(['list', 'id'])('gets a job picked %s', async (mode) => {
 			const [, job] = await jobs(3);
@@ -82,30 +105,76 @@ describe('Website Export node v2: resource locators', () => {
 			const [, job] = await jobs(3);
 			const byUrl = locator('url', String(job.url));
 			expect((await runJson(service, get('job', byUrl), V2))[0].id).toBe(job.id);
-			const [updated] = await runJson(service, { resource: 'job', operation: 'update', selectBy: 'id', recordId: byUrl as unknown as string, updateFields: { email: 'new@example.com' } }, V2);
+			const [updated] = await runJson(
+				service,
+				{
+					resource: 'job',
+					operation: 'update',
+					selectBy: 'id',
+					recordId: byUrl as unknown as string,
+					updateFields: { email: 'new@example.com' },
+				},
+				V2,
+			);
 			expect(updated).toMatchObject({ id: job.id, email: 'new@example.com' });
-			const [deleted] = await runJson(service, { resource: 'job', operation: 'delete', selectBy: 'id', recordId: byUrl as unknown as string }, V2);
+			const [deleted] = await runJson(
+				service,
+				{
+					resource: 'job',
+					operation: 'delete',
+					selectBy: 'id',
+					recordId: byUrl as unknown as string,
+				},
+				V2,
+			);
 			expect(deleted).toMatchObject({ deleted: true, id: job.id });
 		});
 
 		it('refuses a URL that matches several jobs, or none', async () => {
-			await service.emulator.insert('jobs', [{ url: 'https://twice.example.com', email: 'a@example.com' }, { url: 'https://twice.example.com', email: 'b@example.com' }]);
-			const several = await runError(service, get('job', locator('url', 'https://twice.example.com')), V2);
+			await service.emulator.insert('jobs', [
+				{ url: 'https://twice.example.com', email: 'a@example.com' },
+				{ url: 'https://twice.example.com', email: 'b@example.com' },
+			]);
+			const several = await runError(
+				service,
+				get('job', locator('url', 'https://twice.example.com')),
+				V2,
+			);
 			expect(several).toBeInstanceOf(NodeApiError);
 			expect(several.message).toBe('2 records match the job with URL "https://twice.example.com"');
-			const none = await runError(service, get('job', locator('url', 'https://nowhere.example.com')), V2);
+			const none = await runError(
+				service,
+				get('job', locator('url', 'https://nowhere.example.com')),
+				V2,
+			);
 			expect(none.message).toBe('No job with URL "https://nowhere.example.com" was found');
 		});
 
 		it('gets an option and a download, and downloads an archive, picked From List', async () => {
 			service.emulator.settings.jobDurationMs = 1;
 			const [job] = await jobs(1);
-			const [option] = await service.emulator.insert('options', [{ mode: 'offline', job_id: job.id }]) as IDataObject[];
+			const [option] = (await service.emulator.insert('options', [
+				{ mode: 'offline', job_id: job.id },
+			])) as IDataObject[];
 			await service.emulator.clock.advance(10);
-			const [download] = await service.emulator.rows('downloads') as IDataObject[];
-			expect((await runJson(service, get('option', locator('list', String(option.id))), V2))[0].id).toBe(option.id);
-			expect((await runJson(service, get('download', locator('list', String(download.id))), V2))[0].id).toBe(download.id);
-			const [archive] = await runJson(service, { resource: 'download', operation: 'downloadArchive', downloadBy: 'id', downloadId: locator('list', String(download.id)) as unknown as string, binaryPropertyName: 'data' }, V2);
+			const [download] = (await service.emulator.rows('downloads')) as IDataObject[];
+			expect(
+				(await runJson(service, get('option', locator('list', String(option.id))), V2))[0].id,
+			).toBe(option.id);
+			expect(
+				(await runJson(service, get('download', locator('list', String(download.id))), V2))[0].id,
+			).toBe(download.id);
+			const [archive] = await runJson(
+				service,
+				{
+					resource: 'download',
+					operation: 'downloadArchive',
+					downloadBy: 'id',
+					downloadId: locator('list', String(download.id)) as unknown as string,
+					binaryPropertyName: 'data',
+				},
+				V2,
+			);
 			expect(archive).toMatchObject({ id: download.id, fileName: expect.stringMatching(/\.zip$/) });
 		});
 
@@ -119,8 +188,21 @@ describe('Website Export node v2: resource locators', () => {
 		it('keeps version 1 workflows working: a plain ID, and an expression', async () => {
 			const [job] = await jobs(1);
 			expect((await runJson(service, get('job', String(job.id))))[0].id).toBe(job.id);
-			expect((await runJson(service, get('job', '={{ $json.id }}'), { items: [{ json: { id: job.id } }] }))[0].id).toBe(job.id);
-			expect((await runJson(service, get('job', locator('id', '={{ $json.id }}')), { ...V2, items: [{ json: { id: job.id } }] }))[0].id).toBe(job.id);
+			expect(
+				(
+					await runJson(service, get('job', '={{ $json.id }}'), {
+						items: [{ json: { id: job.id } }],
+					})
+				)[0].id,
+			).toBe(job.id);
+			expect(
+				(
+					await runJson(service, get('job', locator('id', '={{ $json.id }}')), {
+						...V2,
+						items: [{ json: { id: job.id } }],
+					})
+				)[0].id,
+			).toBe(job.id);
 		});
 	});
 
@@ -131,14 +213,23 @@ describe('Website Export node v2: resource locators', () => {
 			parameters: (jobId: unknown, option: IDataObject, typeVersion: number) => INodeParameters;
 			received: (output: IDataObject[], option: IDataObject) => unknown;
 		}
-		const storedJobId = async (optionId: unknown) => ((await service.emulator.rows('options')) as IDataObject[]).find((row) => row.id === optionId)?.job_id;
+		const storedJobId = async (optionId: unknown) =>
+			((await service.emulator.rows('options')) as IDataObject[]).find((row) => row.id === optionId)
+				?.job_id;
 		const filteredJobId = () => {
-			const query = decodeURIComponent(service.emulator.log.filter((entry) => entry.kind === 'rest').at(-1)?.query ?? '');
+			const query = decodeURIComponent(
+				service.emulator.log.filter((entry) => entry.kind === 'rest').at(-1)?.query ?? '',
+			);
 			return Number(/(?:^|&)job_id=eq\.(\d+)/.exec(query)?.[1]);
 		};
 		const cases: Record<string, JobIdCase> = {
 			'option create': {
-				parameters: (jobId) => ({ resource: 'option', operation: 'create', mode: 'offline', additionalFields: { jobId } as INodeParameters }),
+				parameters: (jobId) => ({
+					resource: 'option',
+					operation: 'create',
+					mode: 'offline',
+					additionalFields: { jobId } as INodeParameters,
+				}),
 				received: ([created]) => storedJobId(created.id),
 			},
 			'option update': {
@@ -146,17 +237,30 @@ describe('Website Export node v2: resource locators', () => {
 					resource: 'option',
 					operation: 'update',
 					selectBy: 'id',
-					recordId: (typeVersion === 1 ? String(option.id) : locator('id', String(option.id))) as string,
+					recordId: (typeVersion === 1
+						? String(option.id)
+						: locator('id', String(option.id))) as string,
 					updateFields: { jobId } as INodeParameters,
 				}),
 				received: (_, option) => storedJobId(option.id),
 			},
 			'option getAll filter': {
-				parameters: (jobId) => ({ resource: 'option', operation: 'getAll', returnAll: true, filters: { jobId } as INodeParameters }),
+				parameters: (jobId) => ({
+					resource: 'option',
+					operation: 'getAll',
+					returnAll: true,
+					filters: { jobId } as INodeParameters,
+				}),
 				received: filteredJobId,
 			},
 			'download getAll filter': {
-				parameters: (jobId) => ({ resource: 'download', operation: 'getAll', returnAll: true, onlyValidLinks: false, filters: { jobId } as INodeParameters }),
+				parameters: (jobId) => ({
+					resource: 'download',
+					operation: 'getAll',
+					returnAll: true,
+					onlyValidLinks: false,
+					filters: { jobId } as INodeParameters,
+				}),
 				received: filteredJobId,
 			},
 		};
@@ -165,19 +269,28 @@ describe('Website Export node v2: resource locators', () => {
 			['v2 By ID', (id) => locator('id', id), 2],
 			['v1 plain ID', (id) => id, 1],
 		];
-		const table = Object.keys(cases).flatMap((name) => picks.map(([pick, value, typeVersion]) => [name, pick, value, typeVersion] as const));
+		const table = Object.keys(cases).flatMap((name) =>
+			picks.map(([pick, value, typeVersion]) => [name, pick, value, typeVersion] as const),
+		);
 
 		// Two jobs, each with an option and a download: a filter that ignored the Job ID would return both.
 		const seed = async () => {
 			const [a, b] = await jobs(2);
-			const [option] = await service.emulator.insert('options', [{ mode: 'offline', job_id: a.id }, { mode: 'offline', job_id: b.id }]) as IDataObject[];
+			const [option] = (await service.emulator.insert('options', [
+				{ mode: 'offline', job_id: a.id },
+				{ mode: 'offline', job_id: b.id },
+			])) as IDataObject[];
 			await service.emulator.insert('downloads', [{ job_id: a.id }, { job_id: b.id }]);
 			return { job: b, option };
 		};
 
 		it.each(table)('%s, %s: sends the job_id', async (name, _pick, value, typeVersion) => {
 			const { job, option } = await seed();
-			const output = await runJson(service, cases[name].parameters(value(String(job.id)), option, typeVersion), { typeVersion });
+			const output = await runJson(
+				service,
+				cases[name].parameters(value(String(job.id)), option, typeVersion),
+				{ typeVersion },
+			);
 			expect(output.length).toBeGreaterThan(0);
 			expect(output.every((record) => record.job_id === job.id)).toBe(true);
 			expect(await cases[name].received(output, option)).toBe(job.id);
@@ -185,7 +298,11 @@ describe('Website Export node v2: resource locators', () => {
 
 		it.each(Object.keys(cases))('%s: refuses an invalid By ID before any request', async (name) => {
 			const { option } = await seed();
-			const error = await runError(service, cases[name].parameters(locator('id', 'abc'), option, 2), V2);
+			const error = await runError(
+				service,
+				cases[name].parameters(locator('id', 'abc'), option, 2),
+				V2,
+			);
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toContain('Job ID must be a whole number greater than 0');
 			expect(service.emulator.log).toHaveLength(0);
@@ -193,7 +310,11 @@ describe('Website Export node v2: resource locators', () => {
 
 		it('leaves the filter out when the picked job is empty', async () => {
 			await seed();
-			const output = await runNode(service, cases['option getAll filter'].parameters(locator('list', ''), {}, 2), V2);
+			const output = await runNode(
+				service,
+				cases['option getAll filter'].parameters(locator('list', ''), {}, 2),
+				V2,
+			);
 			expect(output).toHaveLength(2);
 		});
 	});
@@ -202,10 +323,21 @@ describe('Website Export node v2: resource locators', () => {
 		// The editor's view: n8n's own display rules, for a node of the given version.
 		const shown = (typeVersion: number, values: INodeParameters): INodeProperties[] => {
 			const nodeOf = (parameters: INodeParameters) => ({ typeVersion, parameters }) as INode;
-			const parameters = NodeHelpers.getNodeParameters(node.description.properties, values, true, false, nodeOf(values), node.description) ?? {};
-			return node.description.properties.filter((property) => NodeHelpers.displayParameter(parameters, property, nodeOf(parameters), node.description));
+			const parameters =
+				NodeHelpers.getNodeParameters(
+					node.description.properties,
+					values,
+					true,
+					false,
+					nodeOf(values),
+					node.description,
+				) ?? {};
+			return node.description.properties.filter((property) =>
+				NodeHelpers.displayParameter(parameters, property, nodeOf(parameters), node.description),
+			);
 		};
-		const named = (properties: INodeProperties[], name: string) => properties.filter((property) => property.name === name);
+		const named = (properties: INodeProperties[], name: string) =>
+			properties.filter((property) => property.name === name);
 
 		it.each([
 			[1, 'ID'],
@@ -219,7 +351,12 @@ describe('Website Export node v2: resource locators', () => {
 		});
 
 		it('version 2 says what Record picks: by URL only for a job', () => {
-			const description = (resource: string) => (named(shown(2, { resource, operation: 'get' }), 'selectBy')[0].options?.[0] as { description: string }).description;
+			const description = (resource: string) =>
+				(
+					named(shown(2, { resource, operation: 'get' }), 'selectBy')[0].options?.[0] as {
+						description: string;
+					}
+				).description;
 			expect(description('job')).toBe('The job picked from the list, by ID or by URL');
 			expect(description('option')).toBe('The option picked from the list, by ID');
 		});
@@ -229,26 +366,43 @@ describe('Website Export node v2: resource locators', () => {
 			['option', 'update', 'updateFields'],
 			['option', 'getAll', 'filters'],
 			['download', 'getAll', 'filters'],
-		])('%s %s: Job ID in %s is a plain field in version 1, a From List / By ID locator in version 2', (resource, operation, collection) => {
-			const jobIdOf = (typeVersion: number) => {
-				const collections = named(shown(typeVersion, { resource, operation }), collection);
-				expect(collections).toHaveLength(1);
-				const jobIds = (collections[0].options as INodeProperties[]).filter((option) => option.name === 'jobId');
-				expect(jobIds).toHaveLength(1);
-				return jobIds[0];
-			};
-			expect(jobIdOf(1)).toMatchObject({ type: 'string', default: '' });
-			const jobLocator = jobIdOf(2);
-			expect(jobLocator).toMatchObject({ type: 'resourceLocator', default: { mode: 'list', value: '' } });
-			expect(jobLocator.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
-			expect(jobLocator.modes?.[0].typeOptions?.searchListMethod).toBe('searchJobs');
-			const recordIdRegex = named(node.description.properties, 'recordId').find((property) => property.type === 'resourceLocator')?.modes?.[1].validation;
-			expect(jobLocator.modes?.[1].validation).toEqual(recordIdRegex);
-		});
+		])(
+			'%s %s: Job ID in %s is a plain field in version 1, a From List / By ID locator in version 2',
+			(resource, operation, collection) => {
+				const jobIdOf = (typeVersion: number) => {
+					const collections = named(shown(typeVersion, { resource, operation }), collection);
+					expect(collections).toHaveLength(1);
+					const jobIds = (collections[0].options as INodeProperties[]).filter(
+						(option) => option.name === 'jobId',
+					);
+					expect(jobIds).toHaveLength(1);
+					return jobIds[0];
+				};
+				expect(jobIdOf(1)).toMatchObject({ type: 'string', default: '' });
+				const jobLocator = jobIdOf(2);
+				expect(jobLocator).toMatchObject({
+					type: 'resourceLocator',
+					default: { mode: 'list', value: '' },
+				});
+				expect(jobLocator.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
+				expect(jobLocator.modes?.[0].typeOptions?.searchListMethod).toBe('searchJobs');
+				const recordIdRegex = named(node.description.properties, 'recordId').find(
+					(property) => property.type === 'resourceLocator',
+				)?.modes?.[1].validation;
+				expect(jobLocator.modes?.[1].validation).toEqual(recordIdRegex);
+			},
+		);
 
-		it('keeps a stored Job ID of either shape through n8n\'s parameter resolution', () => {
+		it("keeps a stored Job ID of either shape through n8n's parameter resolution", () => {
 			const stored = (typeVersion: number, jobId: unknown) =>
-				NodeHelpers.getNodeParameters(node.description.properties, { resource: 'option', operation: 'getAll', filters: { jobId } as INodeParameters }, true, false, { typeVersion } as INode, node.description)?.filters;
+				NodeHelpers.getNodeParameters(
+					node.description.properties,
+					{ resource: 'option', operation: 'getAll', filters: { jobId } as INodeParameters },
+					true,
+					false,
+					{ typeVersion } as INode,
+					node.description,
+				)?.filters;
 			expect(stored(1, '7')).toEqual({ jobId: '7' });
 			expect(stored(2, locator('list', '7'))).toEqual({ jobId: locator('list', '7') });
 		});
@@ -256,9 +410,15 @@ describe('Website Export node v2: resource locators', () => {
 
 	it('offers version 2 by default, with From List, By ID and By URL for a job', () => {
 		expect(node.description.defaultVersion).toBe(2);
-		const locators = node.description.properties.filter((property) => property.type === 'resourceLocator');
-		const jobLocator = locators.find((property) => property.modes?.some((mode) => mode.name === 'url'));
+		const locators = node.description.properties.filter(
+			(property) => property.type === 'resourceLocator',
+		);
+		const jobLocator = locators.find((property) =>
+			property.modes?.some((mode) => mode.name === 'url'),
+		);
 		expect(jobLocator?.modes?.map((mode) => mode.name)).toEqual(['list', 'id', 'url']);
-		expect(new Set(locators.map((property) => property.name))).toEqual(new Set(['recordId', 'downloadId']));
+		expect(new Set(locators.map((property) => property.name))).toEqual(
+			new Set(['recordId', 'downloadId']),
+		);
 	});
 });

@@ -4,7 +4,11 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { requestsSince, startService, type Service } from '../support';
 import { expectInputError, itemsOf, runError, runJson, runNode } from './helpers';
 
-const option = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({ resource: 'option', operation, ...parameters });
+const option = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
+	resource: 'option',
+	operation,
+	...parameters,
+});
 
 describe('Website Export node: Option resource', () => {
 	let service: Service;
@@ -12,28 +16,37 @@ describe('Website Export node: Option resource', () => {
 
 	beforeEach(async () => {
 		service = await startService();
-		[{ id: jobId }] = await service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'owner@example.com' }]) as Array<{ id: number }>;
+		[{ id: jobId }] = (await service.emulator.insert('jobs', [
+			{ url: 'https://example.com', email: 'owner@example.com' },
+		])) as Array<{ id: number }>;
 		service.emulator.clearLog();
 	});
 	afterEach(async () => {
 		await service.emulator.close();
 	});
 
-	const addOptions = async (...rows: IDataObject[]) => (await service.emulator.insert('options', rows)) as IDataObject[];
+	const addOptions = async (...rows: IDataObject[]) =>
+		(await service.emulator.insert('options', rows)) as IDataObject[];
 
 	describe('create', () => {
 		it('creates an offline option without a job', async () => {
 			const [created] = await runJson(service, option('create', { mode: 'offline' }));
 			expect(created).toMatchObject({ mode: 'offline', job_id: null });
 			expect(created.id).toEqual(expect.any(Number));
-			expect(await service.emulator.rows('options')).toEqual([expect.objectContaining({ id: created.id, mode: 'offline' })]);
+			expect(await service.emulator.rows('options')).toEqual([
+				expect.objectContaining({ id: created.id, mode: 'offline' }),
+			]);
 			expect(requestsSince(service.emulator)).toMatchObject({ rest: 1, token: 1 });
 		});
 
 		it('creates a relative option for a job, with the path made to start with a slash', async () => {
 			const [created] = await runJson(
 				service,
-				option('create', { mode: 'relative', relativePath: 'docs/', additionalFields: { jobId: String(jobId) } }),
+				option('create', {
+					mode: 'relative',
+					relativePath: 'docs/',
+					additionalFields: { jobId: String(jobId) },
+				}),
 			);
 			expect(created).toMatchObject({ mode: 'relative', relative_path: '/docs/', job_id: jobId });
 		});
@@ -41,15 +54,28 @@ describe('Website Export node: Option resource', () => {
 		it('creates an absolute option with its Replace URL', async () => {
 			const [created] = await runJson(
 				service,
-				option('create', { mode: 'absolute', replaceUrl: 'https://mirror.example.com', additionalFields: { jobId } }),
+				option('create', {
+					mode: 'absolute',
+					replaceUrl: 'https://mirror.example.com',
+					additionalFields: { jobId },
+				}),
 			);
-			expect(created).toMatchObject({ mode: 'absolute', replace_url: 'https://mirror.example.com', job_id: jobId });
+			expect(created).toMatchObject({
+				mode: 'absolute',
+				replace_url: 'https://mirror.example.com',
+				job_id: jobId,
+			});
 		});
 
 		it('passes the foreign key error of a missing job on as a NodeApiError with the service message', async () => {
-			const error = await runError(service, option('create', { mode: 'offline', additionalFields: { jobId: '999999' } }));
+			const error = await runError(
+				service,
+				option('create', { mode: 'offline', additionalFields: { jobId: '999999' } }),
+			);
 			expect(error).toBeInstanceOf(NodeApiError);
-			expect(error.message).toBe('insert or update on table "options" violates foreign key constraint "options_job_id_fkey"');
+			expect(error.message).toBe(
+				'insert or update on table "options" violates foreign key constraint "options_job_id_fkey"',
+			);
 			expect((error as unknown as NodeApiError).httpCode).toBe('409');
 			expect(await service.emulator.count('options')).toBe(0);
 		});
@@ -57,21 +83,36 @@ describe('Website Export node: Option resource', () => {
 
 	describe('get', () => {
 		it('gets an option by ID', async () => {
-			const [stored] = await addOptions({ mode: 'offline' }, { mode: 'relative', relative_path: '/a/' });
-			const [found] = await runJson(service, option('get', { selectBy: 'id', recordId: String(stored.id) }));
+			const [stored] = await addOptions(
+				{ mode: 'offline' },
+				{ mode: 'relative', relative_path: '/a/' },
+			);
+			const [found] = await runJson(
+				service,
+				option('get', { selectBy: 'id', recordId: String(stored.id) }),
+			);
 			expect(found).toEqual(stored);
 		});
 
 		it('gets an option by another field (Job ID)', async () => {
 			await addOptions({ mode: 'offline' });
-			const [, stored] = await addOptions({ mode: 'offline' }, { mode: 'absolute', replace_url: 'https://m.example.com', job_id: jobId });
-			const [found] = await runJson(service, option('get', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId) }));
+			const [, stored] = await addOptions(
+				{ mode: 'offline' },
+				{ mode: 'absolute', replace_url: 'https://m.example.com', job_id: jobId },
+			);
+			const [found] = await runJson(
+				service,
+				option('get', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId) }),
+			);
 			expect(found).toEqual(stored);
 		});
 
 		it('refuses a field value that matches several options', async () => {
 			await addOptions({ mode: 'offline', job_id: jobId }, { mode: 'offline', job_id: jobId });
-			const error = await runError(service, option('get', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId) }));
+			const error = await runError(
+				service,
+				option('get', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId) }),
+			);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe(`2 records match the option with job_id "${jobId}"`);
 		});
@@ -101,15 +142,26 @@ describe('Website Export node: Option resource', () => {
 		});
 
 		it('stops at the limit', async () => {
-			expect(await runJson(service, option('getAll', { returnAll: false, limit: 2 }))).toEqual(stored.slice(0, 2));
+			expect(await runJson(service, option('getAll', { returnAll: false, limit: 2 }))).toEqual(
+				stored.slice(0, 2),
+			);
 		});
 
 		it('filters by mode and by job', async () => {
-			const relative = await runJson(service, option('getAll', { returnAll: true, filters: { mode: 'relative' } }));
+			const relative = await runJson(
+				service,
+				option('getAll', { returnAll: true, filters: { mode: 'relative' } }),
+			);
 			expect(relative.map((o) => o.id)).toEqual([stored[1].id, stored[3].id]);
-			const ofJob = await runJson(service, option('getAll', { returnAll: true, filters: { jobId: String(jobId) } }));
+			const ofJob = await runJson(
+				service,
+				option('getAll', { returnAll: true, filters: { jobId: String(jobId) } }),
+			);
 			expect(ofJob.map((o) => o.id)).toEqual([stored[1].id, stored[4].id]);
-			const both = await runJson(service, option('getAll', { returnAll: true, filters: { jobId, mode: 'offline' } }));
+			const both = await runJson(
+				service,
+				option('getAll', { returnAll: true, filters: { jobId, mode: 'offline' } }),
+			);
 			expect(both.map((o) => o.id)).toEqual([stored[4].id]);
 		});
 	});
@@ -119,24 +171,45 @@ describe('Website Export node: Option resource', () => {
 			const [stored] = await addOptions({ mode: 'relative', relative_path: '/a/' });
 			const [updated] = await runJson(
 				service,
-				option('update', { selectBy: 'id', recordId: String(stored.id), updateFields: { mode: 'absolute', replaceUrl: 'https://m.example.com' } }),
+				option('update', {
+					selectBy: 'id',
+					recordId: String(stored.id),
+					updateFields: { mode: 'absolute', replaceUrl: 'https://m.example.com' },
+				}),
 			);
-			expect(updated).toMatchObject({ id: stored.id, mode: 'absolute', replace_url: 'https://m.example.com' });
-			expect((await service.emulator.rows('options'))[0]).toMatchObject({ mode: 'absolute', replace_url: 'https://m.example.com' });
+			expect(updated).toMatchObject({
+				id: stored.id,
+				mode: 'absolute',
+				replace_url: 'https://m.example.com',
+			});
+			expect((await service.emulator.rows('options'))[0]).toMatchObject({
+				mode: 'absolute',
+				replace_url: 'https://m.example.com',
+			});
 		});
 
 		it('updates an option selected by another field, and its job', async () => {
 			const [, stored] = await addOptions({ mode: 'offline' }, { mode: 'offline', job_id: jobId });
-			const [{ id: otherJob }] = await service.emulator.insert('jobs', [{ url: 'https://other.example.com', email: 'o@example.com' }]) as IDataObject[];
+			const [{ id: otherJob }] = (await service.emulator.insert('jobs', [
+				{ url: 'https://other.example.com', email: 'o@example.com' },
+			])) as IDataObject[];
 			const [updated] = await runJson(
 				service,
-				option('update', { selectBy: 'field', selectField: 'job_id', selectValue: String(jobId), updateFields: { jobId: String(otherJob) } }),
+				option('update', {
+					selectBy: 'field',
+					selectField: 'job_id',
+					selectValue: String(jobId),
+					updateFields: { jobId: String(otherJob) },
+				}),
 			);
 			expect(updated).toMatchObject({ id: stored.id, job_id: otherJob });
 		});
 
 		it('says when the option to update does not exist', async () => {
-			const error = await runError(service, option('update', { selectBy: 'id', recordId: '4242', updateFields: { mode: 'offline' } }));
+			const error = await runError(
+				service,
+				option('update', { selectBy: 'id', recordId: '4242', updateFields: { mode: 'offline' } }),
+			);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe('No option with ID 4242 was found');
 		});
@@ -145,7 +218,10 @@ describe('Website Export node: Option resource', () => {
 	describe('delete', () => {
 		it('deletes an option and outputs it', async () => {
 			const [stored, kept] = await addOptions({ mode: 'offline' }, { mode: 'offline' });
-			const [deleted] = await runJson(service, option('delete', { selectBy: 'id', recordId: String(stored.id) }));
+			const [deleted] = await runJson(
+				service,
+				option('delete', { selectBy: 'id', recordId: String(stored.id) }),
+			);
 			expect(deleted).toEqual({ deleted: true, ...stored });
 			expect(await service.emulator.rows('options')).toEqual([kept]);
 		});
@@ -154,45 +230,127 @@ describe('Website Export node: Option resource', () => {
 			const byId = await runError(service, option('delete', { selectBy: 'id', recordId: '4242' }));
 			expect(byId).toBeInstanceOf(NodeApiError);
 			expect(byId.message).toBe('No option with ID 4242 was found');
-			const byField = await runError(service, option('delete', { selectBy: 'field', selectField: 'job_id', selectValue: '4242' }));
+			const byField = await runError(
+				service,
+				option('delete', { selectBy: 'field', selectField: 'job_id', selectValue: '4242' }),
+			);
 			expect(byField.message).toBe('No option with job_id "4242" was found');
 			// Looked up first (by ID too, while the service has not shown that it returns deleted
 			// rows): no DELETE is sent for a record that does not exist.
-			expect(requestsSince(service.emulator).entries.filter((e) => e.method === 'DELETE')).toHaveLength(0);
+			expect(
+				requestsSince(service.emulator).entries.filter((e) => e.method === 'DELETE'),
+			).toHaveLength(0);
 		});
 	});
 
 	describe('validation, before any request', () => {
 		const cases: Array<[string, INodeParameters, string]> = [
-			['relative without a path', option('create', { mode: 'relative', relativePath: '  ' }), 'Relative Path is required when the mode is Relative'],
-			['a path with ".."', option('create', { mode: 'relative', relativePath: '/a/../b' }), 'Relative Path must not contain ".."'],
-			['absolute without a Replace URL', option('create', { mode: 'absolute', replaceUrl: '' }), 'Replace URL is required'],
-			['a Replace URL that is not http(s)', option('create', { mode: 'absolute', replaceUrl: 'ftp://m.example.com' }), 'Replace URL must be a full http:// or https:// address'],
-			['a Replace URL that is no address', option('create', { mode: 'absolute', replaceUrl: 'mirror' }), 'Replace URL must be a full http:// or https:// address'],
-			...['abc', '0', '1.5'].flatMap((bad): Array<[string, INodeParameters, string]> => [
-				[`create with Job ID "${bad}"`, option('create', { mode: 'offline', additionalFields: { jobId: bad } }), 'Job ID must be a whole number greater than 0'],
-				[`get with Option ID "${bad}"`, option('get', { selectBy: 'id', recordId: bad }), 'Option ID must be a whole number greater than 0'],
-				[`delete with Option ID "${bad}"`, option('delete', { selectBy: 'id', recordId: bad }), 'Option ID must be a whole number greater than 0'],
-				[`getAll with Job ID "${bad}"`, option('getAll', { returnAll: true, filters: { jobId: bad } }), 'Job ID must be a whole number greater than 0'],
-				[`update to Job ID "${bad}"`, option('update', { selectBy: 'id', recordId: '1', updateFields: { jobId: bad } }), 'Job ID must be a whole number greater than 0'],
-			]),
-			['update to relative without a path', option('update', { selectBy: 'id', recordId: '1', updateFields: { mode: 'relative' } }), 'Relative Path is required when the mode is changed to Relative'],
-			['update to absolute without a Replace URL', option('update', { selectBy: 'id', recordId: '1', updateFields: { mode: 'absolute' } }), 'Replace URL is required when the mode is changed to Absolute'],
-			['update to a bad Replace URL', option('update', { selectBy: 'id', recordId: '1', updateFields: { replaceUrl: 'mirror' } }), 'Replace URL must be a full http:// or https:// address'],
-			['update with a bad Option ID', option('update', { selectBy: 'id', recordId: 'x', updateFields: { mode: 'offline' } }), 'Option ID must be a whole number greater than 0'],
-			['update without fields', option('update', { selectBy: 'id', recordId: '1', updateFields: {} }), 'Nothing to update: add at least one field under Update Fields'],
-			['a limit of 0', option('getAll', { returnAll: false, limit: 0 }), 'Limit must be at least 1'],
-			['an empty selection value', option('get', { selectBy: 'field', selectField: 'job_id', selectValue: '' }), 'Value is required'],
+			[
+				'relative without a path',
+				option('create', { mode: 'relative', relativePath: '  ' }),
+				'Relative Path is required when the mode is Relative',
+			],
+			[
+				'a path with ".."',
+				option('create', { mode: 'relative', relativePath: '/a/../b' }),
+				'Relative Path must not contain ".."',
+			],
+			[
+				'absolute without a Replace URL',
+				option('create', { mode: 'absolute', replaceUrl: '' }),
+				'Replace URL is required',
+			],
+			[
+				'a Replace URL that is not http(s)',
+				option('create', { mode: 'absolute', replaceUrl: 'ftp://m.example.com' }),
+				'Replace URL must be a full http:// or https:// address',
+			],
+			[
+				'a Replace URL that is no address',
+				option('create', { mode: 'absolute', replaceUrl: 'mirror' }),
+				'Replace URL must be a full http:// or https:// address',
+			],
+			...['abc', '0', '1.5'].flatMap(
+				(bad): Array<[string, INodeParameters, string]> => [
+					[
+						`create with Job ID "${bad}"`,
+						option('create', { mode: 'offline', additionalFields: { jobId: bad } }),
+						'Job ID must be a whole number greater than 0',
+					],
+					[
+						`get with Option ID "${bad}"`,
+						option('get', { selectBy: 'id', recordId: bad }),
+						'Option ID must be a whole number greater than 0',
+					],
+					[
+						`delete with Option ID "${bad}"`,
+						option('delete', { selectBy: 'id', recordId: bad }),
+						'Option ID must be a whole number greater than 0',
+					],
+					[
+						`getAll with Job ID "${bad}"`,
+						option('getAll', { returnAll: true, filters: { jobId: bad } }),
+						'Job ID must be a whole number greater than 0',
+					],
+					[
+						`update to Job ID "${bad}"`,
+						option('update', { selectBy: 'id', recordId: '1', updateFields: { jobId: bad } }),
+						'Job ID must be a whole number greater than 0',
+					],
+				],
+			),
+			[
+				'update to relative without a path',
+				option('update', { selectBy: 'id', recordId: '1', updateFields: { mode: 'relative' } }),
+				'Relative Path is required when the mode is changed to Relative',
+			],
+			[
+				'update to absolute without a Replace URL',
+				option('update', { selectBy: 'id', recordId: '1', updateFields: { mode: 'absolute' } }),
+				'Replace URL is required when the mode is changed to Absolute',
+			],
+			[
+				'update to a bad Replace URL',
+				option('update', { selectBy: 'id', recordId: '1', updateFields: { replaceUrl: 'mirror' } }),
+				'Replace URL must be a full http:// or https:// address',
+			],
+			[
+				'update with a bad Option ID',
+				option('update', { selectBy: 'id', recordId: 'x', updateFields: { mode: 'offline' } }),
+				'Option ID must be a whole number greater than 0',
+			],
+			[
+				'update without fields',
+				option('update', { selectBy: 'id', recordId: '1', updateFields: {} }),
+				'Nothing to update: add at least one field under Update Fields',
+			],
+			[
+				'a limit of 0',
+				option('getAll', { returnAll: false, limit: 0 }),
+				'Limit must be at least 1',
+			],
+			[
+				'an empty selection value',
+				option('get', { selectBy: 'field', selectField: 'job_id', selectValue: '' }),
+				'Value is required',
+			],
 		];
 
-		it.each(cases)('%s: NodeOperationError naming the field and the item, no request', async (_name, parameters, message) => {
-			await expectInputError(service, parameters, message);
-		});
+		it.each(cases)(
+			'%s: NodeOperationError naming the field and the item, no request',
+			async (_name, parameters, message) => {
+				await expectInputError(service, parameters, message);
+			},
+		);
 
 		it('names the item that failed, and sends nothing for any item', async () => {
-			const error = await runError(service, option('create', { mode: 'offline', additionalFields: { jobId: '={{ $json.jobId }}' } }), {
-				items: itemsOf({ jobId: '' }, { jobId }, { jobId: '1.5' }),
-			});
+			const error = await runError(
+				service,
+				option('create', { mode: 'offline', additionalFields: { jobId: '={{ $json.jobId }}' } }),
+				{
+					items: itemsOf({ jobId: '' }, { jobId }, { jobId: '1.5' }),
+				},
+			);
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toBe('Invalid input: Job ID must be a whole number greater than 0');
 			expect(error.description).toBe('Job ID must be a whole number greater than 0 [item 2]');
@@ -203,14 +361,19 @@ describe('Website Export node: Option resource', () => {
 	});
 
 	it('continueOnFail turns one bad item of three into an error item, pairedItem intact', async () => {
-		const output = await runNode(service, option('create', { mode: 'offline', additionalFields: { jobId: '={{ $json.jobId }}' } }), {
-			items: itemsOf({ jobId }, { jobId: 999999 }, { jobId: '' }),
-			onError: 'continueRegularOutput',
-		});
+		const output = await runNode(
+			service,
+			option('create', { mode: 'offline', additionalFields: { jobId: '={{ $json.jobId }}' } }),
+			{
+				items: itemsOf({ jobId }, { jobId: 999999 }, { jobId: '' }),
+				onError: 'continueRegularOutput',
+			},
+		);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json).toMatchObject({ mode: 'offline', job_id: jobId });
 		expect(output[1].json).toEqual({
-			error: 'insert or update on table "options" violates foreign key constraint "options_job_id_fkey"',
+			error:
+				'insert or update on table "options" violates foreign key constraint "options_job_id_fkey"',
 			details: expect.stringContaining('is not present in table "jobs"'),
 		});
 		expect(output[2].json).toMatchObject({ mode: 'offline', job_id: null });

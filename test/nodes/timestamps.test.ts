@@ -54,41 +54,91 @@ describe('Website Export node: downloads in every created_at format', () => {
 
 	/** A download whose job finished `ageMs` ago by the service's clock. */
 	async function downloadAged(ageMs: number): Promise<{ id: number; createdMs: number }> {
-		const [job] = await service.emulator.insert('jobs', [{ url: 'https://example.com', email: 'me@example.com' }]) as IDataObject[];
+		const [job] = (await service.emulator.insert('jobs', [
+			{ url: 'https://example.com', email: 'me@example.com' },
+		])) as IDataObject[];
 		await service.emulator.clock.advance(10);
-		const download = (await service.emulator.rows('downloads') as IDataObject[]).find((row) => row.job_id === job.id) as IDataObject;
+		const download = ((await service.emulator.rows('downloads')) as IDataObject[]).find(
+			(row) => row.job_id === job.id,
+		) as IDataObject;
 		const createdMs = parseTimestamp(download.created_at);
 		await service.emulator.clock.advance(ageMs);
 		return { id: download.id as number, createdMs };
 	}
 
-	it.each(TIMESTAMP_FORMATS)('%s: a 23.5-hour-old link is valid, expires 24 h after it was made, and is listed', async (format) => {
-		service.emulator.settings.downloadTimestamps = format;
-		const { id, createdMs } = await downloadAged(23.5 * HOUR);
-		const stored = (await service.emulator.rows('downloads') as IDataObject[])[0];
-		expect(Math.abs(createdMs - (service.emulator.clock.now() - 23.5 * HOUR))).toBeLessThan(1_100);
-		const [got] = await runJson(service, { resource: 'download', operation: 'get', selectBy: 'id', recordId: String(id) });
-		expect(got).toEqual({ ...stored, expires_at: new Date(createdMs + 24 * HOUR).toISOString(), is_expired: false });
-		const listed = await runJson(service, { resource: 'download', operation: 'getAll', returnAll: true, onlyValidLinks: true });
-		expect(listed.map((row) => row.id)).toEqual([id]);
-	});
+	it.each(TIMESTAMP_FORMATS)(
+		'%s: a 23.5-hour-old link is valid, expires 24 h after it was made, and is listed',
+		async (format) => {
+			service.emulator.settings.downloadTimestamps = format;
+			const { id, createdMs } = await downloadAged(23.5 * HOUR);
+			const stored = ((await service.emulator.rows('downloads')) as IDataObject[])[0];
+			expect(Math.abs(createdMs - (service.emulator.clock.now() - 23.5 * HOUR))).toBeLessThan(
+				1_100,
+			);
+			const [got] = await runJson(service, {
+				resource: 'download',
+				operation: 'get',
+				selectBy: 'id',
+				recordId: String(id),
+			});
+			expect(got).toEqual({
+				...stored,
+				expires_at: new Date(createdMs + 24 * HOUR).toISOString(),
+				is_expired: false,
+			});
+			const listed = await runJson(service, {
+				resource: 'download',
+				operation: 'getAll',
+				returnAll: true,
+				onlyValidLinks: true,
+			});
+			expect(listed.map((row) => row.id)).toEqual([id]);
+		},
+	);
 
 	// The service's clock moves 24.5 h here, n8n's does not: validity must be the service's verdict.
-	it.each(TIMESTAMP_FORMATS)('%s: a 24.5-hour-old link is expired, and left out by Only Valid Links', async (format) => {
-		service.emulator.settings.downloadTimestamps = format;
-		const { id } = await downloadAged(24.5 * HOUR);
-		const [got] = await runJson(service, { resource: 'download', operation: 'get', selectBy: 'id', recordId: String(id) });
-		expect(got.is_expired).toBe(true);
-		expect(await runJson(service, { resource: 'download', operation: 'getAll', returnAll: true, onlyValidLinks: true })).toEqual([]);
-	});
+	it.each(TIMESTAMP_FORMATS)(
+		'%s: a 24.5-hour-old link is expired, and left out by Only Valid Links',
+		async (format) => {
+			service.emulator.settings.downloadTimestamps = format;
+			const { id } = await downloadAged(24.5 * HOUR);
+			const [got] = await runJson(service, {
+				resource: 'download',
+				operation: 'get',
+				selectBy: 'id',
+				recordId: String(id),
+			});
+			expect(got.is_expired).toBe(true);
+			expect(
+				await runJson(service, {
+					resource: 'download',
+					operation: 'getAll',
+					returnAll: true,
+					onlyValidLinks: true,
+				}),
+			).toEqual([]);
+		},
+	);
 
 	it('names the download and the value when created_at cannot be read', async () => {
 		service.emulator.fault({
 			match: { method: 'GET', path: '/rest/v1/downloads' },
 			status: 200,
-			body: [{ id: 77, created_at: 'last Tuesday', job_id: 1, download_link: 'https://example.com/a.zip' }],
+			body: [
+				{
+					id: 77,
+					created_at: 'last Tuesday',
+					job_id: 1,
+					download_link: 'https://example.com/a.zip',
+				},
+			],
 		});
-		const error = await runError(service, { resource: 'download', operation: 'get', selectBy: 'id', recordId: '77' });
+		const error = await runError(service, {
+			resource: 'download',
+			operation: 'get',
+			selectBy: 'id',
+			recordId: '77',
+		});
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toBe('Download 77 has a created_at the node cannot read: "last Tuesday"');
 	});

@@ -7,7 +7,10 @@ const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 /** An instance of the class a dist/ entry exports (dist/ is built in beforeAll, after import time). */
 function instantiate(entry: string) {
-	const className = entry.split('/').pop()!.replace(/\.(node|credentials)\.js$/, '');
+	const className = entry
+		.split('/')
+		.pop()!
+		.replace(/\.(node|credentials)\.js$/, '');
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	return new (require(join(root, entry))[className])();
 }
@@ -17,12 +20,20 @@ describe('the published package', () => {
 
 	beforeAll(() => {
 		execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'pipe' });
-		const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+		const [packed] = JSON.parse(
+			execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+				cwd: root,
+				encoding: 'utf8',
+			}),
+		);
 		files = packed.files.map((file: { path: string }) => file.path);
 	}, 120_000);
 
 	it('holds only dist, package.json, the README and the licence', () => {
-		const stray = files.filter((file) => !file.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(file));
+		const stray = files.filter(
+			(file) =>
+				!file.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(file),
+		);
 		expect(stray).toEqual([]);
 		expect(files.filter((file) => /test|emulator|bench|\.map$/.test(file))).toEqual([]);
 	});
@@ -30,13 +41,18 @@ describe('the published package', () => {
 	it('ships every entry the n8n section names, with their icons', () => {
 		const entries: string[] = [manifest.main, ...manifest.n8n.credentials, ...manifest.n8n.nodes];
 		for (const entry of entries) expect(files).toContain(entry);
-		for (const icon of ['dist/nodes/WebsiteExport/websiteExport.svg', 'dist/nodes/WebsiteExport/websiteExport.dark.svg']) {
+		for (const icon of [
+			'dist/nodes/WebsiteExport/websiteExport.svg',
+			'dist/nodes/WebsiteExport/websiteExport.dark.svg',
+		]) {
 			expect(files).toContain(icon);
 		}
 	});
 
 	it('ships a codex file beside each node, naming the node and pointing at this repository', () => {
-		const repo = String(manifest.repository.url).replace(/^git\+/, '').replace(/\.git$/, '');
+		const repo = String(manifest.repository.url)
+			.replace(/^git\+/, '')
+			.replace(/\.git$/, '');
 		expect(manifest.homepage.startsWith(`${repo}#`)).toBe(true);
 		expect(manifest.bugs.url).toBe(`${repo}/issues`);
 		for (const entry of manifest.n8n.nodes as string[]) {
@@ -48,7 +64,10 @@ describe('the published package', () => {
 			expect(codex.alias.length).toBeGreaterThan(0);
 			const description = instantiate(entry).description;
 			expect(codex.node).toBe(`${manifest.name}.${description.name}`);
-			for (const link of [...codex.resources.primaryDocumentation, ...codex.resources.credentialDocumentation]) {
+			for (const link of [
+				...codex.resources.primaryDocumentation,
+				...codex.resources.credentialDocumentation,
+			]) {
 				expect(link.url.startsWith(`${repo}#`)).toBe(true);
 			}
 			expect(description.documentationUrl).toBe(codex.resources.primaryDocumentation[0].url);

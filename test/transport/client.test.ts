@@ -1,12 +1,20 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
-import { WebsiteExportClient, type ClientOptions, type OrderBy } from '../../nodes/shared/transport';
+import {
+	WebsiteExportClient,
+	type ClientOptions,
+	type OrderBy,
+} from '../../nodes/shared/transport';
 import { onArrival } from '../concurrency/scenarios';
 import { probeNode, requestsSince, startService, type Service } from '../support';
 
 /** Runs `work` with a real client inside n8n's ExecuteContext and returns what it produced. */
-async function withClient<T>(service: Service, work: (client: WebsiteExportClient) => Promise<T>, options: ClientOptions = {}): Promise<T> {
+async function withClient<T>(
+	service: Service,
+	work: (client: WebsiteExportClient) => Promise<T>,
+	options: ClientOptions = {},
+): Promise<T> {
 	let result: T | undefined;
 	await service.harness.execute(
 		probeNode(async function () {
@@ -32,12 +40,20 @@ describe('WebsiteExportClient against the emulator', () => {
 
 	describe('paging under a silent max-rows cap', () => {
 		beforeEach(async () => {
-			await service.emulator.insert('jobs', Array.from({ length: 2500 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' })));
+			await service.emulator.insert(
+				'jobs',
+				Array.from({ length: 2500 }, (_, i) => ({
+					url: `https://site${i}.example.com`,
+					email: 'a@example.com',
+				})),
+			);
 		});
 
 		it('returns all 2 500 rows in order with the minimum number of requests', async () => {
 			const before = service.emulator.log.length;
-			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id' }] }));
+			const rows = await withClient(service, (client) =>
+				client.selectAll('jobs', { order: [{ column: 'id' }] }),
+			);
 			expect(rows).toHaveLength(2500);
 			expect(ids(rows)).toEqual([...ids(rows)].sort((a, b) => a - b));
 			expect(new Set(ids(rows)).size).toBe(2500);
@@ -47,100 +63,203 @@ describe('WebsiteExportClient against the emulator', () => {
 		it('stays complete when the server caps pages below what it is asked for', async () => {
 			service.emulator.settings.maxRows = 300;
 			const before = service.emulator.log.length;
-			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id', descending: true }] }));
+			const rows = await withClient(service, (client) =>
+				client.selectAll('jobs', { order: [{ column: 'id', descending: true }] }),
+			);
 			expect(rows).toHaveLength(2500);
 			expect(ids(rows)).toEqual([...ids(rows)].sort((a, b) => b - a));
 			expect(requestsSince(service.emulator, before).rest).toBe(Math.ceil(2500 / 300));
 		});
 
 		it.each([
-			['newest first', [{ column: 'created_at', descending: true }, { column: 'id', descending: true }]],
+			[
+				'newest first',
+				[
+					{ column: 'created_at', descending: true },
+					{ column: 'id', descending: true },
+				],
+			],
 			['oldest first', [{ column: 'created_at' }, { column: 'id' }]],
-		])('neither repeats nor skips a row while rows are created and deleted between pages (%s)', async (_, order) => {
-			service.emulator.settings.maxRows = 300;
-			const existing = await service.emulator.rows('jobs') as IDataObject[];
-			const deleted = new Set<number>();
-			let pages = 0;
-			// Before every page after the first: 7 jobs created, and 7 not yet returned deleted.
-			const stop = onArrival(service.emulator, async (entry) => {
-				if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
-				await service.emulator.insert('jobs', Array.from({ length: 7 }, (_, i) => ({ url: `https://new${pages}-${i}.example.com`, email: 'a@example.com' })));
-				const victims = existing.slice(pages * 97, pages * 97 + 7).map((job) => job.id as number);
-				for (const id of victims) deleted.add(id);
-				await service.emulator.remove('jobs', victims);
-			});
-			const before = service.emulator.log.length;
-			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: order as OrderBy[] }));
-			stop();
-			const returned = ids(rows);
-			expect(new Set(returned).size).toBe(returned.length);
-			const kept = ids(existing).filter((id) => !deleted.has(id));
-			expect(kept.filter((id) => !returned.includes(id))).toEqual([]);
-			expect(requestsSince(service.emulator, before).rest).toBe(Math.ceil(2500 / 300));
-		});
+		])(
+			'neither repeats nor skips a row while rows are created and deleted between pages (%s)',
+			async (_, order) => {
+				service.emulator.settings.maxRows = 300;
+				const existing = (await service.emulator.rows('jobs')) as IDataObject[];
+				const deleted = new Set<number>();
+				let pages = 0;
+				// Before every page after the first: 7 jobs created, and 7 not yet returned deleted.
+				const stop = onArrival(service.emulator, async (entry) => {
+					if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
+					await service.emulator.insert(
+						'jobs',
+						Array.from({ length: 7 }, (_, i) => ({
+							url: `https://new${pages}-${i}.example.com`,
+							email: 'a@example.com',
+						})),
+					);
+					const victims = existing.slice(pages * 97, pages * 97 + 7).map((job) => job.id as number);
+					for (const id of victims) deleted.add(id);
+					await service.emulator.remove('jobs', victims);
+				});
+				const before = service.emulator.log.length;
+				const rows = await withClient(service, (client) =>
+					client.selectAll('jobs', { order: order as OrderBy[] }),
+				);
+				stop();
+				const returned = ids(rows);
+				expect(new Set(returned).size).toBe(returned.length);
+				const kept = ids(existing).filter((id) => !deleted.has(id));
+				expect(kept.filter((id) => !returned.includes(id))).toEqual([]);
+				expect(requestsSince(service.emulator, before).rest).toBe(Math.ceil(2500 / 300));
+			},
+		);
 
 		it('stops at the requested maximum', async () => {
-			const rows = await withClient(service, (client) => client.selectAll('jobs', { order: [{ column: 'id' }] }, { max: 1234 }));
+			const rows = await withClient(service, (client) =>
+				client.selectAll('jobs', { order: [{ column: 'id' }] }, { max: 1234 }),
+			);
 			expect(ids(rows)).toEqual(Array.from({ length: 1234 }, (_, i) => ids(rows)[0] + i));
 		});
 	});
 
 	describe('retries', () => {
 		const JOB_LOOKUP = { noun: 'job', findHint: 'Job → Get Many' };
-		const fastRetry = { retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5000 } };
+		const fastRetry = {
+			retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5000 },
+		};
 
 		it('retries a GET after 429, waiting Retry-After', async () => {
-			service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 429, retryAfter: 1, times: 1 });
+			service.emulator.fault({
+				match: { method: 'GET', path: '/rest/v1/jobs' },
+				status: 429,
+				retryAfter: 1,
+				times: 1,
+			});
 			const started = Date.now();
 			const page = await withClient(service, (client) => client.select('jobs', {}), fastRetry);
 			expect(Date.now() - started).toBeGreaterThanOrEqual(950);
 			expect(page.rows).toEqual([]);
-			expect(requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest').map((e) => e.status)).toEqual([429, 200]);
+			expect(
+				requestsSince(service.emulator)
+					.entries.filter((e) => e.kind === 'rest')
+					.map((e) => e.status),
+			).toEqual([429, 200]);
 		});
 
 		it('retries a POST refused with 429 (not processed) without creating a duplicate', async () => {
-			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 429, retryAfter: 0, times: 2 });
-			const row = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry);
+			service.emulator.fault({
+				match: { method: 'POST', path: '/rest/v1/jobs' },
+				status: 429,
+				retryAfter: 0,
+				times: 2,
+			});
+			const row = await withClient(
+				service,
+				(client) =>
+					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
+				fastRetry,
+			);
 			expect(row.url).toBe('https://example.com');
 			expect(await service.emulator.count('jobs')).toBe(1);
 		});
 
 		it('never re-sends a POST whose outcome is unknown (500 after the write): it finds the row instead', async () => {
-			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 500, applyAfterHandling: true, times: 1 });
-			const row = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry);
-			expect(row).toMatchObject({ url: 'https://example.com', email: 'a@example.com', recovered: true });
+			service.emulator.fault({
+				match: { method: 'POST', path: '/rest/v1/jobs' },
+				status: 500,
+				applyAfterHandling: true,
+				times: 1,
+			});
+			const row = await withClient(
+				service,
+				(client) =>
+					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
+				fastRetry,
+			);
+			expect(row).toMatchObject({
+				url: 'https://example.com',
+				email: 'a@example.com',
+				recovered: true,
+			});
 			expect(await service.emulator.count('jobs')).toBe(1);
-			expect(requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest').map((e) => e.method)).toEqual(['POST', 'GET']);
+			expect(
+				requestsSince(service.emulator)
+					.entries.filter((e) => e.kind === 'rest')
+					.map((e) => e.method),
+			).toEqual(['POST', 'GET']);
 		});
 
 		it('says the row may exist when a POST whose answer was lost left nothing to find', async () => {
-			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, status: 502, times: 1 });
-			const error = await withClient(service, (client) => client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP), fastRetry).catch((e: Error) => e);
+			service.emulator.fault({
+				match: { method: 'POST', path: '/rest/v1/jobs' },
+				status: 502,
+				times: 1,
+			});
+			const error = await withClient(
+				service,
+				(client) =>
+					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
+				fastRetry,
+			).catch((e: Error) => e);
 			expect(error).toBeInstanceOf(NodeApiError);
-			expect((error as NodeApiError).description).toMatch(/may have created the job\. No job with these values was created since the request was sent, so it was most likely not created\. Look for it with Job → Get Many/);
+			expect((error as NodeApiError).description).toMatch(
+				/may have created the job\. No job with these values was created since the request was sent, so it was most likely not created\. Look for it with Job → Get Many/,
+			);
 			expect(await service.emulator.count('jobs')).toBe(0);
 		});
 
 		it('retries idempotent requests after 5xx, then gives up with the service message', async () => {
-			service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 503, times: 2 });
-			await expect(withClient(service, (client) => client.select('jobs', {}), fastRetry)).resolves.toMatchObject({ rows: [] });
-			service.emulator.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 500, times: 10 });
-			const error = await withClient(service, (client) => client.select('jobs', {}), fastRetry).catch((e: Error) => e);
+			service.emulator.fault({
+				match: { method: 'GET', path: '/rest/v1/jobs' },
+				status: 503,
+				times: 2,
+			});
+			await expect(
+				withClient(service, (client) => client.select('jobs', {}), fastRetry),
+			).resolves.toMatchObject({ rows: [] });
+			service.emulator.fault({
+				match: { method: 'GET', path: '/rest/v1/jobs' },
+				status: 500,
+				times: 10,
+			});
+			const error = await withClient(
+				service,
+				(client) => client.select('jobs', {}),
+				fastRetry,
+			).catch((e: Error) => e);
 			expect((error as { description?: string }).description).toMatch(/Gave up after 4 attempts/);
 		});
 	});
 
 	describe('filter values', () => {
-		const hostile = ['a&b=c', 'x,y', 'f(x)', '100%', 'say "hi"', 'p.q:r', 'id=eq.1', 'plus+sign', 'back\\slash'];
+		const hostile = [
+			'a&b=c',
+			'x,y',
+			'f(x)',
+			'100%',
+			'say "hi"',
+			'p.q:r',
+			'id=eq.1',
+			'plus+sign',
+			'back\\slash',
+		];
 
 		beforeEach(async () => {
-			await service.emulator.insert('jobs', [...hostile, 'decoy'].map((tail) => ({ url: `https://example.com/${tail}`, email: 'a@example.com' })));
+			await service.emulator.insert(
+				'jobs',
+				[...hostile, 'decoy'].map((tail) => ({
+					url: `https://example.com/${tail}`,
+					email: 'a@example.com',
+				})),
+			);
 		});
 
 		it('match exactly and cannot inject filters or parameters', async () => {
 			for (const tail of hostile) {
 				const page = await withClient(service, (client) =>
-					client.select('jobs', { filters: [{ column: 'url', operator: 'eq', value: `https://example.com/${tail}` }] }),
+					client.select('jobs', {
+						filters: [{ column: 'url', operator: 'eq', value: `https://example.com/${tail}` }],
+					}),
 				);
 				expect(page.rows.map((row) => row.url)).toEqual([`https://example.com/${tail}`]);
 			}
@@ -148,13 +267,17 @@ describe('WebsiteExportClient against the emulator', () => {
 
 		it('match exactly inside in-lists', async () => {
 			const wanted = hostile.map((tail) => `https://example.com/${tail}`);
-			const page = await withClient(service, (client) => client.select('jobs', { filters: [{ column: 'url', operator: 'in', value: wanted }] }));
+			const page = await withClient(service, (client) =>
+				client.select('jobs', { filters: [{ column: 'url', operator: 'in', value: wanted }] }),
+			);
 			expect(page.rows.map((row) => row.url).sort()).toEqual([...wanted].sort());
 		});
 	});
 
 	it('refuses to update or delete without a filter', async () => {
-		await expect(withClient(service, (client) => client.remove('jobs', []))).rejects.toThrow('without a filter');
+		await expect(withClient(service, (client) => client.remove('jobs', []))).rejects.toThrow(
+			'without a filter',
+		);
 		expect(requestsSince(service.emulator).rest).toBe(0);
 	});
 });

@@ -1,4 +1,8 @@
-import { buildFilterString, buildQueryString, parseContentRangeTotal } from '../../nodes/shared/transport/query';
+import {
+	buildFilterString,
+	buildQueryString,
+	parseContentRangeTotal,
+} from '../../nodes/shared/transport/query';
 
 /** What a server sees after URL-decoding each `key=value` pair. */
 function decodedPairs(query: string): Array<[string, string]> {
@@ -36,7 +40,9 @@ describe('PostgREST query building', () => {
 
 	it('encodes values so that no input can add a parameter or a filter', () => {
 		const hostile = 'a&id=gt.0&select=x%26y=z+1 "q"';
-		const query = buildQueryString({ filters: [{ column: 'url', operator: 'eq', value: hostile }] });
+		const query = buildQueryString({
+			filters: [{ column: 'url', operator: 'eq', value: hostile }],
+		});
 		expect(query.split('&')).toHaveLength(2);
 		expect(decodedPairs(query)[1]).toEqual(['url', `eq.${hostile}`]);
 		expect(query).not.toContain(' ');
@@ -45,7 +51,11 @@ describe('PostgREST query building', () => {
 
 	it('quotes in-list items that hold PostgREST reserved characters', () => {
 		const query = buildFilterString([
-			{ column: 'url', operator: 'in', value: ['plain', 'a,b', 'f(x)', 'say "hi"', 'back\\slash', 'v1.2:3', ''] },
+			{
+				column: 'url',
+				operator: 'in',
+				value: ['plain', 'a,b', 'f(x)', 'say "hi"', 'back\\slash', 'v1.2:3', ''],
+			},
 		]);
 		expect(decodedPairs(query)[0][1]).toBe(
 			'in.(plain,"a,b","f(x)","say \\"hi\\"","back\\\\slash","v1.2:3","")',
@@ -53,8 +63,12 @@ describe('PostgREST query building', () => {
 	});
 
 	it('refuses column names that are not plain identifiers', () => {
-		expect(() => buildQueryString({ filters: [{ column: 'id&x', operator: 'eq', value: 1 }] })).toThrow('Invalid column name');
-		expect(() => buildQueryString({ order: [{ column: 'id,desc' }] })).toThrow('Invalid column name');
+		expect(() =>
+			buildQueryString({ filters: [{ column: 'id&x', operator: 'eq', value: 1 }] }),
+		).toThrow('Invalid column name');
+		expect(() => buildQueryString({ order: [{ column: 'id,desc' }] })).toThrow(
+			'Invalid column name',
+		);
 	});
 
 	it('reads the total of a Content-Range header', () => {

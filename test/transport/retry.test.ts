@@ -1,16 +1,27 @@
 import { retryDelay, type RetryPolicy } from '../../nodes/shared/transport/retry';
 import { parseRetryAfter, readServiceFailure } from '../../nodes/shared/serviceError';
 
-const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
+const policy: RetryPolicy = {
+	maxAttempts: 4,
+	baseDelayMs: 100,
+	maxDelayMs: 1000,
+	maxRetryAfterMs: 5000,
+};
 
 describe('retry policy', () => {
 	it('retries 429 for every method, honouring Retry-After', () => {
-		expect(retryDelay({ status: 429, message: '', retryAfterMs: 2000 }, 'GET', 1, policy)).toBe(2000);
-		expect(retryDelay({ status: 429, message: '', retryAfterMs: 2000 }, 'POST', 1, policy)).toBe(2000);
+		expect(retryDelay({ status: 429, message: '', retryAfterMs: 2000 }, 'GET', 1, policy)).toBe(
+			2000,
+		);
+		expect(retryDelay({ status: 429, message: '', retryAfterMs: 2000 }, 'POST', 1, policy)).toBe(
+			2000,
+		);
 	});
 
 	it('gives up when Retry-After is longer than we are willing to wait', () => {
-		expect(retryDelay({ status: 429, message: '', retryAfterMs: 60_000 }, 'GET', 1, policy)).toBeUndefined();
+		expect(
+			retryDelay({ status: 429, message: '', retryAfterMs: 60_000 }, 'GET', 1, policy),
+		).toBeUndefined();
 	});
 
 	it('retries 5xx and network failures only for idempotent methods', () => {
@@ -29,7 +40,9 @@ describe('retry policy', () => {
 	});
 
 	it('backs off exponentially within bounds', () => {
-		const delays = [1, 2, 3].map((attempt) => retryDelay({ status: 502, message: '' }, 'GET', attempt, policy)!);
+		const delays = [1, 2, 3].map(
+			(attempt) => retryDelay({ status: 502, message: '' }, 'GET', attempt, policy)!,
+		);
 		expect(delays[0]).toBeGreaterThanOrEqual(80);
 		expect(delays[0]).toBeLessThanOrEqual(120);
 		expect(delays[2]).toBeGreaterThanOrEqual(320);
@@ -48,11 +61,19 @@ describe('reading service failures', () => {
 		const failure = readServiceFailure({
 			message: 'wrapped',
 			cause: {
-				config: { headers: { apikey: 'secret-key', Authorization: 'Bearer secret-token' }, data: '{"password":"pw"}' },
+				config: {
+					headers: { apikey: 'secret-key', Authorization: 'Bearer secret-token' },
+					data: '{"password":"pw"}',
+				},
 				response: {
 					status: 409,
 					headers: { 'retry-after': '1' },
-					data: { code: '23503', message: 'violates foreign key constraint', hint: null, details: 'Key (job_id)=(9) is not present' },
+					data: {
+						code: '23503',
+						message: 'violates foreign key constraint',
+						hint: null,
+						details: 'Key (job_id)=(9) is not present',
+					},
 				},
 			},
 		});
@@ -68,12 +89,25 @@ describe('reading service failures', () => {
 	});
 
 	it('reads GoTrue and gateway bodies, and network errors', () => {
-		expect(readServiceFailure({ response: { status: 400, data: { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' } } })).toMatchObject({
+		expect(
+			readServiceFailure({
+				response: {
+					status: 400,
+					data: { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+				},
+			}),
+		).toMatchObject({
 			status: 400,
 			code: 'invalid_credentials',
 			message: 'Invalid login credentials',
 		});
-		expect(readServiceFailure({ response: { status: 401, data: '{"message":"Invalid API key"}' } }).message).toBe('Invalid API key');
-		expect(readServiceFailure({ code: 'ECONNREFUSED' })).toEqual({ code: 'ECONNREFUSED', message: 'The service could not be reached (ECONNREFUSED)' });
+		expect(
+			readServiceFailure({ response: { status: 401, data: '{"message":"Invalid API key"}' } })
+				.message,
+		).toBe('Invalid API key');
+		expect(readServiceFailure({ code: 'ECONNREFUSED' })).toEqual({
+			code: 'ECONNREFUSED',
+			message: 'The service could not be reached (ECONNREFUSED)',
+		});
 	});
 });

@@ -4,21 +4,44 @@ import { checkBaseUrl } from '../../nodes/shared/baseUrl';
 import { readServiceFailure, loginError } from '../../nodes/shared/serviceError';
 
 /** A NodeApiError as n8n 1.x leaves it: no cause, the answer's body in context.data. */
-const flattened = (fields: Record<string, unknown>) => Object.assign(new Error(String(fields.message ?? '')), { cause: undefined, context: {}, ...fields });
+const flattened = (fields: Record<string, unknown>) =>
+	Object.assign(new Error(String(fields.message ?? '')), {
+		cause: undefined,
+		context: {},
+		...fields,
+	});
 
 describe('readServiceFailure on n8n 1.x errors (no cause)', () => {
-	it('reads the status and the service\'s own words from httpCode and context.data', () => {
+	it("reads the status and the service's own words from httpCode and context.data", () => {
 		const error = flattened({
 			message: 'Forbidden - perhaps check your credentials?',
 			httpCode: '403',
-			context: { data: { code: '42501', message: 'An active Business plan is required', hint: 'Upgrade the plan', details: null } },
+			context: {
+				data: {
+					code: '42501',
+					message: 'An active Business plan is required',
+					hint: 'Upgrade the plan',
+					details: null,
+				},
+			},
 		});
-		expect(readServiceFailure(error)).toEqual({ status: 403, code: '42501', message: 'An active Business plan is required', hint: 'Upgrade the plan', details: undefined });
+		expect(readServiceFailure(error)).toEqual({
+			status: 403,
+			code: '42501',
+			message: 'An active Business plan is required',
+			hint: 'Upgrade the plan',
+			details: undefined,
+		});
 	});
 
 	it('knows a login error by its message', () => {
-		const message = loginError('Login failed (Invalid login credentials): check the email and password of the Website Export account').message;
-		expect(readServiceFailure(flattened({ message, httpCode: null }))).toEqual({ message, login: true });
+		const message = loginError(
+			'Login failed (Invalid login credentials): check the email and password of the Website Export account',
+		).message;
+		expect(readServiceFailure(flattened({ message, httpCode: null }))).toEqual({
+			message,
+			login: true,
+		});
 	});
 
 	it.each([
@@ -32,11 +55,18 @@ describe('readServiceFailure on n8n 1.x errors (no cause)', () => {
 		}),
 	])('knows every kind of login error by its message: %s', (text) => {
 		const { message } = loginError(text);
-		expect(readServiceFailure(flattened({ message, httpCode: null }))).toEqual({ message, login: true });
+		expect(readServiceFailure(flattened({ message, httpCode: null }))).toEqual({
+			message,
+			login: true,
+		});
 	});
 
 	it('reads a network error code from the message', () => {
-		expect(readServiceFailure(flattened({ message: 'connect ECONNREFUSED 127.0.0.1:9', httpCode: null }))).toEqual({
+		expect(
+			readServiceFailure(
+				flattened({ message: 'connect ECONNREFUSED 127.0.0.1:9', httpCode: null }),
+			),
+		).toEqual({
 			code: 'ECONNREFUSED',
 			message: 'The service could not be reached (ECONNREFUSED)',
 		});

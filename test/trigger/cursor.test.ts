@@ -3,7 +3,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { DOWNLOAD_VALIDITY_MS } from '../../nodes/shared/constants';
 import type { DownloadRecord } from '../../nodes/shared/downloads';
 import { CLOCK_MARGIN_MS } from '../../nodes/shared/downloads';
-import { advance, OVERLAP_MS, queryFilters, readState, stateLossLookbackMs, writeState, type CursorState } from '../../nodes/WebsiteExportTrigger/cursor';
+import {
+	advance,
+	OVERLAP_MS,
+	queryFilters,
+	readState,
+	stateLossLookbackMs,
+	writeState,
+	type CursorState,
+} from '../../nodes/WebsiteExportTrigger/cursor';
 import { cronGapMs, longestPollGapMs } from '../../nodes/WebsiteExportTrigger/pollGap';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
@@ -16,7 +24,12 @@ const NEW_ONLY = { emitExisting: false, lookbackMs: LOOKBACK };
 /** A download created `atMs` (ms since epoch), written the way PostgREST writes it. */
 function download(id: number, atMs: number): DownloadRecord {
 	const iso = new Date(atMs).toISOString().replace('Z', '');
-	return { id, created_at: `${iso}123+00:00`, job_id: id, download_link: `https://x.example/${id}.zip` };
+	return {
+		id,
+		created_at: `${iso}123+00:00`,
+		job_id: id,
+		download_link: `https://x.example/${id}.zip`,
+	};
 }
 
 const ids = (rows: DownloadRecord[]) => rows.map((row) => row.id);
@@ -26,7 +39,11 @@ describe('trigger cursor (pure)', () => {
 		it('accepts its own state, after a JSON round trip', () => {
 			const state: CursorState = { version: 1, newest: T0, seen: { '1': T0 } };
 			expect(readState(JSON.parse(JSON.stringify(state)) as IDataObject)).toEqual(state);
-			expect(readState({ version: 1, newest: null, seen: {} })).toEqual({ version: 1, newest: null, seen: {} });
+			expect(readState({ version: 1, newest: null, seen: {} })).toEqual({
+				version: 1,
+				newest: null,
+				seen: {},
+			});
 		});
 
 		it.each([
@@ -43,7 +60,11 @@ describe('trigger cursor (pure)', () => {
 	describe('queryFilters', () => {
 		it('asks for the 24 h window only on the first poll, reaching back by the clock margin', () => {
 			expect(queryFilters(undefined, T0)).toEqual([
-				{ column: 'created_at', operator: 'gt', value: new Date(T0 - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS).toISOString() },
+				{
+					column: 'created_at',
+					operator: 'gt',
+					value: new Date(T0 - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS).toISOString(),
+				},
 			]);
 		});
 
@@ -51,7 +72,11 @@ describe('trigger cursor (pure)', () => {
 			const filters = queryFilters({ version: 1, newest: T0, seen: {} }, T0 + 5 * MIN);
 			expect(filters).toEqual([
 				{ column: 'created_at', operator: 'gte', value: new Date(T0 - OVERLAP_MS).toISOString() },
-				{ column: 'created_at', operator: 'gt', value: new Date(T0 + 5 * MIN - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS).toISOString() },
+				{
+					column: 'created_at',
+					operator: 'gt',
+					value: new Date(T0 + 5 * MIN - DOWNLOAD_VALIDITY_MS - CLOCK_MARGIN_MS).toISOString(),
+				},
 			]);
 		});
 	});
@@ -60,7 +85,10 @@ describe('trigger cursor (pure)', () => {
 		const rows = [download(1, T0 - 30 * MIN), download(2, T0 - 2 * MIN), download(3, T0 - MIN)];
 
 		it('without state, emits what is newer than the lookback and remembers the rest as the baseline', () => {
-			const withinLookback = advance(undefined, rows, T0, { emitExisting: false, lookbackMs: 5 * MIN });
+			const withinLookback = advance(undefined, rows, T0, {
+				emitExisting: false,
+				lookbackMs: 5 * MIN,
+			});
 			expect(ids(withinLookback.fresh)).toEqual([2, 3]);
 			expect(Object.keys(withinLookback.next.seen).sort()).toEqual(['2', '3']);
 			// Activation long after the last download: nothing is new.
@@ -73,7 +101,10 @@ describe('trigger cursor (pure)', () => {
 
 		it('emits the valid existing downloads on the first poll when asked to, and only those', () => {
 			const expired = download(9, T0 - DOWNLOAD_VALIDITY_MS - MIN);
-			const { fresh } = advance(undefined, [expired, ...rows], T0, { emitExisting: true, lookbackMs: LOOKBACK });
+			const { fresh } = advance(undefined, [expired, ...rows], T0, {
+				emitExisting: true,
+				lookbackMs: LOOKBACK,
+			});
 			expect(ids(fresh)).toEqual([1, 2, 3]);
 		});
 
@@ -88,14 +119,22 @@ describe('trigger cursor (pure)', () => {
 		});
 
 		it('never emits an expired link, judged by the service time given', () => {
-			const state: CursorState = { version: 1, newest: T0 - DOWNLOAD_VALIDITY_MS - 5 * MIN, seen: {} };
+			const state: CursorState = {
+				version: 1,
+				newest: T0 - DOWNLOAD_VALIDITY_MS - 5 * MIN,
+				seen: {},
+			};
 			const almost = download(7, T0 - DOWNLOAD_VALIDITY_MS + 1000);
 			expect(ids(advance(state, [almost], T0, NEW_ONLY).fresh)).toEqual([7]);
 			expect(advance(state, [almost], T0 + 1000, NEW_ONLY).fresh).toEqual([]);
 		});
 
 		it('drops ids the next query cannot return: before the overlap, or expired', () => {
-			const state: CursorState = { version: 1, newest: T0, seen: { '1': T0 - OVERLAP_MS - 1, '2': T0 - OVERLAP_MS, '3': T0 } };
+			const state: CursorState = {
+				version: 1,
+				newest: T0,
+				seen: { '1': T0 - OVERLAP_MS - 1, '2': T0 - OVERLAP_MS, '3': T0 },
+			};
 			expect(Object.keys(advance(state, [], T0, NEW_ONLY).next.seen)).toEqual(['2', '3']);
 			const dayLater = T0 + DOWNLOAD_VALIDITY_MS;
 			expect(advance(state, [], dayLater, NEW_ONLY).next.seen).toEqual({});
@@ -145,13 +184,25 @@ describe('trigger cursor (pure)', () => {
 
 	describe('longestPollGapMs', () => {
 		it.each([
-			['nothing (n8n\'s default, every minute)', undefined, MIN],
+			["nothing (n8n's default, every minute)", undefined, MIN],
 			['every minute', { item: [{ mode: 'everyMinute' }] }, MIN],
 			['every 5 minutes', { item: [{ mode: 'everyX', value: 5, unit: 'minutes' }] }, 5 * MIN],
 			['every 2 hours', { item: [{ mode: 'everyX', value: 2, unit: 'hours' }] }, 120 * MIN],
-			['every hour and every 10 minutes', { item: [{ mode: 'everyHour' }, { mode: 'everyX', value: 10, unit: 'minutes' }] }, 10 * MIN],
-			['every week (capped at a link\'s 24 h)', { item: [{ mode: 'everyWeek' }] }, DOWNLOAD_VALIDITY_MS],
-			['cron every 15 minutes', { item: [{ mode: 'custom', cronExpression: '0 */15 * * * *' }] }, 15 * MIN],
+			[
+				'every hour and every 10 minutes',
+				{ item: [{ mode: 'everyHour' }, { mode: 'everyX', value: 10, unit: 'minutes' }] },
+				10 * MIN,
+			],
+			[
+				"every week (capped at a link's 24 h)",
+				{ item: [{ mode: 'everyWeek' }] },
+				DOWNLOAD_VALIDITY_MS,
+			],
+			[
+				'cron every 15 minutes',
+				{ item: [{ mode: 'custom', cronExpression: '0 */15 * * * *' }] },
+				15 * MIN,
+			],
 		])('%s', (_, pollTimes, expected) => {
 			expect(longestPollGapMs(pollTimes)).toBe(expected);
 		});

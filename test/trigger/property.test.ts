@@ -4,7 +4,16 @@ import type { IDataObject } from 'n8n-workflow';
 import { OVERLAP_MS, stateLossLookbackMs } from '../../nodes/WebsiteExportTrigger/cursor';
 import type { FaultSpec } from '../emulator';
 import type { Service } from '../support';
-import { ActiveTrigger, DAY, HOUR, MINUTE, type Persistence, restRequests, SECOND, startFrozenService } from './support';
+import {
+	ActiveTrigger,
+	DAY,
+	HOUR,
+	MINUTE,
+	type Persistence,
+	restRequests,
+	SECOND,
+	startFrozenService,
+} from './support';
 
 /** mulberry32: a small seeded generator, so that a failing run can be replayed. */
 function generator(seed: number) {
@@ -74,17 +83,31 @@ interface RunReport {
 	daysOff: number;
 }
 
-async function run(service: Service, random: Random, persistence: Persistence, emitExisting: boolean): Promise<RunReport> {
+async function run(
+	service: Service,
+	random: Random,
+	persistence: Persistence,
+	emitExisting: boolean,
+): Promise<RunReport> {
 	const emu = service.emulator;
-	const jobs = await emu.insert('jobs', Array.from({ length: 5 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' }))) as IDataObject[];
+	const jobs = (await emu.insert(
+		'jobs',
+		Array.from({ length: 5 }, (_, i) => ({
+			url: `https://site${i}.example.com`,
+			email: 'a@example.com',
+		})),
+	)) as IDataObject[];
 	const rows: Inserted[] = [];
 	const insert = async (createdMs: number) => {
-		const [row] = await emu.insert('downloads', [{ job_id: random.pick(jobs).id, created_at: new Date(createdMs).toISOString() }]) as IDataObject[];
+		const [row] = (await emu.insert('downloads', [
+			{ job_id: random.pick(jobs).id, created_at: new Date(createdMs).toISOString() },
+		])) as IDataObject[];
 		rows.push({ id: row.id as number, createdMs, visibleAt: emu.clock.now() });
 	};
 
 	// History before activation: some links valid, some expired.
-	for (let i = 0; i < 40; i++) await insert(emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500);
+	for (let i = 0; i < 40; i++)
+		await insert(emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500);
 
 	const trigger = new ActiveTrigger(service.harness, { options: { emitExisting } }, persistence);
 	const emitted = new Map<number, number>();
@@ -94,7 +117,18 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 	 */
 	const chances: Array<{ at: number; stateful: boolean }> = [];
 	let baselineAt: number | undefined;
-	const report: RunReport = { polls: POLLS, failed: 0, inserted: 0, emitted: 0, expected: 0, ambiguous: 0, idlePolls: 0, lateCommits: 0, sameTimestamp: 0, daysOff: 0 };
+	const report: RunReport = {
+		polls: POLLS,
+		failed: 0,
+		inserted: 0,
+		emitted: 0,
+		expected: 0,
+		ambiguous: 0,
+		idlePolls: 0,
+		lateCommits: 0,
+		sameTimestamp: 0,
+		daysOff: 0,
+	};
 
 	for (let poll = 0; poll < POLLS; poll++) {
 		const now = emu.clock.now();
@@ -127,7 +161,10 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 		} else {
 			for (const json of result.emitted) {
 				const id = json.id as number;
-				if (emitted.has(id)) throw new Error(`seed ${SEED}: download ${id} emitted twice (polls ${emitted.get(id)} and ${poll})`);
+				if (emitted.has(id))
+					throw new Error(
+						`seed ${SEED}: download ${id} emitted twice (polls ${emitted.get(id)} and ${poll})`,
+					);
 				emitted.set(id, poll);
 				// Never an expired link, by the service's clock.
 				expect(Date.parse(json.created_at as string) + DAY).toBeGreaterThan(at);
@@ -141,13 +178,18 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 				report.idlePolls++;
 				// An idle poll: one request, whatever the history.
 				// (A token that expired during a long pause adds one refused request and a login.)
-				expect(restRequests(emu, since).all.filter((entry) => entry.status !== 401)).toHaveLength(1);
+				expect(restRequests(emu, since).all.filter((entry) => entry.status !== 401)).toHaveLength(
+					1,
+				);
 			}
 			// The state stays bounded: only ids the next query can return again.
 			const state = trigger.state;
 			const seen = Object.keys((state.seen ?? {}) as IDataObject).map(Number);
 			const byId = new Map(rows.map((row) => [row.id, row]));
-			for (const id of seen) expect(byId.get(id)!.createdMs).toBeGreaterThanOrEqual((state.newest as number) - OVERLAP_MS);
+			for (const id of seen)
+				expect(byId.get(id)!.createdMs).toBeGreaterThanOrEqual(
+					(state.newest as number) - OVERLAP_MS,
+				);
 		}
 		const wait = pause(random);
 		if (wait >= 20 * HOUR) report.daysOff++;
@@ -162,17 +204,34 @@ async function run(service: Service, random: Random, persistence: Persistence, e
 	const expected = new Set<number>();
 	const allowed = new Set<number>();
 	for (const row of rows) {
-		if (!emitExisting && baselineAt !== undefined && row.visibleAt <= baselineAt && row.createdMs < baselineAt - LOOKBACK) continue;
+		if (
+			!emitExisting &&
+			baselineAt !== undefined &&
+			row.visibleAt <= baselineAt &&
+			row.createdMs < baselineAt - LOOKBACK
+		)
+			continue;
 		const times = chances.filter((c) => c.at >= row.visibleAt);
-		const counts = (c: { at: number; stateful: boolean }, slack: number) => c.stateful || emitExisting || row.createdMs >= c.at - LOOKBACK + slack;
-		if (times.some((c) => row.createdMs + DAY > c.at + SECOND && counts(c, SECOND))) expected.add(row.id);
+		const counts = (c: { at: number; stateful: boolean }, slack: number) =>
+			c.stateful || emitExisting || row.createdMs >= c.at - LOOKBACK + slack;
+		if (times.some((c) => row.createdMs + DAY > c.at + SECOND && counts(c, SECOND)))
+			expected.add(row.id);
 		if (times.some((c) => row.createdMs + DAY > c.at && counts(c, -SECOND))) allowed.add(row.id);
 	}
 	const got = new Set(emitted.keys());
-	for (const id of got) if (!allowed.has(id)) throw new Error(`seed ${SEED}: download ${id} was emitted but never new and valid`);
+	for (const id of got)
+		if (!allowed.has(id))
+			throw new Error(`seed ${SEED}: download ${id} was emitted but never new and valid`);
 	const missing = [...expected].filter((id) => !got.has(id));
-	if (missing.length > 0) throw new Error(`seed ${SEED}: downloads never emitted: ${missing.join(', ')}`);
-	return { ...report, inserted: rows.length, emitted: got.size, expected: expected.size, ambiguous: allowed.size - expected.size };
+	if (missing.length > 0)
+		throw new Error(`seed ${SEED}: downloads never emitted: ${missing.join(', ')}`);
+	return {
+		...report,
+		inserted: rows.length,
+		emitted: got.size,
+		expected: expected.size,
+		ambiguous: allowed.size - expected.size,
+	};
 }
 
 const CONFIGURATIONS: Array<[Persistence, boolean]> = [
@@ -185,13 +244,19 @@ const CONFIGURATIONS: Array<[Persistence, boolean]> = [
 describe('Website Export Trigger: randomised run against the emulator', () => {
 	it('emits every valid new download exactly once, with no duplicates, whatever n8n keeps of its state', async () => {
 		// Replay a failure with TRIGGER_SEED=<seed> (and TRIGGER_POLLS=<n> for a longer run).
-		console.log(`trigger property test seed: ${SEED} (replay with TRIGGER_SEED=${SEED}), ${POLLS} polls per configuration`);
+		console.log(
+			`trigger property test seed: ${SEED} (replay with TRIGGER_SEED=${SEED}), ${POLLS} polls per configuration`,
+		);
 		// The configurations run side by side, each against its own emulator: they wait on I/O.
 		const reports = await Promise.all(
 			CONFIGURATIONS.map(async ([persistence, emitExisting], index) => {
 				const service = await startFrozenService();
 				try {
-					return { persistence, emitExisting, ...(await run(service, generator(SEED + index), persistence, emitExisting)) };
+					return {
+						persistence,
+						emitExisting,
+						...(await run(service, generator(SEED + index), persistence, emitExisting)),
+					};
 				} finally {
 					await service.emulator.close();
 				}

@@ -62,9 +62,14 @@ export class ActiveTrigger {
 
 	async poll(): Promise<PollResult> {
 		try {
-			const { emitted, staticData } = await this.harness.poll(new WebsiteExportTrigger(), { parameters: this.parameters, staticData: this.staticData });
+			const { emitted, staticData } = await this.harness.poll(new WebsiteExportTrigger(), {
+				parameters: this.parameters,
+				staticData: this.staticData,
+			});
 			const items = emitted?.[0] ?? [];
-			const keep = items.length > 0 || (this.activating ? this.persistence !== 'durable' : this.persistence !== 'emits');
+			const keep =
+				items.length > 0 ||
+				(this.activating ? this.persistence !== 'durable' : this.persistence !== 'emits');
 			if (keep) this.staticData = staticData;
 			this.activating = false;
 			return { ok: true, emitted: items.map((item) => item.json) };
@@ -82,16 +87,24 @@ export class ActiveTrigger {
 
 	/** Fetch Test Event: the manual-mode poll, with the current static data. */
 	async fetchTestEvent(parameters: INodeParameters = this.parameters) {
-		return await this.harness.poll(new WebsiteExportTrigger(), { parameters, staticData: this.staticData, mode: 'manual' });
+		return await this.harness.poll(new WebsiteExportTrigger(), {
+			parameters,
+			staticData: this.staticData,
+			mode: 'manual',
+		});
 	}
 }
 
 /** Inserts downloads at the given emulator times (ms); returns their ids. */
-export async function insertDownloads(emulator: Emulator, times: number[], jobId: number | null = null): Promise<number[]> {
-	const rows = await emulator.insert(
+export async function insertDownloads(
+	emulator: Emulator,
+	times: number[],
+	jobId: number | null = null,
+): Promise<number[]> {
+	const rows = (await emulator.insert(
 		'downloads',
 		times.map((at) => ({ job_id: jobId, created_at: iso(at) })),
-	) as IDataObject[];
+	)) as IDataObject[];
 	return rows.map((row) => row.id as number);
 }
 

@@ -5,7 +5,16 @@ import { OVERLAP_MS } from '../../nodes/WebsiteExportTrigger/cursor';
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
 import { NodeHarness } from '../harness';
 import type { Service } from '../support';
-import { ActiveTrigger, DAY, HOUR, insertDownloads, MINUTE, restRequests, SECOND, startFrozenService } from './support';
+import {
+	ActiveTrigger,
+	DAY,
+	HOUR,
+	insertDownloads,
+	MINUTE,
+	restRequests,
+	SECOND,
+	startFrozenService,
+} from './support';
 
 describe('Website Export Trigger', () => {
 	let service: Service;
@@ -30,7 +39,9 @@ describe('Website Export Trigger', () => {
 			});
 			expect(description.usableAsTool).toBeUndefined();
 			const event = description.properties.find((p) => p.name === 'event');
-			expect(event?.options).toEqual([expect.objectContaining({ name: 'Download Ready', value: 'downloadReady' })]);
+			expect(event?.options).toEqual([
+				expect.objectContaining({ name: 'Download Ready', value: 'downloadReady' }),
+			]);
 			const includeJob = description.properties.find((p) => p.name === 'includeJob');
 			expect(includeJob?.default).toBe(true);
 		});
@@ -41,13 +52,24 @@ describe('Website Export Trigger', () => {
 
 		beforeEach(async () => {
 			service = await startFrozenService();
-			const [job] = await emu().insert('jobs', [{ url: 'https://Docs.Example.com/guide', email: 'ops@example.com', status: 'finished', files: 12 }]) as IDataObject[];
+			const [job] = (await emu().insert('jobs', [
+				{
+					url: 'https://Docs.Example.com/guide',
+					email: 'ops@example.com',
+					status: 'finished',
+					files: 12,
+				},
+			])) as IDataObject[];
 			jobId = job.id as number;
 		});
 
 		it('takes a baseline on the first poll, then emits each new download once, with its job', async () => {
 			// Older than a poll without state looks back (a minute's poll gap plus the overlap).
-			await insertDownloads(emu(), [now() - 3 * HOUR, now() - 20 * MINUTE, now() - 15 * MINUTE], jobId);
+			await insertDownloads(
+				emu(),
+				[now() - 3 * HOUR, now() - 20 * MINUTE, now() - 15 * MINUTE],
+				jobId,
+			);
 			const trigger = new ActiveTrigger(service.harness);
 			expect(await trigger.ids()).toEqual([]);
 			expect(trigger.state).toMatchObject({ version: 1 });
@@ -68,7 +90,12 @@ describe('Website Export Trigger', () => {
 				download_link: expect.stringContaining('/storage/v1/object/public/exports/'),
 				expires_at: new Date(Date.parse(first.created_at as string) + DAY).toISOString(),
 				is_expired: false,
-				job: { url: 'https://Docs.Example.com/guide', email: 'ops@example.com', status: 'finished', files: 12 },
+				job: {
+					url: 'https://Docs.Example.com/guide',
+					email: 'ops@example.com',
+					status: 'finished',
+					files: 12,
+				},
 			});
 
 			await emu().clock.advance(MINUTE);
@@ -78,17 +105,20 @@ describe('Website Export Trigger', () => {
 		it.each([
 			['durable poll cursors (the activation poll commits nothing)', 'durable'],
 			["n8n's default after a restart (only emitting polls are saved)", 'emits'],
-		] as const)('emits a download finished 40 s after activation under %s', async (_, persistence) => {
-			await insertDownloads(emu(), [now() - 30 * MINUTE], jobId);
-			const trigger = new ActiveTrigger(service.harness, {}, persistence);
-			expect(await trigger.ids()).toEqual([]);
-			await emu().clock.advance(40 * SECOND);
-			const [finished] = await insertDownloads(emu(), [now()], jobId);
-			await emu().clock.advance(20 * SECOND);
-			expect(await trigger.ids()).toEqual([finished]);
-			await emu().clock.advance(MINUTE);
-			expect(await trigger.ids()).toEqual([]);
-		});
+		] as const)(
+			'emits a download finished 40 s after activation under %s',
+			async (_, persistence) => {
+				await insertDownloads(emu(), [now() - 30 * MINUTE], jobId);
+				const trigger = new ActiveTrigger(service.harness, {}, persistence);
+				expect(await trigger.ids()).toEqual([]);
+				await emu().clock.advance(40 * SECOND);
+				const [finished] = await insertDownloads(emu(), [now()], jobId);
+				await emu().clock.advance(20 * SECOND);
+				expect(await trigger.ids()).toEqual([finished]);
+				await emu().clock.advance(MINUTE);
+				expect(await trigger.ids()).toEqual([]);
+			},
+		);
 
 		it('after a state that was not kept, re-reads and emits nothing twice', async () => {
 			const trigger = new ActiveTrigger(service.harness, {}, 'emits');
@@ -135,17 +165,27 @@ describe('Website Export Trigger', () => {
 			await trigger.ids();
 			expect(restRequests(emu(), since).all).toHaveLength(1);
 
-			const jobs = await emu().insert('jobs', Array.from({ length: 50 }, (_, i) => ({ url: `https://site${i}.example.com`, email: 'a@example.com' }))) as IDataObject[];
+			const jobs = (await emu().insert(
+				'jobs',
+				Array.from({ length: 50 }, (_, i) => ({
+					url: `https://site${i}.example.com`,
+					email: 'a@example.com',
+				})),
+			)) as IDataObject[];
 			for (const job of jobs) await insertDownloads(emu(), [now()], job.id as number);
 			await emu().clock.advance(MINUTE);
 			since = emu().log.length;
 			const result = await trigger.poll();
 			expect(result.emitted).toHaveLength(50);
-			expect(result.emitted.every((json) => (json.job as IDataObject).email === 'a@example.com')).toBe(true);
+			expect(
+				result.emitted.every((json) => (json.job as IDataObject).email === 'a@example.com'),
+			).toBe(true);
 			const requests = restRequests(emu(), since);
 			expect(requests.downloads).toHaveLength(1);
 			expect(requests.jobs).toHaveLength(1);
-			expect(decodeURIComponent(requests.jobs[0].query)).toContain(`id=in.(${jobs.map((j) => j.id).join(',')})`);
+			expect(decodeURIComponent(requests.jobs[0].query)).toContain(
+				`id=in.(${jobs.map((j) => j.id).join(',')})`,
+			);
 		});
 
 		it('emits downloads sharing a time stamp, including one committed after the others were emitted', async () => {
@@ -183,7 +223,10 @@ describe('Website Export Trigger', () => {
 			function watchStaticData(): IDataObject[] {
 				const seen: IDataObject[] = [];
 				const original = Workflow.prototype.getStaticData;
-				jest.spyOn(Workflow.prototype, 'getStaticData').mockImplementation(function (this: Workflow, ...args) {
+				jest.spyOn(Workflow.prototype, 'getStaticData').mockImplementation(function (
+					this: Workflow,
+					...args
+				) {
 					const data = original.apply(this, args);
 					seen.push(data);
 					return data;
@@ -194,36 +237,53 @@ describe('Website Export Trigger', () => {
 			afterEach(() => jest.restoreAllMocks());
 
 			it.each([
-				['the downloads request fails for good (503 on every retry)', { match: { path: '/rest/v1/downloads' }, status: 503, retryAfter: 0, times: 4 }, '503'],
-				['the token is refused again after the one re-login (401)', { match: { path: '/rest/v1/downloads' }, status: 401, times: 2 }, '401'],
-				['the jobs request fails after the downloads were read', { match: { path: '/rest/v1/jobs' }, status: 503, retryAfter: 0, times: 4 }, '503'],
-			])('throws and changes no state when %s; the next poll emits what was missed, once', async (_, fault, httpCode) => {
-				const trigger = new ActiveTrigger(service.harness);
-				await trigger.ids();
-				await emu().clock.advance(MINUTE);
-				const missed = await insertDownloads(emu(), [now() - SECOND, now()], jobId);
-				const before = JSON.stringify(trigger.state);
+				[
+					'the downloads request fails for good (503 on every retry)',
+					{ match: { path: '/rest/v1/downloads' }, status: 503, retryAfter: 0, times: 4 },
+					'503',
+				],
+				[
+					'the token is refused again after the one re-login (401)',
+					{ match: { path: '/rest/v1/downloads' }, status: 401, times: 2 },
+					'401',
+				],
+				[
+					'the jobs request fails after the downloads were read',
+					{ match: { path: '/rest/v1/jobs' }, status: 503, retryAfter: 0, times: 4 },
+					'503',
+				],
+			])(
+				'throws and changes no state when %s; the next poll emits what was missed, once',
+				async (_, fault, httpCode) => {
+					const trigger = new ActiveTrigger(service.harness);
+					await trigger.ids();
+					await emu().clock.advance(MINUTE);
+					const missed = await insertDownloads(emu(), [now() - SECOND, now()], jobId);
+					const before = JSON.stringify(trigger.state);
 
-				emu().fault(fault);
-				const touched = watchStaticData();
-				const since = emu().log.length;
-				const failed = await trigger.poll();
-				expect(failed.ok).toBe(false);
-				expect(failed.error).toBeInstanceOf(NodeApiError);
-				expect(failed.error?.httpCode).toBe(httpCode);
-				// A 401 is tried again once, after n8n has logged in again.
-				const logins = emu().log.slice(since).filter((entry) => entry.kind === 'token');
-				expect(logins).toHaveLength(httpCode === '401' ? 1 : 0);
-				// n8n (without durable cursors) hands the node its live static data: it must be untouched.
-				expect(touched.length).toBeGreaterThan(0);
-				for (const data of touched) expect(JSON.stringify(data)).toBe(before);
-				jest.restoreAllMocks();
+					emu().fault(fault);
+					const touched = watchStaticData();
+					const since = emu().log.length;
+					const failed = await trigger.poll();
+					expect(failed.ok).toBe(false);
+					expect(failed.error).toBeInstanceOf(NodeApiError);
+					expect(failed.error?.httpCode).toBe(httpCode);
+					// A 401 is tried again once, after n8n has logged in again.
+					const logins = emu()
+						.log.slice(since)
+						.filter((entry) => entry.kind === 'token');
+					expect(logins).toHaveLength(httpCode === '401' ? 1 : 0);
+					// n8n (without durable cursors) hands the node its live static data: it must be untouched.
+					expect(touched.length).toBeGreaterThan(0);
+					for (const data of touched) expect(JSON.stringify(data)).toBe(before);
+					jest.restoreAllMocks();
 
-				await emu().clock.advance(MINUTE);
-				const later = await insertDownloads(emu(), [now()], jobId);
-				expect(await trigger.ids()).toEqual([...missed, ...later]);
-				expect(await trigger.ids()).toEqual([]);
-			});
+					await emu().clock.advance(MINUTE);
+					const later = await insertDownloads(emu(), [now()], jobId);
+					expect(await trigger.ids()).toEqual([...missed, ...later]);
+					expect(await trigger.ids()).toEqual([]);
+				},
+			);
 		});
 
 		it('survives a restart: static data through JSON, a new harness (new login) and a new node instance', async () => {
@@ -233,7 +293,9 @@ describe('Website Export Trigger', () => {
 			const before = await insertDownloads(emu(), [now()]);
 			expect(await first.ids()).toEqual(before);
 
-			const restarted = new ActiveTrigger(new NodeHarness({ baseUrl: emu().baseUrl, apiKey: emu().apiKey, ...emu().demoUser }));
+			const restarted = new ActiveTrigger(
+				new NodeHarness({ baseUrl: emu().baseUrl, apiKey: emu().apiKey, ...emu().demoUser }),
+			);
 			restarted.staticData = JSON.parse(JSON.stringify(first.staticData));
 			restarted.activating = false;
 			await emu().clock.advance(MINUTE);
@@ -261,10 +323,15 @@ describe('Website Export Trigger', () => {
 		it('reads 10 000 historical downloads once; then 3 new ones cost one request and give 3 items', async () => {
 			// One every 8 s over the last 22 hours: 10 000 links still valid.
 			const start = now() - 15 * MINUTE - 10_000 * 8 * SECOND;
-			await insertDownloads(emu(), Array.from({ length: 10_000 }, (_, i) => start + i * 8 * SECOND));
+			await insertDownloads(
+				emu(),
+				Array.from({ length: 10_000 }, (_, i) => start + i * 8 * SECOND),
+			);
 			const trigger = new ActiveTrigger(service.harness, { includeJob: false });
 			expect(await trigger.ids()).toEqual([]);
-			expect(Object.keys(trigger.state.seen as IDataObject).length).toBeLessThanOrEqual(OVERLAP_MS / (8 * SECOND) + 1);
+			expect(Object.keys(trigger.state.seen as IDataObject).length).toBeLessThanOrEqual(
+				OVERLAP_MS / (8 * SECOND) + 1,
+			);
 
 			await emu().clock.advance(MINUTE);
 			let since = emu().log.length;
@@ -291,7 +358,10 @@ describe('Website Export Trigger', () => {
 				// Judged by this machine's clock, one of these two would be wrong either way.
 				const stillValid = await insertDownloads(emu(), [now() - DAY + 2 * MINUTE]);
 				await insertDownloads(emu(), [now() - DAY - 2 * MINUTE]);
-				const trigger = new ActiveTrigger(service.harness, { includeJob: false, options: { emitExisting: true } });
+				const trigger = new ActiveTrigger(service.harness, {
+					includeJob: false,
+					options: { emitExisting: true },
+				});
 				expect(await trigger.ids()).toEqual(stillValid);
 
 				// The cursor is the service's created_at, not this machine's "now".
@@ -307,8 +377,13 @@ describe('Website Export Trigger', () => {
 
 		describe('Job URL Contains', () => {
 			it('emits only downloads of matching jobs (not case-sensitive), with one jobs request even without Include Job', async () => {
-				const [other] = await emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
-				const trigger = new ActiveTrigger(service.harness, { includeJob: false, options: { jobUrlContains: ' docs.example.COM ' } });
+				const [other] = (await emu().insert('jobs', [
+					{ url: 'https://shop.example.org', email: 'b@example.com' },
+				])) as IDataObject[];
+				const trigger = new ActiveTrigger(service.harness, {
+					includeJob: false,
+					options: { jobUrlContains: ' docs.example.COM ' },
+				});
 				await trigger.ids();
 				await emu().clock.advance(MINUTE);
 				const wanted = await insertDownloads(emu(), [now() - SECOND], jobId);
@@ -334,15 +409,22 @@ describe('Website Export Trigger', () => {
 				const state = JSON.stringify(trigger.staticData);
 				const { emitted, staticData } = await trigger.fetchTestEvent();
 				expect(emitted?.[0].map((item) => item.json.id)).toEqual([latest]);
-				expect(emitted?.[0][0].json).toMatchObject({ is_expired: false, job: { url: 'https://Docs.Example.com/guide' } });
+				expect(emitted?.[0][0].json).toMatchObject({
+					is_expired: false,
+					job: { url: 'https://Docs.Example.com/guide' },
+				});
 				expect(JSON.stringify(staticData)).toBe(state);
 			});
 
 			it('finds the most recent download of a matching job', async () => {
-				const [other] = await emu().insert('jobs', [{ url: 'https://shop.example.org', email: 'b@example.com' }]) as IDataObject[];
+				const [other] = (await emu().insert('jobs', [
+					{ url: 'https://shop.example.org', email: 'b@example.com' },
+				])) as IDataObject[];
 				const [wanted] = await insertDownloads(emu(), [now() - 2 * HOUR], jobId);
 				await insertDownloads(emu(), [now() - HOUR], other.id as number);
-				const trigger = new ActiveTrigger(service.harness, { options: { jobUrlContains: 'docs.example' } });
+				const trigger = new ActiveTrigger(service.harness, {
+					options: { jobUrlContains: 'docs.example' },
+				});
 				const { emitted } = await trigger.fetchTestEvent();
 				expect(emitted?.[0].map((item) => item.json.id)).toEqual([wanted]);
 			});
@@ -352,7 +434,9 @@ describe('Website Export Trigger', () => {
 				const trigger = new ActiveTrigger(service.harness);
 				await expect(trigger.fetchTestEvent()).rejects.toThrow(NodeOperationError);
 				await expect(trigger.fetchTestEvent()).rejects.toThrow('No download with a valid link');
-				await expect(trigger.fetchTestEvent({ options: { jobUrlContains: 'shop' } })).rejects.toThrow('No download with a valid link whose job URL contains "shop"');
+				await expect(
+					trigger.fetchTestEvent({ options: { jobUrlContains: 'shop' } }),
+				).rejects.toThrow('No download with a valid link whose job URL contains "shop"');
 				expect(trigger.staticData).toEqual({});
 			});
 		});

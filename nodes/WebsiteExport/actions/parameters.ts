@@ -8,7 +8,8 @@ import { recordId, text, validate } from '../../shared/validation';
 import { capitalize } from './properties';
 
 /** An empty parameter counts as not given. */
-export const nonEmpty = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
+export const nonEmpty = <T>(value: T | '' | undefined): T | undefined =>
+	value === '' ? undefined : value;
 
 /** A resource locator's value as n8n stores it. */
 interface Locator {
@@ -29,7 +30,11 @@ export function readLocatorValue(raw: unknown): { mode: string; value: unknown }
 const selection = z.discriminatedUnion('selectBy', [
 	z.object({ selectBy: z.literal('id'), recordId }),
 	z.object({ selectBy: z.literal('url'), url: text(2048).trim().min(1, 'is required') }),
-	z.object({ selectBy: z.literal('field'), selectField: z.string().min(1), selectValue: text(2048).min(1, 'is required') }),
+	z.object({
+		selectBy: z.literal('field'),
+		selectField: z.string().min(1),
+		selectValue: text(2048).min(1, 'is required'),
+	}),
 ]);
 
 export interface Selection {
@@ -40,9 +45,13 @@ export interface Selection {
 }
 
 /** Select By ID's value, from a plain ID (version 1) or a resource locator (version 2). */
-function readRecordId(raw: unknown): { selectBy: 'id'; recordId: unknown } | { selectBy: 'url'; url: unknown } {
+function readRecordId(
+	raw: unknown,
+): { selectBy: 'id'; recordId: unknown } | { selectBy: 'url'; url: unknown } {
 	const locator = readLocatorValue(raw);
-	return locator.mode === 'url' ? { selectBy: 'url', url: locator.value } : { selectBy: 'id', recordId: locator.value };
+	return locator.mode === 'url'
+		? { selectBy: 'url', url: locator.value }
+		: { selectBy: 'id', recordId: locator.value };
 }
 
 /** Reads and validates the Select By parameters of one item. */
@@ -63,10 +72,18 @@ export function readSelection(this: IExecuteFunctions, noun: string, itemIndex: 
 		selectField: 'Field',
 	});
 	if (parsed.selectBy === 'url') {
-		return { filters: [{ column: 'url', operator: 'eq', value: parsed.url }], label: `${noun} with URL "${parsed.url}"`, byId: false };
+		return {
+			filters: [{ column: 'url', operator: 'eq', value: parsed.url }],
+			label: `${noun} with URL "${parsed.url}"`,
+			byId: false,
+		};
 	}
 	if (parsed.selectBy === 'id') {
-		return { filters: [{ column: 'id', operator: 'eq', value: parsed.recordId }], label: `${noun} with ID ${parsed.recordId}`, byId: true };
+		return {
+			filters: [{ column: 'id', operator: 'eq', value: parsed.recordId }],
+			label: `${noun} with ID ${parsed.recordId}`,
+			byId: true,
+		};
 	}
 	return {
 		filters: [{ column: parsed.selectField, operator: 'eq', value: parsed.selectValue }],
@@ -81,7 +98,13 @@ export const readJobId = (raw: unknown): unknown => nonEmpty(readLocatorValue(ra
 /** The row cap of a Get Many item: undefined means all of them. */
 export function readResultLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (this.getNodeParameter('returnAll', itemIndex, false)) return undefined;
-	const limit = validate(this, z.number().int('must be a whole number').positive('must be at least 1'), this.getNodeParameter('limit', itemIndex, 50), itemIndex, { '': 'Limit' });
+	const limit = validate(
+		this,
+		z.number().int('must be a whole number').positive('must be at least 1'),
+		this.getNodeParameter('limit', itemIndex, 50),
+		itemIndex,
+		{ '': 'Limit' },
+	);
 	return limit;
 }
 
@@ -98,11 +121,19 @@ export interface SelectedPatch {
 }
 
 /** Update's input: the record Select By names and an already validated patch, which must change something. */
-export function readSelectedPatch(this: IExecuteFunctions, noun: string, itemIndex: number, patch: IDataObject): SelectedPatch {
+export function readSelectedPatch(
+	this: IExecuteFunctions,
+	noun: string,
+	itemIndex: number,
+	patch: IDataObject,
+): SelectedPatch {
 	// An empty PATCH would be a request that changes nothing: an input error, caught before sending.
 	if (Object.values(patch).every((value) => value === undefined)) {
-		throw new NodeOperationError(this.getNode(), 'Nothing to update: add at least one field under Update Fields', { itemIndex });
+		throw new NodeOperationError(
+			this.getNode(),
+			'Nothing to update: add at least one field under Update Fields',
+			{ itemIndex },
+		);
 	}
 	return { selection: readSelection.call(this, noun, itemIndex), patch };
 }
-

@@ -7,25 +7,44 @@ export const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.
  * "Select By": the record an operation acts on, by ID (the recommended way) or by
  * another field that identifies it; the node checks that such a value matches exactly one record.
  */
-export function selectByProperties(noun: string, fields: Array<{ name: string; value: string }>): INodeProperties[] {
+export function selectByProperties(
+	noun: string,
+	fields: Array<{ name: string; value: string }>,
+): INodeProperties[] {
 	const defaultField = fields[0].value;
 	// Same name and value 'id' in both versions, so stored workflows keep their choice; in version 2
 	// that choice is a locator (From List, By ID, By URL), not just an ID.
-	const selectBy = (idChoice: { name: string; description: string }, versions: IDisplayOptions['show']): INodeProperties => ({
+	const selectBy = (
+		idChoice: { name: string; description: string },
+		versions: IDisplayOptions['show'],
+	): INodeProperties => ({
 		displayName: 'Select By',
 		name: 'selectBy',
 		type: 'options',
 		noDataExpression: true,
 		options: [
 			{ name: idChoice.name, value: 'id', description: idChoice.description },
-			{ name: 'Another Field', value: 'field', description: `A field whose value identifies one ${noun}` },
+			{
+				name: 'Another Field',
+				value: 'field',
+				description: `A field whose value identifies one ${noun}`,
+			},
 		],
 		default: 'id',
 		displayOptions: { show: versions },
 	});
 	return [
-		selectBy({ name: 'ID', description: `The ${noun}'s ID, as listed by Get Many` }, ONLY_VERSION_1),
-		selectBy({ name: 'Record', description: `The ${noun} picked from the list, by ID${noun === 'job' ? ' or by URL' : ''}` }, FROM_VERSION_2),
+		selectBy(
+			{ name: 'ID', description: `The ${noun}'s ID, as listed by Get Many` },
+			ONLY_VERSION_1,
+		),
+		selectBy(
+			{
+				name: 'Record',
+				description: `The ${noun} picked from the list, by ID${noun === 'job' ? ' or by URL' : ''}`,
+			},
+			FROM_VERSION_2,
+		),
 		{
 			displayName: `${capitalize(noun)} ID`,
 			name: 'recordId',
@@ -62,7 +81,11 @@ export function selectByProperties(noun: string, fields: Array<{ name: string; v
 export const FROM_VERSION_2 = { '@version': [{ _cnd: { gte: 2 } }] };
 export const ONLY_VERSION_1 = { '@version': [1] };
 
-const SEARCH_METHODS: Record<string, string> = { job: 'searchJobs', option: 'searchOptions', download: 'searchDownloads' };
+const SEARCH_METHODS: Record<string, string> = {
+	job: 'searchJobs',
+	option: 'searchOptions',
+	download: 'searchDownloads',
+};
 
 /** A record picked From List (searched and paged by the service, newest first), By ID, or By URL where offered. */
 function locatorProperty(noun: string, name: string, byUrl: boolean): INodeProperties {
@@ -85,18 +108,42 @@ function locatorProperty(noun: string, name: string, byUrl: boolean): INodePrope
 				name: 'id',
 				type: 'string',
 				placeholder: 'e.g. 42',
-				validation: [{ type: 'regex', properties: { regex: '^\\s*[1-9]\\d*\\s*$', errorMessage: 'Not a valid ID: a whole number greater than 0' } }],
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: '^\\s*[1-9]\\d*\\s*$',
+							errorMessage: 'Not a valid ID: a whole number greater than 0',
+						},
+					},
+				],
 			},
 			...(byUrl
-				? [{ displayName: 'By URL', name: 'url', type: 'string' as const, placeholder: 'e.g. https://example.com', hint: 'The exact URL the job was created with; it must match one job' }]
+				? [
+						{
+							displayName: 'By URL',
+							name: 'url',
+							type: 'string' as const,
+							placeholder: 'e.g. https://example.com',
+							hint: 'The exact URL the job was created with; it must match one job',
+						},
+					]
 				: []),
 		],
 	};
 }
 
 /** The record an operation acts on (version 2); a job can also be picked By URL, which must match exactly one job. */
-export function recordLocatorProperty(noun: string, name: string, show: Record<string, string[]> = {}): INodeProperties {
-	return { ...locatorProperty(noun, name, noun === 'job'), required: true, displayOptions: { show: { ...show, ...FROM_VERSION_2 } } };
+export function recordLocatorProperty(
+	noun: string,
+	name: string,
+	show: Record<string, string[]> = {},
+): INodeProperties {
+	return {
+		...locatorProperty(noun, name, noun === 'job'),
+		required: true,
+		displayOptions: { show: { ...show, ...FROM_VERSION_2 } },
+	};
 }
 
 /**
@@ -105,13 +152,35 @@ export function recordLocatorProperty(noun: string, name: string, show: Record<s
  * From List or By ID. Two collections rather than two `jobId` entries in one: n8n's editor adds
  * a collection entry with the default of the first entry of that name, whatever its version.
  */
-export function withJobId(collection: INodeProperties, jobIdDescription: string, otherOptions: INodeProperties[] = []): INodeProperties[] {
-	const jobIdField: INodeProperties = { displayName: 'Job ID', name: 'jobId', type: 'string', default: '', placeholder: 'e.g. 42', description: jobIdDescription };
+export function withJobId(
+	collection: INodeProperties,
+	jobIdDescription: string,
+	otherOptions: INodeProperties[] = [],
+): INodeProperties[] {
+	const jobIdField: INodeProperties = {
+		displayName: 'Job ID',
+		name: 'jobId',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 42',
+		description: jobIdDescription,
+	};
 	// No By URL here: a URL may name several jobs, and a Job ID names one.
-	const jobLocator: INodeProperties = { ...locatorProperty('job', 'jobId', false), description: jobIdDescription };
+	const jobLocator: INodeProperties = {
+		...locatorProperty('job', 'jobId', false),
+		description: jobIdDescription,
+	};
 	return [
-		{ ...collection, displayOptions: { show: ONLY_VERSION_1 }, options: [jobIdField, ...otherOptions] },
-		{ ...collection, displayOptions: { show: FROM_VERSION_2 }, options: [jobLocator, ...otherOptions] },
+		{
+			...collection,
+			displayOptions: { show: ONLY_VERSION_1 },
+			options: [jobIdField, ...otherOptions],
+		},
+		{
+			...collection,
+			displayOptions: { show: FROM_VERSION_2 },
+			options: [jobLocator, ...otherOptions],
+		},
 	];
 }
 
@@ -134,4 +203,3 @@ export const returnAllOrLimit: INodeProperties[] = [
 		displayOptions: { show: { returnAll: [false] } },
 	},
 ];
-

@@ -25,11 +25,23 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = operations[resource]?.[operationName];
 	if (!operation) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" is not supported for "${resource}"`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operationName}" is not supported for "${resource}"`,
+		);
 	}
 	const continueOnFail = this.continueOnFail();
-	const asErrorItem = (error: Error & { description?: unknown }, itemIndex: number): INodeExecutionData[] => [
-		{ json: { error: error.message, ...(error.description ? { details: error.description as string } : {}) }, pairedItem: { item: itemIndex } },
+	const asErrorItem = (
+		error: Error & { description?: unknown },
+		itemIndex: number,
+	): INodeExecutionData[] => [
+		{
+			json: {
+				error: error.message,
+				...(error.description ? { details: error.description as string } : {}),
+			},
+			pairedItem: { item: itemIndex },
+		},
 	];
 
 	// Every item is read and validated before the first request: a bad item sends nothing at all.
@@ -45,14 +57,20 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// Writes go one by one unless the user asked for more (the README states the bound) or
 	// failures become error items anyway: then no write can follow a failed one unseen.
 	const chosen = Math.floor(Number(this.getNodeParameter('options.requestsInFlight', 0, 0))) || 0;
-	const inFlight = chosen >= 1 ? chosen : operation.writes && !continueOnFail ? 1 : DEFAULT_IN_FLIGHT;
+	const inFlight =
+		chosen >= 1 ? chosen : operation.writes && !continueOnFail ? 1 : DEFAULT_IN_FLIGHT;
 	const client = await WebsiteExportClient.connect(this);
 
 	const perItem = await mapInOrder(items, inFlight, async (item, itemIndex) => {
 		const ready = prepared[itemIndex];
 		if ('failed' in ready) return ready.failed as INodeExecutionData[];
 		try {
-			const output = await operation.execute.call(this, { client, item, itemIndex, input: ready.input });
+			const output = await operation.execute.call(this, {
+				client,
+				item,
+				itemIndex,
+				input: ready.input,
+			});
 			return output.map((result) => ({ ...result, pairedItem: { item: itemIndex } }));
 		} catch (error) {
 			const failure = asNodeError.call(this, error, itemIndex);
@@ -64,8 +82,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 }
 
 /** The error as n8n shows it, pointing at the item: service answers as NodeApiError, the rest as NodeOperationError. */
-function asNodeError(this: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
-	if (error instanceof UnreadableTimestampError) return unreadableTimestampApiError(this.getNode(), error, itemIndex);
+function asNodeError(
+	this: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof UnreadableTimestampError)
+		return unreadableTimestampApiError(this.getNode(), error, itemIndex);
 	if (error instanceof NodeApiError) {
 		error.context.itemIndex ??= itemIndex;
 		return new NodeApiError(this.getNode(), error as unknown as JsonObject); // returns `error` itself

@@ -19,7 +19,8 @@ interface Search {
 }
 
 /** `*text*` for ilike: PostgREST turns `*` into `%`; the user's own wildcards are taken literally. */
-const contains = (text: string) => `*${text.replace(/[*\\%_]/g, (c) => (c === '*' ? '' : `\\${c}`))}*`;
+const contains = (text: string) =>
+	`*${text.replace(/[*\\%_]/g, (c) => (c === '*' ? '' : `\\${c}`))}*`;
 const wholeNumber = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
 /** `job #7`, or `job —` for a record of no job. */
@@ -38,18 +39,28 @@ const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
 		narrow: (text) => {
 			const id = wholeNumber(text);
 			const like = contains(text);
-			return { anyOf: [{ column: 'url', operator: 'ilike', value: like }, { column: 'email', operator: 'ilike', value: like }, ...(id ? [{ column: 'id', operator: 'eq' as const, value: id }] : [])] };
+			return {
+				anyOf: [
+					{ column: 'url', operator: 'ilike', value: like },
+					{ column: 'email', operator: 'ilike', value: like },
+					...(id ? [{ column: 'id', operator: 'eq' as const, value: id }] : []),
+				],
+			};
 		},
-		name: (row) => `#${String(row.id)} · ${String(row.url)} · ${String(row.email)} · ${String(row.status ?? '')} · ${when(row.created_at)}`,
+		name: (row) =>
+			`#${String(row.id)} · ${String(row.url)} · ${String(row.email)} · ${String(row.status ?? '')} · ${when(row.created_at)}`,
 	},
 	options: {
 		resource: 'options',
 		select: ['id', 'created_at', 'job_id', 'mode'],
 		narrow: (text) => {
 			const id = wholeNumber(text);
-			return id !== undefined ? { filters: [{ column: 'job_id', operator: 'eq', value: id }] } : { filters: [{ column: 'mode', operator: 'ilike', value: contains(text) }] };
+			return id !== undefined
+				? { filters: [{ column: 'job_id', operator: 'eq', value: id }] }
+				: { filters: [{ column: 'mode', operator: 'ilike', value: contains(text) }] };
 		},
-		name: (row) => `#${String(row.id)} · ${String(row.mode)} · ${jobOf(row)} · ${when(row.created_at)}`,
+		name: (row) =>
+			`#${String(row.id)} · ${String(row.mode)} · ${jobOf(row)} · ${when(row.created_at)}`,
 	},
 	downloads: {
 		resource: 'downloads',
@@ -63,27 +74,55 @@ const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
 	},
 };
 
-async function search(this: ILoadOptionsFunctions, kind: keyof typeof SEARCHES, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+async function search(
+	this: ILoadOptionsFunctions,
+	kind: keyof typeof SEARCHES,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
 	const spec = SEARCHES[kind];
 	const client = await WebsiteExportClient.connect(this);
 	const text = (filter ?? '').trim();
-	const after = paginationToken ? (JSON.parse(paginationToken) as Record<string, unknown>) : undefined;
-	const page = await client.select<IDataObject>(spec.resource, { select: spec.select, ...(text ? spec.narrow(text) : {}), order: NEWEST_FIRST, limit: PAGE, after });
+	const after = paginationToken
+		? (JSON.parse(paginationToken) as Record<string, unknown>)
+		: undefined;
+	const page = await client.select<IDataObject>(spec.resource, {
+		select: spec.select,
+		...(text ? spec.narrow(text) : {}),
+		order: NEWEST_FIRST,
+		limit: PAGE,
+		after,
+	});
 	const last = page.rows[page.rows.length - 1];
 	return {
 		results: page.rows.map((row) => ({ name: spec.name(row), value: String(row.id) })),
-		paginationToken: page.rows.length === PAGE && last ? JSON.stringify({ created_at: last.created_at, id: last.id }) : undefined,
+		paginationToken:
+			page.rows.length === PAGE && last
+				? JSON.stringify({ created_at: last.created_at, id: last.id })
+				: undefined,
 	};
 }
 
-export async function searchJobs(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+export async function searchJobs(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+) {
 	return await search.call(this, 'jobs', filter, paginationToken);
 }
 
-export async function searchOptions(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+export async function searchOptions(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+) {
 	return await search.call(this, 'options', filter, paginationToken);
 }
 
-export async function searchDownloads(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+export async function searchDownloads(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+) {
 	return await search.call(this, 'downloads', filter, paginationToken);
 }

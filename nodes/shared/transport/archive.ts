@@ -5,7 +5,10 @@ import { NodeApiError } from 'n8n-workflow';
 import type { CallOptions, ServiceRequests } from './request';
 
 /** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
-export type ByteStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
+export type ByteStream = Exclude<
+	Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0],
+	Buffer
+>;
 
 export interface Archive {
 	stream: ByteStream;
@@ -20,18 +23,32 @@ const MAX_ARCHIVE_REDIRECTS = 5;
  * archive of any size never sits in memory. n8n's own redirect handling would carry the key and
  * the token along to wherever the link points; here each hop is a request of its own.
  */
-export async function openArchive(node: INode, requests: ServiceRequests, url: string, options: CallOptions = {}): Promise<Archive> {
+export async function openArchive(
+	node: INode,
+	requests: ServiceRequests,
+	url: string,
+	options: CallOptions = {},
+): Promise<Archive> {
 	let target = url;
 	let response = await requests.send('GET', target, { ...options, stream: true });
 	for (let hops = 0; response.statusCode >= 300 && response.statusCode < 400; hops++) {
 		const location = String(response.headers.location);
 		const next = URL.canParse(location, target) ? new URL(location, target) : undefined;
-		if (hops === MAX_ARCHIVE_REDIRECTS || !next || (next.protocol !== 'https:' && next.protocol !== 'http:')) {
-			throw new NodeApiError(node, { message: 'redirect refused' }, {
-				message: 'The archive link redirects too often, or to something that is not an http(s) address',
-				httpCode: String(response.statusCode),
-				itemIndex: options.itemIndex,
-			});
+		if (
+			hops === MAX_ARCHIVE_REDIRECTS ||
+			!next ||
+			(next.protocol !== 'https:' && next.protocol !== 'http:')
+		) {
+			throw new NodeApiError(
+				node,
+				{ message: 'redirect refused' },
+				{
+					message:
+						'The archive link redirects too often, or to something that is not an http(s) address',
+					httpCode: String(response.statusCode),
+					itemIndex: options.itemIndex,
+				},
+			);
 		}
 		target = next.toString();
 		response = await requests.send('GET', target, { ...options, stream: true });
@@ -39,7 +56,10 @@ export async function openArchive(node: INode, requests: ServiceRequests, url: s
 	const length = Number(response.headers['content-length']);
 	return {
 		stream: response.body as ByteStream,
-		contentType: typeof response.headers['content-type'] === 'string' ? response.headers['content-type'] : undefined,
+		contentType:
+			typeof response.headers['content-type'] === 'string'
+				? response.headers['content-type']
+				: undefined,
 		contentLength: Number.isFinite(length) ? length : undefined,
 	};
 }

@@ -29,7 +29,10 @@ export interface ClientOptions {
 /** The only code that talks to the Website Export service (see request.ts for how it sends). */
 export class WebsiteExportClient extends PostgrestTables {
 	/** Reads the credential's base URL once per execution and checks it before any request. */
-	static async connect(ctx: TransportContext, options: ClientOptions = {}): Promise<WebsiteExportClient> {
+	static async connect(
+		ctx: TransportContext,
+		options: ClientOptions = {},
+	): Promise<WebsiteExportClient> {
 		const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
 		const baseUrl = checkBaseUrl(credentials?.baseUrl);
 		if (!baseUrl.ok) {
@@ -37,7 +40,12 @@ export class WebsiteExportClient extends PostgrestTables {
 				description: 'Open the Website Export credential and correct its Base URL.',
 			});
 		}
-		const requests = new ServiceRequests(ctx, tokenExpiry(credentials.accessToken), options.retry, options.timeoutMs);
+		const requests = new ServiceRequests(
+			ctx,
+			tokenExpiry(credentials.accessToken),
+			options.retry,
+			options.timeoutMs,
+		);
 		return new WebsiteExportClient(ctx, requests, baseUrl.url, options.pageSize);
 	}
 

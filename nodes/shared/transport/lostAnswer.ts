@@ -16,7 +16,9 @@ const INSERT_SLACK_MS = 2_000;
 /** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
 export function answerLost(failure: ServiceFailure): boolean {
 	if (failure.login) return false;
-	return failure.status === undefined ? !FAILED_BEFORE_SENDING.has(failure.code ?? '') : failure.status >= 500;
+	return failure.status === undefined
+		? !FAILED_BEFORE_SENDING.has(failure.code ?? '')
+		: failure.status >= 500;
 }
 
 /** The errors of one execution's requests that lost their answer. */
@@ -37,7 +39,10 @@ export class LostAnswers {
  * gone, as asked, unless `stillThere` finds it. It comes back as far as known: its filters'
  * values (its other fields are gone with it).
  */
-export async function deletedAfterLostAnswer<T>(filters: Filter[], stillThere: () => Promise<boolean>): Promise<T[]> {
+export async function deletedAfterLostAnswer<T>(
+	filters: Filter[],
+	stillThere: () => Promise<boolean>,
+): Promise<T[]> {
 	if (await stillThere()) return [];
 	return [Object.fromEntries(filters.map((filter) => [filter.column, filter.value])) as T];
 }
@@ -76,13 +81,24 @@ export class InsertRecovery {
 	 * The row an insert sent at `sentAt` created, when its answer was lost (`lost`) or carried no
 	 * row; marked `recovered: true` after a lost answer. Throws when none or several match.
 	 */
-	async recover<T extends IDataObject>(resource: ResourceName, body: IDataObject, sentAt: number, lost: NodeApiError | undefined, options: InsertOptions): Promise<T> {
-		const found = await this.findInserted<T>(resource, body, sentAt, options.itemIndex).catch((error: unknown) => {
-			// The lookup failed too: the first error is the one that tells what happened.
-			if (lost) throw lost;
-			throw error instanceof NodeApiError ? error : new NodeApiError(this.node, error as JsonObject, { itemIndex: options.itemIndex });
-		});
-		if (found.length === 1) return this.claim(resource, lost ? { ...found[0], recovered: true } : found[0]);
+	async recover<T extends IDataObject>(
+		resource: ResourceName,
+		body: IDataObject,
+		sentAt: number,
+		lost: NodeApiError | undefined,
+		options: InsertOptions,
+	): Promise<T> {
+		const found = await this.findInserted<T>(resource, body, sentAt, options.itemIndex).catch(
+			(error: unknown) => {
+				// The lookup failed too: the first error is the one that tells what happened.
+				if (lost) throw lost;
+				throw error instanceof NodeApiError
+					? error
+					: new NodeApiError(this.node, error as JsonObject, { itemIndex: options.itemIndex });
+			},
+		);
+		if (found.length === 1)
+			return this.claim(resource, lost ? { ...found[0], recovered: true } : found[0]);
 		const ids = found.map((row) => String(row.id)).join(', ');
 		const where = `Look for it with ${options.findHint} before running this item again.`;
 		const summary =
@@ -93,22 +109,46 @@ export class InsertRecovery {
 			lost.description = `The service did not answer, and it may have created the ${options.noun}. ${summary} ${where}`;
 			throw lost;
 		}
-		throw new NodeApiError(this.node, { message: 'no representation' }, {
-			message: `The service accepted the ${options.noun} but did not return it`,
-			description: `${summary} ${where}`,
-			itemIndex: options.itemIndex,
-		});
+		throw new NodeApiError(
+			this.node,
+			{ message: 'no representation' },
+			{
+				message: `The service accepted the ${options.noun} but did not return it`,
+				description: `${summary} ${where}`,
+				itemIndex: options.itemIndex,
+			},
+		);
 	}
 
 	/** Rows with the values of `body` that were created since `sentAt` (this machine's clock) and are not claimed yet. */
-	private async findInserted<T extends IDataObject>(resource: ResourceName, body: IDataObject, sentAt: number, itemIndex?: number): Promise<T[]> {
+	private async findInserted<T extends IDataObject>(
+		resource: ResourceName,
+		body: IDataObject,
+		sentAt: number,
+		itemIndex?: number,
+	): Promise<T[]> {
 		const filters: Filter[] = Object.entries(body)
-			.filter(([, value]) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-			.map(([column, value]) => ({ column, operator: 'eq', value: value as string | number | boolean }));
-		const rows = await this.selectRows<T>(resource, { filters, order: NEWEST_FIRST, limit: 20 }, itemIndex);
+			.filter(
+				([, value]) =>
+					typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean',
+			)
+			.map(([column, value]) => ({
+				column,
+				operator: 'eq',
+				value: value as string | number | boolean,
+			}));
+		const rows = await this.selectRows<T>(
+			resource,
+			{ filters, order: NEWEST_FIRST, limit: 20 },
+			itemIndex,
+		);
 		// The request's moment by the service's clock: its clock now (this answer's Date header)
 		// minus the time that has passed here since the request left.
 		const since = this.serviceNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
-		return rows.filter((row) => !this.claimed.has(`${resource}:${String(row.id)}`) && parseTimestamp(row.created_at) >= since);
+		return rows.filter(
+			(row) =>
+				!this.claimed.has(`${resource}:${String(row.id)}`) &&
+				parseTimestamp(row.created_at) >= since,
+		);
 	}
 }

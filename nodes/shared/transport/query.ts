@@ -21,7 +21,10 @@ export interface OrderBy {
 }
 
 /** Newest first, ties broken by id so that pages never overlap. */
-export const NEWEST_FIRST: OrderBy[] = [{ column: 'created_at', descending: true }, { column: 'id', descending: true }];
+export const NEWEST_FIRST: OrderBy[] = [
+	{ column: 'created_at', descending: true },
+	{ column: 'id', descending: true },
+];
 
 export interface ListQuery {
 	/** Columns to return; all of them when omitted. */
@@ -94,11 +97,13 @@ export function buildQueryString(query: ListQuery): string {
 }
 
 // Inside a logic tree a value with reserved characters (a timestamp's `:` and `.`) is quoted.
-const logicValue = (value: unknown): string => inItem(value === null || value === undefined ? null : String(value));
+const logicValue = (value: unknown): string =>
+	inItem(value === null || value === undefined ? null : String(value));
 
 /** One filter inside a logic tree: `url.ilike."*x*"`. */
 function logicTerm(filter: Filter): string {
-	if (Array.isArray(filter.value) || filter.operator === 'in') throw new Error(`The ${filter.operator} filter is not supported inside or()`);
+	if (Array.isArray(filter.value) || filter.operator === 'in')
+		throw new Error(`The ${filter.operator} filter is not supported inside or()`);
 	return `${column(filter.column)}.${filter.operator}.${logicValue(filter.value)}`;
 }
 
@@ -108,9 +113,12 @@ function logicTerm(filter: Filter): string {
  * or deleted between pages.
  */
 function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string {
-	if (order.at(-1)?.column !== 'id') throw new Error('Keyset paging needs an order that ends with id');
+	if (order.at(-1)?.column !== 'id')
+		throw new Error('Keyset paging needs an order that ends with id');
 	const terms = order.map((by, index) => {
-		const equal = order.slice(0, index).map((o) => `${column(o.column)}.eq.${logicValue(row[o.column])}`);
+		const equal = order
+			.slice(0, index)
+			.map((o) => `${column(o.column)}.eq.${logicValue(row[o.column])}`);
 		const beyond = `${column(by.column)}.${by.descending ? 'lt' : 'gt'}.${logicValue(row[by.column])}`;
 		return equal.length ? `and(${[...equal, beyond].join(',')})` : beyond;
 	});

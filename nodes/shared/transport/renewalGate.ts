@@ -15,7 +15,9 @@ const RENEWAL_MARGIN_MS = 5_000;
 export function tokenExpiry(token: unknown): number | undefined {
 	if (typeof token !== 'string' || token === '') return undefined;
 	try {
-		const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+		const payload = JSON.parse(
+			Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
+		) as { exp?: unknown };
 		return typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
 	} catch {
 		return Infinity;
@@ -45,7 +47,11 @@ export class RenewalGate {
 	async pass(): Promise<EndRenewal | undefined> {
 		while (this.renewal) await this.renewal;
 		// The token's `exp` is the service's time: compare it with the service's clock once known.
-		if (this.tokenExpiresAt !== undefined && this.clock.now() < this.tokenExpiresAt - RENEWAL_MARGIN_MS) return undefined;
+		if (
+			this.tokenExpiresAt !== undefined &&
+			this.clock.now() < this.tokenExpiresAt - RENEWAL_MARGIN_MS
+		)
+			return undefined;
 		let release = () => {};
 		this.renewal = new Promise<void>((resolve) => (release = resolve));
 		return async () => {

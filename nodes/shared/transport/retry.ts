@@ -32,7 +32,13 @@ const TRANSIENT_NETWORK_CODES = new Set([
 	'UND_ERR_SOCKET',
 ]);
 
-const IDEMPOTENT: ReadonlySet<IHttpRequestMethods> = new Set(['GET', 'HEAD', 'PATCH', 'DELETE', 'PUT']);
+const IDEMPOTENT: ReadonlySet<IHttpRequestMethods> = new Set([
+	'GET',
+	'HEAD',
+	'PATCH',
+	'DELETE',
+	'PUT',
+]);
 
 /**
  * Milliseconds to wait before trying again, or undefined to give up.

@@ -4,7 +4,14 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ResourceName } from '../constants';
 import { deletedAfterLostAnswer, InsertRecovery, type InsertOptions } from './lostAnswer';
-import { buildFilterString, buildQueryString, parseContentRangeTotal, type Filter, type ListQuery, type OrderBy } from './query';
+import {
+	buildFilterString,
+	buildQueryString,
+	parseContentRangeTotal,
+	type Filter,
+	type ListQuery,
+	type OrderBy,
+} from './query';
 import type { CallOptions, ServiceRequests, TransportContext } from './request';
 
 export interface Page<T> {
@@ -33,17 +40,29 @@ export class PostgrestTables {
 		/** Rows asked for per page; Supabase's default `max-rows` is 1000. */
 		readonly pageSize = 1000,
 	) {
-		const selectRows = async <T>(resource: ResourceName, query: ListQuery, itemIndex?: number) => (await this.select<T>(resource, query, { itemIndex })).rows;
+		const selectRows = async <T>(resource: ResourceName, query: ListQuery, itemIndex?: number) =>
+			(await this.select<T>(resource, query, { itemIndex })).rows;
 		this.inserts = new InsertRecovery(ctx.getNode(), selectRows, () => requests.clock.now());
 	}
 
 	/** One page of a collection. */
-	async select<T = IDataObject>(resource: ResourceName, query: ListQuery, options: CallOptions & { count?: boolean } = {}): Promise<Page<T>> {
-		const response = await this.requests.send('GET', this.restUrl(resource, buildQueryString(query)), {
-			...options,
-			prefer: options.count ? 'count=exact' : undefined,
-		});
-		return { rows: asRows<T>(response.body), total: parseContentRangeTotal(response.headers['content-range']) };
+	async select<T = IDataObject>(
+		resource: ResourceName,
+		query: ListQuery,
+		options: CallOptions & { count?: boolean } = {},
+	): Promise<Page<T>> {
+		const response = await this.requests.send(
+			'GET',
+			this.restUrl(resource, buildQueryString(query)),
+			{
+				...options,
+				prefer: options.count ? 'count=exact' : undefined,
+			},
+		);
+		return {
+			rows: asRows<T>(response.body),
+			total: parseContentRangeTotal(response.headers['content-range']),
+		};
 	}
 
 	/**
@@ -65,12 +84,17 @@ export class PostgrestTables {
 		let after: Record<string, unknown> | undefined;
 		for (;;) {
 			const limit = Math.min(stride, max - rows.length);
-			const page = await this.select<T>(resource, { ...query, limit, after }, { ...options, count: after === undefined });
+			const page = await this.select<T>(
+				resource,
+				{ ...query, limit, after },
+				{ ...options, count: after === undefined },
+			);
 			rows.push(...page.rows);
 			if (after === undefined) {
 				total = page.total;
 				// A first page shorter than asked while more rows exist: the server's own cap.
-				if (page.rows.length < limit && total !== undefined && page.rows.length < total) stride = page.rows.length;
+				if (page.rows.length < limit && total !== undefined && page.rows.length < total)
+					stride = page.rows.length;
 			}
 			const ended = page.rows.length === 0 || page.rows.length < Math.min(stride, limit);
 			// Rows inserted after the count come after every row counted (or before the first, when
@@ -85,16 +109,25 @@ export class PostgrestTables {
 	 * Inserts one row and returns it as stored. When its answer is lost or carries no row, the row
 	 * is looked up instead (lostAnswer.ts): a row found after a lost answer is marked `recovered: true`.
 	 */
-	async insert<T extends IDataObject = IDataObject>(resource: ResourceName, body: IDataObject, options: InsertOptions): Promise<T> {
+	async insert<T extends IDataObject = IDataObject>(
+		resource: ResourceName,
+		body: IDataObject,
+		options: InsertOptions,
+	): Promise<T> {
 		const sentAt = Date.now();
 		let rows: T[] | undefined;
 		let lost: NodeApiError | undefined;
 		try {
-			const response = await this.requests.send('POST', this.restUrl(resource, ''), { ...options, body, prefer: 'return=representation' });
+			const response = await this.requests.send('POST', this.restUrl(resource, ''), {
+				...options,
+				body,
+				prefer: 'return=representation',
+			});
 			rows = this.representation<T>(response.body);
 		} catch (error) {
 			// send() throws NodeApiErrors only; those of a request that lost its answer are looked into.
-			if (!this.requests.lostAnswers.has(error)) throw new NodeApiError(this.ctx.getNode(), error as JsonObject);
+			if (!this.requests.lostAnswers.has(error))
+				throw new NodeApiError(this.ctx.getNode(), error as JsonObject);
 			lost = error;
 		}
 		if (rows?.length === 1) return this.inserts.claim(resource, rows[0]);
@@ -106,13 +139,25 @@ export class PostgrestTables {
 	 * A PATCH is idempotent: after a lost answer it is sent again and the second answer counts.
 	 * Without a representation in the answer, the rows are read again.
 	 */
-	async update<T = IDataObject>(resource: ResourceName, filters: Filter[], patch: IDataObject, options: CallOptions = {}): Promise<T[]> {
-		const response = await this.requests.send('PATCH', this.restUrl(resource, this.requireFilters(filters)), {
-			...options,
-			body: patch,
-			prefer: 'return=representation',
-		});
-		return this.representation<T>(response.body) ?? (await this.select<T>(resource, { filters, limit: 2 }, options)).rows;
+	async update<T = IDataObject>(
+		resource: ResourceName,
+		filters: Filter[],
+		patch: IDataObject,
+		options: CallOptions = {},
+	): Promise<T[]> {
+		const response = await this.requests.send(
+			'PATCH',
+			this.restUrl(resource, this.requireFilters(filters)),
+			{
+				...options,
+				body: patch,
+				prefer: 'return=representation',
+			},
+		);
+		return (
+			this.representation<T>(response.body) ??
+			(await this.select<T>(resource, { filters, limit: 2 }, options)).rows
+		);
 	}
 
 	/**
@@ -121,16 +166,28 @@ export class PostgrestTables {
 	 * row comes back as far as known. Until the service has shown that it returns deleted rows,
 	 * the rows are read first, so that "not found" stays a fact even if it answers 204 alone.
 	 */
-	async remove<T = IDataObject>(resource: ResourceName, filters: Filter[], options: CallOptions = {}): Promise<T[]> {
+	async remove<T = IDataObject>(
+		resource: ResourceName,
+		filters: Filter[],
+		options: CallOptions = {},
+	): Promise<T[]> {
 		const url = this.restUrl(resource, this.requireFilters(filters));
-		const before = this.returnsRows ? undefined : (await this.select<T>(resource, { filters, limit: 2 }, options)).rows;
+		const before = this.returnsRows
+			? undefined
+			: (await this.select<T>(resource, { filters, limit: 2 }, options)).rows;
 		if (before?.length === 0) return [];
-		const response = await this.requests.send('DELETE', url, { ...options, prefer: 'return=representation' });
+		const response = await this.requests.send('DELETE', url, {
+			...options,
+			prefer: 'return=representation',
+		});
 		const rows = this.representation<T>(response.body);
 		if (rows?.length) return rows;
 		if (before) return before;
 		if (rows && !response.answerLost) return [];
-		return await deletedAfterLostAnswer<T>(filters, async () => (await this.select<T>(resource, { filters, limit: 1 }, options)).rows.length > 0);
+		return await deletedAfterLostAnswer<T>(
+			filters,
+			async () => (await this.select<T>(resource, { filters, limit: 1 }, options)).rows.length > 0,
+		);
 	}
 
 	/** The rows a write answered with, or undefined when the answer carried none (204, or a 201 without body). */
@@ -146,7 +203,11 @@ export class PostgrestTables {
 
 	private requireFilters(filters: Filter[]): string {
 		// PostgREST applies an unfiltered PATCH or DELETE to every row the account can see.
-		if (filters.length === 0) throw new NodeOperationError(this.ctx.getNode(), 'Refusing to update or delete without a filter');
+		if (filters.length === 0)
+			throw new NodeOperationError(
+				this.ctx.getNode(),
+				'Refusing to update or delete without a filter',
+			);
 		return buildFilterString(filters);
 	}
 }

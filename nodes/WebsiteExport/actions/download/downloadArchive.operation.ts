@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
@@ -11,7 +17,8 @@ import { fetchDownload } from './record';
 
 const MIME_TYPE = 'application/zip';
 
-const VALIDITY_NOTE = 'Links are valid for 24 hours after the job finished: run the job again to get a new link.';
+const VALIDITY_NOTE =
+	'Links are valid for 24 hours after the job finished: run the job again to get a new link.';
 
 const properties: INodeProperties[] = [
 	{
@@ -23,12 +30,14 @@ const properties: INodeProperties[] = [
 			{
 				name: 'ID',
 				value: 'id',
-				description: 'Look the download up by its ID first (one extra request), which also tells whether its link has expired',
+				description:
+					'Look the download up by its ID first (one extra request), which also tells whether its link has expired',
 			},
 			{
 				name: 'Link',
 				value: 'link',
-				description: 'Use a download link from the input, e.g. from the trigger or Get Many (no extra request)',
+				description:
+					'Use a download link from the input, e.g. from the trigger or Get Many (no extra request)',
 			},
 		],
 		default: 'id',
@@ -64,7 +73,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['download'], operation: ['downloadArchive'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['download'], operation: ['downloadArchive'] } },
+	properties,
+);
 
 const binaryProperty = z
 	.string()
@@ -81,20 +93,30 @@ const schema = z.intersection(
 	]),
 );
 
-const LABELS = { binaryPropertyName: 'Put Output File in Field', downloadId: 'Download ID', downloadLink: 'Download Link' };
+const LABELS = {
+	binaryPropertyName: 'Put Output File in Field',
+	downloadId: 'Download ID',
+	downloadLink: 'Download Link',
+};
 
 /** The link's last path segment, e.g. `site-42.zip`; `fallback` when it has none. */
 export function archiveFileName(link: string, fallback: string): string {
 	try {
 		const segment = new URL(link).pathname.split('/').pop() ?? '';
-		const name = decodeURIComponent(segment).replace(/[\p{Cc}<>:"/\\|?*]/gu, '_').trim();
+		const name = decodeURIComponent(segment)
+			.replace(/[\p{Cc}<>:"/\\|?*]/gu, '_')
+			.trim();
 		return name && name !== '.' && name !== '..' ? name : fallback;
 	} catch {
 		return fallback;
 	}
 }
 
-const formatDate = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+const formatDate = (ms: number) =>
+	new Date(ms)
+		.toISOString()
+		.replace('T', ' ')
+		.replace(/\.\d+Z$/, ' UTC');
 
 type ArchiveInput = z.infer<typeof schema>;
 
@@ -108,17 +130,24 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInpu
 			binaryPropertyName: this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 			...(downloadBy === 'link'
 				? { downloadLink: this.getNodeParameter('downloadLink', itemIndex, '') }
-				: { downloadId: readLocatorValue(this.getNodeParameter('downloadId', itemIndex, '')).value }),
+				: {
+						downloadId: readLocatorValue(this.getNodeParameter('downloadId', itemIndex, '')).value,
+					}),
 		},
 		itemIndex,
 		LABELS,
 	);
 }
 
-export async function execute(this: IExecuteFunctions, run: ItemRun<ArchiveInput>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	run: ItemRun<ArchiveInput>,
+): Promise<INodeExecutionData[]> {
 	const { itemIndex, input } = run;
 	const { json, link, subject, fallbackName } =
-		input.downloadBy === 'id' ? await linkOfDownload.call(this, run, input.downloadId) : linkFromInput(input.downloadLink);
+		input.downloadBy === 'id'
+			? await linkOfDownload.call(this, run, input.downloadId)
+			: linkFromInput(input.downloadLink);
 	const archive = await openArchive.call(this, run, link, subject);
 	const fileName = archiveFileName(link, fallbackName);
 	let binary;
@@ -133,15 +162,22 @@ export async function execute(this: IExecuteFunctions, run: ItemRun<ArchiveInput
 			{
 				message: `The archive download was interrupted (${(error as Error).message})`,
 				description:
-					'The archive did not arrive in full or could not be stored. Run the node again while the link is valid (24 hours after the job finished); if it keeps failing, check the free disk space of n8n\'s binary data storage.',
+					"The archive did not arrive in full or could not be stored. Run the node again while the link is valid (24 hours after the job finished); if it keeps failing, check the free disk space of n8n's binary data storage.",
 				itemIndex,
 			},
 		);
 	}
 	// What was stored (axios decompresses an encoded response, so Content-Length may differ).
 	// n8n 1.x does not count the bytes it stored: its binary data service knows them.
-	const fileSize = binary.bytes ?? (binary.id ? (await this.helpers.getBinaryMetadata(binary.id)).fileSize : undefined);
-	return [{ json: { ...json, fileName, ...(fileSize !== undefined ? { fileSize } : {}) }, binary: { [input.binaryPropertyName]: binary } }];
+	const fileSize =
+		binary.bytes ??
+		(binary.id ? (await this.helpers.getBinaryMetadata(binary.id)).fileSize : undefined);
+	return [
+		{
+			json: { ...json, fileName, ...(fileSize !== undefined ? { fileSize } : {}) },
+			binary: { [input.binaryPropertyName]: binary },
+		},
+	];
 }
 
 interface Target {
@@ -157,32 +193,60 @@ interface Target {
 async function linkOfDownload(this: IExecuteFunctions, run: ItemRun, id: number): Promise<Target> {
 	const { itemIndex } = run;
 	const filters = [{ column: 'id', operator: 'eq' as const, value: id }];
-	const download = await fetchDownload.call(this, run, { filters, label: `download with ID ${id}`, byId: true });
+	const download = await fetchDownload.call(this, run, {
+		filters,
+		label: `download with ID ${id}`,
+		byId: true,
+	});
 	const subject = `The download link of download ${id}`;
 	if (download.is_expired) {
 		throw new NodeApiError(
 			this.getNode(),
 			{ message: 'link expired' },
-			{ message: `${subject} expired on ${formatDate(Date.parse(download.expires_at!))}`, description: VALIDITY_NOTE, httpCode: '410', itemIndex },
+			{
+				message: `${subject} expired on ${formatDate(Date.parse(download.expires_at!))}`,
+				description: VALIDITY_NOTE,
+				httpCode: '410',
+				itemIndex,
+			},
 		);
 	}
 	if (!webAddress.safeParse(download.download_link).success) {
 		throw new NodeApiError(
 			this.getNode(),
 			{ message: 'no link' },
-			{ message: `Download ${id} has no valid download link`, description: 'The service stored no http(s) address for it.', itemIndex },
+			{
+				message: `Download ${id} has no valid download link`,
+				description: 'The service stored no http(s) address for it.',
+				itemIndex,
+			},
 		);
 	}
-	return { json: download, link: download.download_link, subject, fallbackName: `website-export-${id}.zip` };
+	return {
+		json: download,
+		link: download.download_link,
+		subject,
+		fallbackName: `website-export-${id}.zip`,
+	};
 }
 
 /** Download By: Link. No request; whether the link still works shows when it is opened. */
 function linkFromInput(link: string): Target {
-	return { json: { download_link: link }, link, subject: 'The download link', fallbackName: 'website-export.zip' };
+	return {
+		json: { download_link: link },
+		link,
+		subject: 'The download link',
+		fallbackName: 'website-export.zip',
+	};
 }
 
 /** Opens the archive; storage's "not found" (400/404) means the link has expired or was removed. */
-async function openArchive(this: IExecuteFunctions, { client, itemIndex }: ItemRun, link: string, subject: string): Promise<Archive> {
+async function openArchive(
+	this: IExecuteFunctions,
+	{ client, itemIndex }: ItemRun,
+	link: string,
+	subject: string,
+): Promise<Archive> {
 	try {
 		return await client.openArchive(link, { itemIndex });
 	} catch (error) {

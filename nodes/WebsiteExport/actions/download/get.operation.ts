@@ -6,12 +6,20 @@ import { selectByProperties } from '../properties';
 import type { ItemRun } from '../types';
 import { DOWNLOAD_SELECT_BY_FIELDS, fetchDownload } from './record';
 
-const properties: INodeProperties[] = [...selectByProperties('download', DOWNLOAD_SELECT_BY_FIELDS)];
+const properties: INodeProperties[] = [
+	...selectByProperties('download', DOWNLOAD_SELECT_BY_FIELDS),
+];
 
-export const description = updateDisplayOptions({ show: { resource: ['download'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['download'], operation: ['get'] } },
+	properties,
+);
 
 export const prepare = prepareSelection('download');
 
-export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	run: ItemRun<Selection>,
+): Promise<INodeExecutionData[]> {
 	return [{ json: await fetchDownload.call(this, run, run.input) }];
 }

@@ -17,13 +17,26 @@ const properties: INodeProperties[] = [
 		name: 'onlyValidLinks',
 		type: 'boolean',
 		default: true,
-		description: 'Whether to return only downloads whose link still works (24 hours after its job finished)',
+		description:
+			'Whether to return only downloads whose link still works (24 hours after its job finished)',
 		hint: 'Older records stay listed, but their archive is gone',
 	},
-	...withJobId({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {} }, 'Only the downloads of this job'),
+	...withJobId(
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+		},
+		'Only the downloads of this job',
+	),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['download'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['download'], operation: ['getAll'] } },
+	properties,
+);
 
 const filterSchema = z.object({ jobId: recordId.optional() });
 
@@ -35,19 +48,33 @@ interface ListInput {
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: unknown };
-	const wanted = validate(this, filterSchema, { jobId: readJobId(raw.jobId) }, itemIndex, { jobId: 'Job ID' });
+	const wanted = validate(this, filterSchema, { jobId: readJobId(raw.jobId) }, itemIndex, {
+		jobId: 'Job ID',
+	});
 	const filters: Filter[] = [];
-	if (wanted.jobId !== undefined) filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
-	return { filters, onlyValid: this.getNodeParameter('onlyValidLinks', itemIndex, true) as boolean, max: readResultLimit.call(this, itemIndex) };
+	if (wanted.jobId !== undefined)
+		filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
+	return {
+		filters,
+		onlyValid: this.getNodeParameter('onlyValidLinks', itemIndex, true) as boolean,
+		max: readResultLimit.call(this, itemIndex),
+	};
 }
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	{ client, itemIndex, input }: ItemRun<ListInput>,
+): Promise<INodeExecutionData[]> {
 	// Validity is the service's verdict, by its clock (the Date of the answer that carried the
 	// rows). The query may only narrow by this machine's clock, so it reaches back further
 	// (windowFilter) and the rows expired by the service's clock are dropped. Newest first, they
 	// are the last ones: a Limit still gets the newest valid rows.
 	const filters = input.onlyValid ? [...input.filters, windowFilter(Date.now())] : input.filters;
-	const rows = await client.selectAll<DownloadRecord>('downloads', { filters, order: NEWEST_FIRST }, { itemIndex, max: input.max });
+	const rows = await client.selectAll<DownloadRecord>(
+		'downloads',
+		{ filters, order: NEWEST_FIRST },
+		{ itemIndex, max: input.max },
+	);
 	const now = client.serviceNow();
 	const listed = rows.map((row) => withExpiry(row, now));
 	return toItems(input.onlyValid ? listed.filter((row) => !row.is_expired) : listed);

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { validate } from '../../../shared/validation';
@@ -33,15 +39,22 @@ const properties: INodeProperties[] = [
 	{
 		...modeProperty,
 		displayName: 'Export Option',
-		options: [{ name: 'None', value: 'none', description: 'Create the job without an option' }, ...MODE_OPTIONS],
+		options: [
+			{ name: 'None', value: 'none', description: 'Create the job without an option' },
+			...MODE_OPTIONS,
+		],
 		default: 'none',
-		description: 'Creates an export option for the job in the same step: how links inside the exported site are treated',
+		description:
+			'Creates an export option for the job in the same step: how links inside the exported site are treated',
 	},
 	...modeDependents,
 	...waitProperties,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['create'] } },
+	properties,
+);
 
 /** The export option of one item, or undefined for None. */
 function readOption(this: IExecuteFunctions, itemIndex: number): IDataObject | undefined {
@@ -52,8 +65,12 @@ function readOption(this: IExecuteFunctions, itemIndex: number): IDataObject | u
 		modeFields,
 		{
 			mode,
-			relative_path: mode === 'relative' ? this.getNodeParameter('optionRelativePath', itemIndex, '') : undefined,
-			replace_url: mode === 'absolute' ? this.getNodeParameter('optionReplaceUrl', itemIndex, '') : undefined,
+			relative_path:
+				mode === 'relative'
+					? this.getNodeParameter('optionRelativePath', itemIndex, '')
+					: undefined,
+			replace_url:
+				mode === 'absolute' ? this.getNodeParameter('optionReplaceUrl', itemIndex, '') : undefined,
 		},
 		itemIndex,
 		{ ...MODE_LABELS, mode: 'Export Option' },
@@ -70,14 +87,20 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): CreateInput
 	const body = validate(
 		this,
 		jobFields,
-		{ url: this.getNodeParameter('url', itemIndex, ''), email: this.getNodeParameter('email', itemIndex, '') },
+		{
+			url: this.getNodeParameter('url', itemIndex, ''),
+			email: this.getNodeParameter('email', itemIndex, ''),
+		},
 		itemIndex,
 		JOB_LABELS,
 	);
 	return { body, option: readOption.call(this, itemIndex), wait: readWait.call(this, itemIndex) };
 }
 
-export async function execute(this: IExecuteFunctions, run: ItemRun<CreateInput>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	run: ItemRun<CreateInput>,
+): Promise<INodeExecutionData[]> {
 	const { client, itemIndex, input } = run;
 	const { url, email } = input.body;
 	const job = await client.insert<JobRecord>('jobs', input.body, {
@@ -89,7 +112,10 @@ export async function execute(this: IExecuteFunctions, run: ItemRun<CreateInput>
 	if (input.option) {
 		const optionBody = { ...input.option, job_id: job.id };
 		try {
-			option = await client.insert('options', optionBody, { itemIndex, ...optionLookup(optionBody) });
+			option = await client.insert('options', optionBody, {
+				itemIndex,
+				...optionLookup(optionBody),
+			});
 		} catch (error) {
 			// The job exists by now: say so, so that the item is not simply run again.
 			const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
@@ -97,7 +123,10 @@ export async function execute(this: IExecuteFunctions, run: ItemRun<CreateInput>
 				error.description = error.description ? `${error.description} ${note}` : note;
 				throw new NodeApiError(this.getNode(), error as unknown as JsonObject); // returns `error` itself
 			}
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex, description: note });
+			throw new NodeOperationError(this.getNode(), error as Error, {
+				itemIndex,
+				description: note,
+			});
 		}
 	}
 	const result = input.wait ? await waitForJob.call(this, run, job, input.wait) : job;

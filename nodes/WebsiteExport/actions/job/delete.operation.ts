@@ -9,10 +9,16 @@ import { JOB_SELECT_BY_FIELDS } from './fields';
 
 const properties: INodeProperties[] = [...selectByProperties('job', JOB_SELECT_BY_FIELDS)];
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['delete'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['delete'] } },
+	properties,
+);
 
 export const prepare = prepareSelection('job');
 
-export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	run: ItemRun<Selection>,
+): Promise<INodeExecutionData[]> {
 	return [{ json: await deleteSelected.call(this, run, 'jobs') }];
 }

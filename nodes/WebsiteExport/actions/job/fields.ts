@@ -26,18 +26,23 @@ export const JOB_STATUSES = ['queued', 'running', 'finished', 'failed'] as const
 
 export const STATUS_OPTIONS = [
 	{ name: 'Failed', value: 'failed', description: 'The export could not be made' },
-	{ name: 'Finished', value: 'finished', description: 'The export is complete and its download link is ready' },
+	{
+		name: 'Finished',
+		value: 'finished',
+		description: 'The export is complete and its download link is ready',
+	},
 	{ name: 'Queued', value: 'queued', description: 'Waiting to start' },
 	{ name: 'Running', value: 'running', description: 'The site is being downloaded' },
 ];
 
-export const status = z.enum(JOB_STATUSES, { errorMap: () => ({ message: 'must be one of queued, running, finished, failed' }) });
+export const status = z.enum(JOB_STATUSES, {
+	errorMap: () => ({ message: 'must be one of queued, running, finished, failed' }),
+});
 
 /** The fields a job is created with; update accepts any of them. */
 export const jobFields = z.object({ url: webAddress, email: emailAddress });
 
 export const JOB_LABELS = { url: 'URL', email: 'Email', status: 'Status' };
-
 
 /**
  * A moment from a Date & Time parameter, as an ISO timestamp in UTC. The date picker gives
@@ -48,9 +53,13 @@ export const instant = (zone: string) =>
 		let moment: DateTime | undefined;
 		if (DateTime.isDateTime(value)) moment = value;
 		else if (value instanceof Date) moment = DateTime.fromJSDate(value);
-		else if (typeof value === 'string' && value.trim() !== '') moment = DateTime.fromISO(value.trim(), { zone });
+		else if (typeof value === 'string' && value.trim() !== '')
+			moment = DateTime.fromISO(value.trim(), { zone });
 		if (!moment?.isValid) {
-			ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a date and time, e.g. 2026-01-31T09:00:00' });
+			ctx.addIssue({
+				code: z.ZodIssueCode.custom,
+				message: 'must be a date and time, e.g. 2026-01-31T09:00:00',
+			});
 			return z.NEVER;
 		}
 		return moment.toUTC().toISO() as string;

@@ -56,7 +56,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. https://example.com',
-				description: 'Only jobs for this address (exact match, as it was given when the job was created)',
+				description:
+					'Only jobs for this address (exact match, as it was given when the job was created)',
 			},
 		],
 	},
@@ -73,7 +74,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['getAll'] } },
+	properties,
+);
 
 const filterSchema = (zone: string) =>
 	z.object({
@@ -82,7 +86,9 @@ const filterSchema = (zone: string) =>
 		email: text(254).trim().optional(),
 		createdAfter: instant(zone).optional(),
 		createdBefore: instant(zone).optional(),
-		sort: z.enum(['newest', 'oldest'], { errorMap: () => ({ message: 'must be Newest First or Oldest First' }) }),
+		sort: z.enum(['newest', 'oldest'], {
+			errorMap: () => ({ message: 'must be Newest First or Oldest First' }),
+		}),
 	});
 
 interface ListInput {
@@ -105,27 +111,52 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 			sort: this.getNodeParameter('sort', itemIndex, 'newest'),
 		},
 		itemIndex,
-		{ status: 'Status', url: 'URL', email: 'Email', createdAfter: 'Created After', createdBefore: 'Created Before', sort: 'Sort' },
+		{
+			status: 'Status',
+			url: 'URL',
+			email: 'Email',
+			createdAfter: 'Created After',
+			createdBefore: 'Created Before',
+			sort: 'Sort',
+		},
 	);
 	if (wanted.createdAfter && wanted.createdBefore && wanted.createdAfter >= wanted.createdBefore) {
-		throw new NodeOperationError(this.getNode(), 'Created After must be earlier than Created Before', {
-			itemIndex,
-			description: `No job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore} [item ${itemIndex}]`,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'Created After must be earlier than Created Before',
+			{
+				itemIndex,
+				description: `No job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore} [item ${itemIndex}]`,
+			},
+		);
 	}
 	const filters: Filter[] = [];
 	for (const column of ['status', 'url', 'email'] as const) {
 		const value = wanted[column];
 		if (value !== undefined) filters.push({ column, operator: 'eq', value });
 	}
-	if (wanted.createdAfter) filters.push({ column: 'created_at', operator: 'gte', value: wanted.createdAfter });
-	if (wanted.createdBefore) filters.push({ column: 'created_at', operator: 'lt', value: wanted.createdBefore });
+	if (wanted.createdAfter)
+		filters.push({ column: 'created_at', operator: 'gte', value: wanted.createdAfter });
+	if (wanted.createdBefore)
+		filters.push({ column: 'created_at', operator: 'lt', value: wanted.createdBefore });
 	// The id breaks ties between jobs created in the same instant, so pages never overlap.
 	const descending = wanted.sort === 'newest';
-	const order = [{ column: 'created_at', descending }, { column: 'id', descending }];
+	const order = [
+		{ column: 'created_at', descending },
+		{ column: 'id', descending },
+	];
 	return { filters, order, max: readResultLimit.call(this, itemIndex) };
 }
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {
-	return toItems(await client.selectAll('jobs', { filters: input.filters, order: input.order }, { itemIndex, max: input.max }));
+export async function execute(
+	this: IExecuteFunctions,
+	{ client, itemIndex, input }: ItemRun<ListInput>,
+): Promise<INodeExecutionData[]> {
+	return toItems(
+		await client.selectAll(
+			'jobs',
+			{ filters: input.filters, order: input.order },
+			{ itemIndex, max: input.max },
+		),
+	);
 }

@@ -46,7 +46,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['update'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['update'] } },
+	properties,
+);
 
 const patchSchema = jobFields.partial().extend({ status: status.optional() });
 
@@ -62,6 +65,9 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPat
 	return readSelectedPatch.call(this, 'job', itemIndex, patch);
 }
 
-export async function execute(this: IExecuteFunctions, run: ItemRun<SelectedPatch>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	run: ItemRun<SelectedPatch>,
+): Promise<INodeExecutionData[]> {
 	return [{ json: await updateSelected.call(this, run, 'jobs') }];
 }

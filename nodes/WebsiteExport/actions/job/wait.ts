@@ -15,7 +15,8 @@ export const waitProperties: INodeProperties[] = [
 		name: 'waitForCompletion',
 		type: 'boolean',
 		default: false,
-		description: 'Whether to wait until the export has finished or failed, and output the job with its download link',
+		description:
+			'Whether to wait until the export has finished or failed, and output the job with its download link',
 		hint: 'Items wait side by side',
 	},
 	{
@@ -45,8 +46,15 @@ export interface WaitSettings {
 }
 
 const waitSchema = z.object({
-	timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be at least 1').max(86400, 'must be at most 86400 (24 hours)'),
-	intervalSeconds: z.number().min(1, 'must be at least 1').max(86400, 'must be at most 86400 (24 hours)'),
+	timeoutSeconds: z
+		.number()
+		.int('must be a whole number')
+		.min(1, 'must be at least 1')
+		.max(86400, 'must be at most 86400 (24 hours)'),
+	intervalSeconds: z
+		.number()
+		.min(1, 'must be at least 1')
+		.max(86400, 'must be at most 86400 (24 hours)'),
 });
 
 /** The wait settings of one item, or undefined when Wait for Completion is off. */
@@ -70,10 +78,19 @@ export function readWait(this: IExecuteFunctions, itemIndex: number): WaitSettin
  * within the same timeout. A failed export is a NodeApiError (the service's verdict); running
  * out of time is a NodeOperationError that tells how to pick the job up later.
  */
-export async function waitForJob(this: IExecuteFunctions, run: ItemRun<unknown>, created: JobRecord, settings: WaitSettings): Promise<IDataObject> {
+export async function waitForJob(
+	this: IExecuteFunctions,
+	run: ItemRun<unknown>,
+	created: JobRecord,
+	settings: WaitSettings,
+): Promise<IDataObject> {
 	const { client, itemIndex } = run;
 	const id = created.id;
-	const selection = { filters: [{ column: 'id', operator: 'eq' as const, value: id }], label: `job with ID ${id}`, byId: true };
+	const selection = {
+		filters: [{ column: 'id', operator: 'eq' as const, value: id }],
+		label: `job with ID ${id}`,
+		byId: true,
+	};
 	const deadline = Date.now() + settings.timeoutSeconds * 1000;
 	const signal = this.getExecutionCancelSignal?.();
 	let job = created;
@@ -89,31 +106,54 @@ export async function waitForJob(this: IExecuteFunctions, run: ItemRun<unknown>,
 		}
 		const remaining = deadline - Date.now();
 		if (remaining <= 0) {
-			const state = job.status === 'finished' ? 'finished, but its download link is not there yet,' : `still ${job.status}`;
-			throw new NodeOperationError(this.getNode(), `Job ${id} is ${state} after ${settings.timeoutSeconds} s`, {
-				itemIndex,
-				description: `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`,
-			});
+			const state =
+				job.status === 'finished'
+					? 'finished, but its download link is not there yet,'
+					: `still ${job.status}`;
+			throw new NodeOperationError(
+				this.getNode(),
+				`Job ${id} is ${state} after ${settings.timeoutSeconds} s`,
+				{
+					itemIndex,
+					description: `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`,
+				},
+			);
 		}
 		await sleep(Math.min(settings.intervalSeconds * 1000, remaining), signal);
-		if (signal?.aborted) throw new NodeOperationError(this.getNode(), `Stopped waiting for job ${id}: the execution was cancelled`, { itemIndex });
+		if (signal?.aborted)
+			throw new NodeOperationError(
+				this.getNode(),
+				`Stopped waiting for job ${id}: the execution was cancelled`,
+				{ itemIndex },
+			);
 	}
 
 	if (job.status === 'failed') {
-		throw new NodeApiError(this.getNode(), { message: 'failed', job_id: id, status: job.status } as JsonObject, {
-			message: `The export of job ${id} failed`,
-			description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
-			itemIndex,
-		});
+		throw new NodeApiError(
+			this.getNode(),
+			{ message: 'failed', job_id: id, status: job.status } as JsonObject,
+			{
+				message: `The export of job ${id} failed`,
+				description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
+				itemIndex,
+			},
+		);
 	}
 	return { ...job, download: withExpiry(download as DownloadRecord, client.serviceNow()) };
 }
 
 /** The newest download row of a job, if the service has written one. */
-async function latestDownload({ client, itemIndex }: ItemRun<unknown>, jobId: number): Promise<DownloadRecord | undefined> {
+async function latestDownload(
+	{ client, itemIndex }: ItemRun<unknown>,
+	jobId: number,
+): Promise<DownloadRecord | undefined> {
 	const page = await client.select<DownloadRecord>(
 		'downloads',
-		{ filters: [{ column: 'job_id', operator: 'eq', value: jobId }], order: NEWEST_FIRST, limit: 1 },
+		{
+			filters: [{ column: 'job_id', operator: 'eq', value: jobId }],
+			order: NEWEST_FIRST,
+			limit: 1,
+		},
 		{ itemIndex },
 	);
 	return page.rows[0];

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
@@ -11,10 +16,22 @@ import { MODE_LABELS, modeFields, modeProperties } from './mode';
 
 const properties: INodeProperties[] = [
 	...modeProperties(),
-	...withJobId({ displayName: 'Additional Fields', name: 'additionalFields', type: 'collection', placeholder: 'Add Field', default: {} }, 'Job the option belongs to'),
+	...withJobId(
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+		},
+		'Job the option belongs to',
+	),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['option'], operation: ['create'] } },
+	properties,
+);
 
 const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional() }));
 
@@ -26,8 +43,10 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject
 		schema,
 		{
 			mode,
-			relative_path: mode === 'relative' ? this.getNodeParameter('relativePath', itemIndex, '') : undefined,
-			replace_url: mode === 'absolute' ? this.getNodeParameter('replaceUrl', itemIndex, '') : undefined,
+			relative_path:
+				mode === 'relative' ? this.getNodeParameter('relativePath', itemIndex, '') : undefined,
+			replace_url:
+				mode === 'absolute' ? this.getNodeParameter('replaceUrl', itemIndex, '') : undefined,
 			job_id: readJobId(extra.jobId),
 		},
 		itemIndex,
@@ -36,6 +55,9 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return body;
 }
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<IDataObject>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	{ client, itemIndex, input }: ItemRun<IDataObject>,
+): Promise<INodeExecutionData[]> {
 	return [{ json: await client.insert('options', input, { itemIndex, ...optionLookup(input) }) }];
 }

@@ -6,6 +6,7 @@ export const OPTION_SELECT_BY_FIELDS = [
 
 /** How messages name an option being created, and where to look for it if its answer was lost. */
 export function optionLookup(body: { job_id?: unknown }): { noun: string; findHint: string } {
-	const job = body.job_id === undefined || body.job_id === null ? '' : ` with Job ID ${String(body.job_id)}`;
+	const job =
+		body.job_id === undefined || body.job_id === null ? '' : ` with Job ID ${String(body.job_id)}`;
 	return { noun: 'option', findHint: `Option → Get Many${job}` };
 }

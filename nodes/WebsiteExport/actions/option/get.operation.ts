@@ -9,10 +9,16 @@ import { OPTION_SELECT_BY_FIELDS } from './fields';
 
 const properties: INodeProperties[] = [...selectByProperties('option', OPTION_SELECT_BY_FIELDS)];
 
-export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['option'], operation: ['get'] } },
+	properties,
+);
 
 export const prepare = prepareSelection('option');
 
-export async function execute(this: IExecuteFunctions, run: ItemRun<Selection>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	run: ItemRun<Selection>,
+): Promise<INodeExecutionData[]> {
 	return [{ json: await fetchOne.call(this, run, 'options', run.input) }];
 }

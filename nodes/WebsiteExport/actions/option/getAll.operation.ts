@@ -12,19 +12,32 @@ import { MODE_OPTIONS } from './mode';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
-	...withJobId({ displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add Filter', default: {} }, 'Only the options of this job', [
+	...withJobId(
 		{
-			displayName: 'Mode',
-			name: 'mode',
-			type: 'options',
-			options: MODE_OPTIONS,
-			default: 'offline',
-			description: 'Only options with this export mode',
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
 		},
-	]),
+		'Only the options of this job',
+		[
+			{
+				displayName: 'Mode',
+				name: 'mode',
+				type: 'options',
+				options: MODE_OPTIONS,
+				default: 'offline',
+				description: 'Only options with this export mode',
+			},
+		],
+	),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['option'], operation: ['getAll'] } },
+	properties,
+);
 
 const filterSchema = z.object({
 	jobId: recordId.optional(),
@@ -43,12 +56,21 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 		mode: 'Mode',
 	});
 	const filters: Filter[] = [];
-	if (wanted.jobId !== undefined) filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
-	if (wanted.mode !== undefined) filters.push({ column: 'mode', operator: 'eq', value: wanted.mode });
+	if (wanted.jobId !== undefined)
+		filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
+	if (wanted.mode !== undefined)
+		filters.push({ column: 'mode', operator: 'eq', value: wanted.mode });
 	return { filters, max: readResultLimit.call(this, itemIndex) };
 }
 
-export async function execute(this: IExecuteFunctions, { client, itemIndex, input }: ItemRun<ListInput>): Promise<INodeExecutionData[]> {
-	const rows = await client.selectAll('options', { filters: input.filters, order: [{ column: 'id' }] }, { itemIndex, max: input.max });
+export async function execute(
+	this: IExecuteFunctions,
+	{ client, itemIndex, input }: ItemRun<ListInput>,
+): Promise<INodeExecutionData[]> {
+	const rows = await client.selectAll(
+		'options',
+		{ filters: input.filters, order: [{ column: 'id' }] },
+		{ itemIndex, max: input.max },
+	);
 	return toItems(rows);
 }

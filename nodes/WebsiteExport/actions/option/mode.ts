@@ -5,13 +5,22 @@ import { text, webAddress } from '../../../shared/validation';
 
 /** Export modes: how links inside the exported site are treated. */
 export const MODE_OPTIONS = [
-	{ name: 'Offline', value: 'offline', description: 'Rewrite links so the archive browses offline, from disk' },
-	{ name: 'Relative', value: 'relative', description: 'Make links relative to a path, e.g. a subdirectory' },
+	{
+		name: 'Offline',
+		value: 'offline',
+		description: 'Rewrite links so the archive browses offline, from disk',
+	},
+	{
+		name: 'Relative',
+		value: 'relative',
+		description: 'Make links relative to a path, e.g. a subdirectory',
+	},
 	{ name: 'Absolute', value: 'absolute', description: 'Point links at a replacement address' },
 ];
 
 /** `prefix` + `name` in camelCase: `relativePath`, or `optionRelativePath` with prefix `option`. */
-const prefixed = (prefix: string, name: string) => (prefix ? `${prefix}${name.charAt(0).toUpperCase()}${name.slice(1)}` : name);
+const prefixed = (prefix: string, name: string) =>
+	prefix ? `${prefix}${name.charAt(0).toUpperCase()}${name.slice(1)}` : name;
 
 /** Mode with its dependent field: Relative Path only for relative, Replace URL only for absolute. */
 export function modeProperties(prefix = ''): INodeProperties[] {
@@ -62,4 +71,9 @@ export const modeFields = z.discriminatedUnion('mode', [
 	z.object({ mode: z.literal('absolute'), replace_url: webAddress }),
 ]);
 
-export const MODE_LABELS = { mode: 'Mode', relative_path: 'Relative Path', replace_url: 'Replace URL', job_id: 'Job ID' };
+export const MODE_LABELS = {
+	mode: 'Mode',
+	relative_path: 'Relative Path',
+	replace_url: 'Replace URL',
+	job_id: 'Job ID',
+};

@@ -12,14 +12,49 @@ import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
 
 const properties: INodeProperties[] = [
 	...selectByProperties('option', OPTION_SELECT_BY_FIELDS),
-	...withJobId({ displayName: 'Update Fields', name: 'updateFields', type: 'collection', placeholder: 'Add Field', default: {} }, 'Job the option belongs to', [
-		{ displayName: 'Mode', name: 'mode', type: 'options', options: MODE_OPTIONS, default: 'offline', description: 'How links inside the exported site are treated', hint: 'Relative needs a Relative Path, Absolute a Replace URL' },
-		{ displayName: 'Relative Path', name: 'relativePath', type: 'string', default: '', placeholder: 'e.g. /docs/', description: 'Path the links are made relative to (mode Relative)' },
-		{ displayName: 'Replace URL', name: 'replaceUrl', type: 'string', default: '', placeholder: 'e.g. https://mirror.example.com', description: 'Address the links are rewritten to (mode Absolute)' },
-	]),
+	...withJobId(
+		{
+			displayName: 'Update Fields',
+			name: 'updateFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+		},
+		'Job the option belongs to',
+		[
+			{
+				displayName: 'Mode',
+				name: 'mode',
+				type: 'options',
+				options: MODE_OPTIONS,
+				default: 'offline',
+				description: 'How links inside the exported site are treated',
+				hint: 'Relative needs a Relative Path, Absolute a Replace URL',
+			},
+			{
+				displayName: 'Relative Path',
+				name: 'relativePath',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. /docs/',
+				description: 'Path the links are made relative to (mode Relative)',
+			},
+			{
+				displayName: 'Replace URL',
+				name: 'replaceUrl',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. https://mirror.example.com',
+				description: 'Address the links are rewritten to (mode Absolute)',
+			},
+		],
+	),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['option'], operation: ['update'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['option'], operation: ['update'] } },
+	properties,
+);
 
 const patchSchema = z
 	.object({
@@ -55,6 +90,9 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPat
 	return readSelectedPatch.call(this, 'option', itemIndex, patch);
 }
 
-export async function execute(this: IExecuteFunctions, run: ItemRun<SelectedPatch>): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	run: ItemRun<SelectedPatch>,
+): Promise<INodeExecutionData[]> {
 	return [{ json: await updateSelected.call(this, run, 'options') }];
 }
