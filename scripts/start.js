@@ -25,6 +25,8 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n/lib');
+const { killGroup, spawnServer, waitForHealth } = require('./n8n/process');
+const { httpRequest } = require('./n8n/http');
 const queue = require('./n8n/queue');
 
 const REPO = path.resolve(__dirname, '..');
@@ -59,15 +61,6 @@ class StartError extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // small helpers
-
-function killGroup(pid, signal) {
-	try {
-		process.kill(-pid, signal);
-		return true;
-	} catch {
-		return false;
-	}
-}
 
 function seconds(ms) {
 	return ms >= 60000
@@ -212,7 +205,7 @@ function buildEmulatorInWorker() {
 
 async function startEmulator({ cli, port, logFile }) {
 	// own process group: a terminal's Ctrl-C reaches only us, and we stop it in order
-	const server = n8n.spawnServer(process.execPath, [cli, '--port', String(port)], {
+	const server = spawnServer(process.execPath, [cli, '--port', String(port)], {
 		cwd: REPO,
 		logFile,
 		append: false,
@@ -230,31 +223,27 @@ async function startEmulator({ cli, port, logFile }) {
 			return server.stop({ timeoutMs });
 		},
 	};
-	const deadline = Date.now() + 30000;
-	for (;;) {
-		if (server.exited()) {
-			throw new StartError(
-				`The emulator stopped at start (${JSON.stringify(server.exited())}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`,
-			);
-		}
-		try {
-			const r = await n8n.httpRequest('GET', `${handle.baseUrl}/__emulator/health`, {
-				timeoutMs: 1000,
-			});
-			if (r.status === 200 && r.json && r.json.ok) {
-				Object.assign(handle, { apiKey: r.json.apiKey, demoUser: r.json.demoUser });
-				return handle;
-			}
-		} catch {
-			/* not listening yet */
-		}
-		if (Date.now() > deadline) {
-			await handle.stop();
-			throw new StartError(
-				`The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`,
-			);
-		}
-		await n8n.sleep(100);
+	try {
+		const health = await waitForHealth(server, {
+			timeoutMs: 30000,
+			intervalMs: 100,
+			probe: async () => {
+				const r = await httpRequest('GET', `${handle.baseUrl}/__emulator/health`, {
+					timeoutMs: 1000,
+				});
+				return r.status === 200 && r.json && r.json.ok ? r.json : undefined;
+			},
+			failure: (exited) =>
+				new StartError(
+					exited
+						? `The emulator stopped at start (${JSON.stringify(exited)}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`
+						: `The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`,
+				),
+		});
+		return Object.assign(handle, { apiKey: health.apiKey, demoUser: health.demoUser });
+	} catch (e) {
+		await handle.stop();
+		throw e;
 	}
 }
 
