@@ -87,6 +87,30 @@ function vmHWM(pid) {
 }
 
 /**
+ * Resolves once the worker's /healthz/readiness answers 200 (it is connected to Postgres and Redis).
+ * @param {import('./process').ServerProcess} server
+ * @param {{ port: number, index: number, log: string, timeoutMs: number }} worker
+ */
+function waitUntilWorkerReady(server, { port, index, log, timeoutMs }) {
+	return waitForHealth(server, {
+		timeoutMs,
+		intervalMs: 250,
+		probe: async () => {
+			const r = await httpRequest('GET', `http://127.0.0.1:${port}/healthz/readiness`, {
+				timeoutMs: 2000,
+			});
+			return r.status === 200 ? true : undefined;
+		},
+		failure: (exited) =>
+			new Error(
+				exited
+					? `n8n worker ${index} exited early (${JSON.stringify(exited)}); log: ${log}`
+					: `n8n worker ${index} not ready after ${timeoutMs} ms; log: ${log}`,
+			),
+	});
+}
+
+/**
  * `n8n worker --concurrency=<n>` with a health server on a free port (its readiness URL is how
  * we know it is connected to Postgres and Redis). Resolves once /healthz/readiness answers 200.
  * @param {{ env: NodeJS.ProcessEnv, index?: number, concurrency?: number, logFile?: string,
@@ -143,22 +167,7 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 	liveWorkers.add(w);
 	server.whenExited.then(() => liveWorkers.delete(w));
 	try {
-		await waitForHealth(server, {
-			timeoutMs,
-			intervalMs: 250,
-			probe: async () => {
-				const r = await httpRequest('GET', `http://127.0.0.1:${port}/healthz/readiness`, {
-					timeoutMs: 2000,
-				});
-				return r.status === 200 ? true : undefined;
-			},
-			failure: (exited) =>
-				new Error(
-					exited
-						? `n8n worker ${index} exited early (${JSON.stringify(exited)}); log: ${log}`
-						: `n8n worker ${index} not ready after ${timeoutMs} ms; log: ${log}`,
-				),
-		});
+		await waitUntilWorkerReady(server, { port, index, log, timeoutMs });
 	} catch (e) {
 		await w.stop({ timeoutMs: 5000 });
 		throw e;
