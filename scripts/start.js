@@ -566,6 +566,41 @@ async function preflight(o) {
 }
 
 /**
+ * Install the fresh tarball as a community package into the user folder (replaces the previous one).
+ * @param {StackOptions} o
+ * @param {string} tgz
+ */
+async function installPack(o, tgz) {
+	const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
+	await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
+	o.log(
+		`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
+	);
+	return uf;
+}
+
+/**
+ * The editor's variables (both modes: a playground where Code nodes run, on localhost) and the
+ * whole environment of its n8n commands.
+ * @param {StackOptions} o
+ * @param {string} n8nVersion
+ * @param {string} userFolder
+ */
+function editorEnvironment(o, n8nVersion, userFolder) {
+	const editorEnv = {
+		codeNode: true,
+		N8N_HOST: 'localhost',
+		N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
+		[n8n.webhookUrlVariable(n8nVersion)]: `http://localhost:${o.n8nPort}/`,
+	};
+	const env = n8n.n8nEnv(userFolder, {
+		...editorEnv,
+		N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
+	});
+	return { editorEnv, env };
+}
+
+/**
  * Provision (cached), build + pack + install this pack into `userFolder`, start the emulator,
  * import the credential + examples, start n8n and set up (or log in) the owner.
  *
@@ -587,28 +622,13 @@ async function startStack(options = {}) {
 	const { workflows, cache } = await preflight(o);
 	try {
 		const { p, tgz, cli } = await prepareInParallel(cache, timings, o.log);
-		// install the fresh tarball as a community package (replaces the previous one)
-		const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
-		await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
-		o.log(
-			`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
-		);
+		const uf = await installPack(o, tgz);
 		const emulatorLog = path.join(o.userFolder, 'emulator.log');
 		const emulator = await startEmulator({ cli, port: o.emulatorPort, logFile: emulatorLog });
 		parts.emulator = emulator;
 		if (o.onStarted) o.onStarted('emulator', emulator);
 		o.log(`Emulator running on ${emulator.baseUrl}`);
-		// Both modes: the editor is a playground (Code nodes run) on localhost.
-		const editorEnv = {
-			codeNode: true,
-			N8N_HOST: 'localhost',
-			N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
-			[n8n.webhookUrlVariable(cache.n8nVersion)]: `http://localhost:${o.n8nPort}/`,
-		};
-		const env = n8n.n8nEnv(uf.userFolder, {
-			...editorEnv,
-			N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
-		});
+		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
 		const credential = demoCredential(emulator, workflows);
 		/** @param {NodeJS.ProcessEnv} importEnv @param {boolean} force */
 		const importInto = (importEnv, force) =>
