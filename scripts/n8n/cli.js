@@ -100,6 +100,19 @@ async function withJsonFile(data, fn) {
 }
 
 /**
+ * `n8n import:<kind> --input=<file>` of `data` (a path, or objects written to a temporary file).
+ * @param {'credentials' | 'workflow'} kind
+ * @param {RegExp} successLog
+ * @param {string | object} data
+ * @param {CliOptions} opts
+ */
+function importJson(kind, successLog, data, opts) {
+	return withJsonFile(data, (file) =>
+		runN8n([`import:${kind}`, `--input=${file}`], { ...opts, check: true, successLog }),
+	);
+}
+
+/**
  * import:credentials. `credentials`: path to a JSON file, or an array of
  * { id, name, type, data: { …plaintext… } } (plaintext data is encrypted on import with
  * the env's N8N_ENCRYPTION_KEY). Throws on failure.
@@ -107,13 +120,7 @@ async function withJsonFile(data, fn) {
  * @param {CliOptions} [opts]
  */
 async function importCredentials(credentials, opts = {}) {
-	return withJsonFile(credentials, (file) =>
-		runN8n(['import:credentials', `--input=${file}`], {
-			...opts,
-			check: true,
-			successLog: /^Successfully imported \d+ credential/,
-		}),
-	);
+	return importJson('credentials', /^Successfully imported \d+ credential/, credentials, opts);
 }
 
 /**
@@ -124,13 +131,7 @@ async function importCredentials(credentials, opts = {}) {
  * @param {CliOptions} [opts]
  */
 async function importWorkflows(workflows, opts = {}) {
-	return withJsonFile(workflows, (file) =>
-		runN8n(['import:workflow', `--input=${file}`], {
-			...opts,
-			check: true,
-			successLog: /^Successfully imported \d+ workflow/,
-		}),
-	);
+	return importJson('workflow', /^Successfully imported \d+ workflow/, workflows, opts);
 }
 
 /**
