@@ -16,7 +16,7 @@ const { parseLogLines } = require('./logs');
  * @typedef {import('./env').EnvSource & { cwd?: string, timeoutMs?: number, check?: boolean,
  *   successLog?: RegExp }} CliOptions
  * @typedef {{ runIndex?: number, output?: number, withBinary?: boolean }} NodeItemsOptions
- * @typedef {{ name: string } & Record<string, unknown>} NodeTypeDescription
+ * @typedef {{ name: string } & Record<string, any>} NodeTypeDescription untyped JSON from n8n, read by the suites
  */
 
 /**
