@@ -9,7 +9,14 @@
  * provisioned Node 24 (n8n 2.x refuses Node < 24).
  */
 
-const { sleep, getFreePort, killActiveRuns, spawnServer } = require('./process');
+const {
+	sleep,
+	getFreePort,
+	killActiveRuns,
+	killGroup,
+	spawnServer,
+	waitForHealth,
+} = require('./process');
 const { httpRequest } = require('./http');
 const { provision } = require('./provision');
 const { DEFAULT_ENCRYPTION_KEY, DISABLED_MODULES, n8nEnv, webhookUrlVariable } = require('./env');
@@ -42,6 +49,8 @@ module.exports = {
 	getFreePort,
 	killActiveRuns,
 	spawnServer,
+	waitForHealth,
+	killGroup,
 	httpRequest,
 	sleep,
 };
