@@ -601,6 +601,21 @@ function editorEnvironment(o, n8nVersion, userFolder) {
 }
 
 /**
+ * The emulator of the stack, recorded in `parts` (so that a failure later stops it) and announced.
+ * @param {StackOptions} o
+ * @param {string} cli
+ * @param {StackParts} parts
+ */
+async function startStackEmulator(o, cli, parts) {
+	const logFile = path.join(o.userFolder, 'emulator.log');
+	const emulator = await startEmulator({ cli, port: o.emulatorPort, logFile });
+	parts.emulator = emulator;
+	if (o.onStarted) o.onStarted('emulator', emulator);
+	o.log(`Emulator running on ${emulator.baseUrl}`);
+	return emulator;
+}
+
+/**
  * Provision (cached), build + pack + install this pack into `userFolder`, start the emulator,
  * import the credential + examples, start n8n and set up (or log in) the owner.
  *
@@ -623,11 +638,7 @@ async function startStack(options = {}) {
 	try {
 		const { p, tgz, cli } = await prepareInParallel(cache, timings, o.log);
 		const uf = await installPack(o, tgz);
-		const emulatorLog = path.join(o.userFolder, 'emulator.log');
-		const emulator = await startEmulator({ cli, port: o.emulatorPort, logFile: emulatorLog });
-		parts.emulator = emulator;
-		if (o.onStarted) o.onStarted('emulator', emulator);
-		o.log(`Emulator running on ${emulator.baseUrl}`);
+		const emulator = await startStackEmulator(o, cli, parts);
 		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
 		const credential = demoCredential(emulator, workflows);
 		/** @param {NodeJS.ProcessEnv} importEnv @param {boolean} force */
