@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 'use strict';
 /**
  * `npm run test:browser`: the `npm start` stack driven through a real browser.
@@ -65,6 +67,7 @@ const STEP_TIMEOUT_MS = 60000;
 const SCREENSHOT_STYLE =
 	'[role="tooltip"], .el-popper, [data-reka-popper-content-wrapper] { display: none !important; }';
 
+/** @param {string} msg */
 function log(msg) {
 	console.log(`[browser-check] ${msg}`);
 }
@@ -118,6 +121,10 @@ function loadPlaywright() {
  *             the e2e suite): opened and checked to have no node issues, never executed
  * Every example is opened and checked for node issues first, whatever its kind.
  */
+/**
+ * @param {Workflow} wf
+ * @returns {'manual' | 'poll' | 'open'}
+ */
 function startedBy(wf) {
 	if (wf.nodes.some((n) => n.type === MANUAL_TRIGGER_TYPE)) return 'manual';
 	if (wf.nodes.some((n) => n.type === TRIGGER_TYPE)) return 'poll';
@@ -125,6 +132,7 @@ function startedBy(wf) {
 }
 
 /** A Manual Trigger workflow that creates a job: the others read what it makes, so it runs first. */
+/** @param {Workflow} wf */
 function createsJob(wf) {
 	return wf.nodes.some(
 		(n) =>
@@ -156,16 +164,24 @@ function examplePlan() {
 }
 
 /** The node of `wf` whose output ends the run: ours with no outgoing connection (the last one drawn otherwise). */
+/** @param {Workflow} wf */
 function lastNodeOf(wf) {
 	const runnable = wf.nodes.filter((n) => n.type !== STICKY_NOTE_TYPE);
 	const leaves = runnable.filter(
 		(n) =>
-			!((wf.connections[n.name] && wf.connections[n.name].main) || []).some((o) => o && o.length),
+			!((wf.connections[n.name] && wf.connections[n.name].main) || []).some(
+				(/** @type {unknown[] | null} */ o) => o && o.length,
+			),
 	);
 	return (leaves.find((n) => n.type === NODE_TYPE) || leaves[0] || runnable[runnable.length - 1])
 		.name;
 }
 
+/**
+ * `preferred` when it is free, else a free port.
+ * @param {number} preferred
+ * @returns {Promise<number>}
+ */
 async function portOr(preferred) {
 	const net = require('node:net');
 	const free = await new Promise((resolve) => {
@@ -179,6 +195,7 @@ async function portOr(preferred) {
 // ---------------------------------------------------------------------------------------------
 // page helpers
 
+/** @param {Page} page @param {string} name */
 function canvasNode(page, name) {
 	return page.locator(
 		`[data-test-id="canvas-node"][data-node-name="${name.replace(/"/g, '\\"')}"]`,
@@ -186,6 +203,7 @@ function canvasNode(page, name) {
 }
 
 /** Visible error toasts (n8n shows failures as element-plus notifications). */
+/** @param {Page} page */
 async function errorToasts(page) {
 	const toasts = page.locator('.el-notification');
 	const out = [];
@@ -198,6 +216,7 @@ async function errorToasts(page) {
 	return out;
 }
 
+/** @param {Page} page */
 async function closeToasts(page) {
 	const close = page.locator('.el-notification .el-notification__closeBtn');
 	for (let i = (await close.count()) - 1; i >= 0; i--)
@@ -213,6 +232,7 @@ async function closeToasts(page) {
 }
 
 /** Waits until the page is quiet (no network, fonts loaded, no spinner in `scope`), closes toasts. */
+/** @param {Page} page @param {Locator} [scope] */
 async function settle(page, scope) {
 	await page.waitForLoadState('networkidle');
 	await page.evaluate(() => document.fonts.ready);
@@ -241,10 +261,12 @@ async function settle(page, scope) {
 }
 
 /** The value a node parameter's input shows (a select shows its option's display name). */
+/** @param {Page} page @param {string} name */
 function paramValue(page, name) {
 	return page.getByTestId(`parameter-input-${name}`).locator('input').first().inputValue();
 }
 
+/** @param {Page} page @param {string} name */
 async function openNode(page, name) {
 	const ndv = page.getByTestId('ndv');
 	if (await ndv.isVisible()) {
@@ -258,12 +280,14 @@ async function openNode(page, name) {
 	return ndv;
 }
 
+/** @param {Page} page @param {string} baseUrl @param {Workflow} wf */
 async function openWorkflow(page, baseUrl, wf) {
 	await page.goto(`${baseUrl}/workflow/${wf.id}`);
 	await page.getByTestId('canvas-node').first().waitFor();
 	await page.getByTestId('workflow-name-input').filter({ hasText: wf.name }).waitFor();
 }
 
+/** @param {Locator} locator @param {RegExp} re @param {string} what */
 async function expectText(locator, re, what) {
 	const text = await locator.innerText();
 	if (!re.test(text)) throw new Error(`${what}: expected ${re} in:\n${text.slice(0, 600)}`);
@@ -271,6 +295,7 @@ async function expectText(locator, re, what) {
 }
 
 /** The canvas nodes that show n8n's issue marker, each with its hover text (e.g. `Parameter "Job" is required`). */
+/** @param {Page} page */
 async function nodeIssues(page) {
 	await page.waitForLoadState('networkidle');
 	const marked = page.locator('[data-test-id="canvas-node"]:has([data-test-id="node-issues"])');
@@ -295,6 +320,7 @@ async function nodeIssues(page) {
 }
 
 /** "Execute workflow" in the open workflow: resolves when every node of `wf` is green, throws on a red node or an error toast. */
+/** @param {Page} page @param {Workflow} wf */
 async function executeFromEditor(page, wf) {
 	const runNodes = wf.nodes.filter((n) => n.type !== STICKY_NOTE_TYPE).map((n) => n.name);
 	await page.getByTestId('execute-workflow-button').click();
@@ -321,6 +347,10 @@ async function executeFromEditor(page, wf) {
 /**
  * One example as imported: opened with no node issues, then run as its kind says (see startedBy).
  * `shot(name, locator)` takes the pictures of the job example (its run output) and the trigger.
+ * @param {Page} page
+ * @param {string} baseUrl
+ * @param {{ wf: Workflow, kind: ReturnType<typeof startedBy> }} example
+ * @param {Shot} shot
  */
 async function checkExample(page, baseUrl, { wf, kind }, shot) {
 	await openWorkflow(page, baseUrl, wf);
@@ -348,6 +378,7 @@ async function checkExample(page, baseUrl, { wf, kind }, shot) {
 }
 
 /** Fetch Test Event on the trigger of `wf`: the newest valid download (the job example made one). */
+/** @param {Page} page @param {Workflow} wf @param {Shot} shot */
 async function fetchTestEvent(page, wf, shot) {
 	const triggerNode = wf.nodes.find((n) => n.type === TRIGGER_TYPE).name;
 	const ndv = await openNode(page, triggerNode);
@@ -366,8 +397,12 @@ async function fetchTestEvent(page, wf, shot) {
  * A version 2 Job locator switched to From List (in a tab of its own, closed unsaved): the list the
  * service returns. The example's value is an expression, which From List does not take, so the
  * parameter is made Fixed first.
+ * @param {BrowserContext} context
+ * @param {string} baseUrl
+ * @param {Shot} shot
  */
 async function pickFromList(context, baseUrl, shot) {
+	/** @param {any} n a workflow node (untyped JSON) */
 	const jobLocator = (n) =>
 		n.type === NODE_TYPE &&
 		n.typeVersion === 2 &&
@@ -413,6 +448,8 @@ async function pickFromList(context, baseUrl, shot) {
 /**
  * What the credential dialog shows when the test fails (README → Credentials): n8n tests a saved
  * credential when its dialog opens; a red banner with Retry, the node's reason under More details.
+ * @param {Page} page
+ * @param {Stack} stack
  */
 async function credentialTestFailure(page, stack) {
 	const { emulator } = stack;
@@ -439,249 +476,320 @@ async function credentialTestFailure(page, stack) {
 
 // ---------------------------------------------------------------------------------------------
 
-async function main(argv) {
-	const keepOpen = argv.includes('--keep-open');
-	const updateScreenshots =
-		argv.includes('--update-screenshots') || process.env.UPDATE_SCREENSHOTS === '1';
-	const t0 = Date.now();
-	const results = [];
-	const timings = {};
-	let stack = null;
-	let context = null;
+/**
+ * @typedef {import('playwright-core').Page} Page
+ * @typedef {import('playwright-core').Locator} Locator
+ * @typedef {import('playwright-core').BrowserContext} BrowserContext
+ * @typedef {import('./start').Stack} Stack
+ * @typedef {ReturnType<typeof readExamples>[number]} Workflow
+ * @typedef {(name: string, target: Page | Locator, style?: string) => Promise<string>} Shot
+ * @typedef {{ name: string, ok: boolean, ms?: number, detail?: string, error?: string }} StepResult
+ * @typedef {(name: string, fn: () => Promise<string | undefined>) => Promise<boolean>} Step
+ */
+
+/**
+ * The throwaway folders of one run, the screenshot taker, and their removal.
+ * @param {boolean} updateScreenshots pictures go to docs/ (else to a folder removed at the end)
+ */
+function workspace(updateScreenshots) {
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-n8n-'));
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-profile-'));
 	const shotsDir = updateScreenshots
 		? DOCS
 		: fs.mkdtempSync(path.join(os.tmpdir(), 'wex-browser-shots-'));
-	const shotPath = (name) => path.join(shotsDir, name);
-	const shotLabel = (name) =>
-		updateScreenshots ? `docs/${name}` : `${name} (not kept: --update-screenshots writes docs/)`;
-	/** Takes a picture of `target` (a page or an element) and says where it went. */
+	/** Takes a picture of `target` (a page or an element) and says where it went. @type {Shot} */
 	const shot = async (name, target, style = SCREENSHOT_STYLE) => {
-		await target.screenshot({ path: shotPath(name), style });
-		return shotLabel(name);
+		await target.screenshot({ path: path.join(shotsDir, name), style });
+		return updateScreenshots
+			? `docs/${name}`
+			: `${name} (not kept: --update-screenshots writes docs/)`;
 	};
-
-	const cleanup = async () => {
-		if (context) await context.close().catch(() => {});
-		if (stack) await stack.stop();
+	const remove = () => {
 		fs.rmSync(userFolder, { recursive: true, force: true });
 		fs.rmSync(userDataDir, { recursive: true, force: true });
 		if (shotsDir !== DOCS) fs.rmSync(shotsDir, { recursive: true, force: true });
 	};
-	let interrupted = false;
-	const interrupt = (why) => {
-		if (interrupted) return;
-		interrupted = true;
-		log(`${why}: stopping`);
-		Promise.all([n8n.killActiveRuns('SIGTERM'), cleanup()]).finally(() => process.exit(130));
+	return { userFolder, userDataDir, shot, remove };
+}
+
+/**
+ * The step runner: each step's result is recorded and logged; a failed step leaves a picture of the page.
+ * @param {Page} page
+ * @param {StepResult[]} results
+ * @returns {Step}
+ */
+function stepRunner(page, results) {
+	return async (name, fn) => {
+		const ts = Date.now();
+		try {
+			const detail = await fn();
+			results.push({ name, ok: true, ms: Date.now() - ts, detail });
+			log(
+				`ok   ${name} (${((Date.now() - ts) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`,
+			);
+			return true;
+		} catch (e) {
+			const shot = path.join(DOCS, `browser-check-${name.replace(/[^a-z0-9]+/gi, '-')}.tmp.png`);
+			await page.screenshot({ path: shot }).catch(() => {});
+			results.push({ name, ok: false, ms: Date.now() - ts, error: e.message });
+			log(
+				`FAIL ${name}: ${e.message.split('\n').slice(0, 8).join('\n     ')}\n     page: ${path.relative(REPO, shot)}`,
+			);
+			return false;
+		}
 	};
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => interrupt(sig));
-	whenParentExits(() => interrupt('the parent process exited'));
+}
 
-	try {
-		const chromium = ensureChromium();
-		timings.chromiumInstallMs = chromium.installedMs;
-		const { chromium: browserType, selectors } = loadPlaywright();
-		selectors.setTestIdAttribute('data-test-id'); // n8n's attribute
-		const plan = examplePlan();
+/**
+ * Sign in with the demo login; answers how many workflows the home page lists.
+ * @param {Page} page
+ * @param {string} baseUrl
+ */
+async function signIn(page, baseUrl) {
+	await page.goto(`${baseUrl}/signin`);
+	await page.getByTestId('emailOrLdapLoginId').locator('input').fill(DEMO_OWNER.email);
+	await page.getByTestId('password').locator('input').fill(DEMO_OWNER.password);
+	await page.getByTestId('form-submit-button').click();
+	await page.waitForURL(/\/home\//);
+	const list = page.getByTestId('resources-list-item-workflow');
+	await list.first().waitFor();
+	return `${await list.count()} workflows listed`;
+}
 
-		let t = Date.now();
-		stack = await startStack({
-			userFolder,
-			n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
-			emulatorPort: await portOr(DEFAULTS.emulatorPort), // 54321 when free: the credential screenshot shows it
-			log: (m) => log(m.trim()),
-		});
-		timings.stackMs = Date.now() - t;
-		const baseUrl = stack.n8n.baseUrl;
-		log(
-			`stack ready in ${(timings.stackMs / 1000).toFixed(1)} s: n8n ${baseUrl}, emulator ${stack.emulator.baseUrl}`,
-		);
+/**
+ * The job example's Website Export node: Resource → Operation and the credential shown.
+ * @param {Page} page
+ * @param {Stack} stack
+ * @param {ReturnType<typeof examplePlan>} plan
+ * @param {Shot} shot
+ */
+async function nodePanel(page, stack, plan, shot) {
+	await openWorkflow(page, stack.n8n.baseUrl, plan.job);
+	const ndv = await openNode(page, plan.panelNode);
+	const shown = `${await paramValue(page, 'resource')} → ${await paramValue(page, 'operation')}`;
+	if (!/\S → \S/.test(shown)) throw new Error(`Resource/Operation show "${shown}"`);
+	const select = page.getByTestId('node-credentials-select').locator('input').first();
+	await select.waitFor();
+	const cred = await select.inputValue();
+	if (cred !== stack.credential.name)
+		throw new Error(`credential select shows "${cred}", expected "${stack.credential.name}"`);
+	await settle(page, ndv);
+	return `"${plan.panelNode}" (${shown}) with credential "${cred}" → ${await shot('node-panel.png', ndv)}`;
+}
 
-		t = Date.now();
-		context = await browserType.launchPersistentContext(userDataDir, {
-			executablePath: CHROMIUM,
-			headless: true,
-			args: CHROMIUM_ARGS,
-			viewport: { width: 1440, height: 900 },
-			deviceScaleFactor: 1,
-			locale: 'en-US',
-			timezoneId: 'UTC',
-		});
-		context.setDefaultTimeout(STEP_TIMEOUT_MS);
-		const page = context.pages()[0] || (await context.newPage());
-		timings.browserLaunchMs = Date.now() - t;
-		const pageErrors = [];
-		page.on('pageerror', (e) => pageErrors.push(e.message));
-
-		const step = async (name, fn) => {
-			const ts = Date.now();
-			try {
-				const detail = await fn();
-				results.push({ name, ok: true, ms: Date.now() - ts, detail });
-				log(
-					`ok   ${name} (${((Date.now() - ts) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`,
-				);
-				return true;
-			} catch (e) {
-				const shot = path.join(DOCS, `browser-check-${name.replace(/[^a-z0-9]+/gi, '-')}.tmp.png`);
-				await page.screenshot({ path: shot }).catch(() => {});
-				results.push({ name, ok: false, ms: Date.now() - ts, error: e.message });
-				log(
-					`FAIL ${name}: ${e.message.split('\n').slice(0, 8).join('\n     ')}\n     page: ${path.relative(REPO, shot)}`,
-				);
-				return false;
-			}
-		};
-
-		const signedIn = await step('sign in', async () => {
-			await page.goto(`${baseUrl}/signin`);
-			await page.getByTestId('emailOrLdapLoginId').locator('input').fill(DEMO_OWNER.email);
-			await page.getByTestId('password').locator('input').fill(DEMO_OWNER.password);
-			await page.getByTestId('form-submit-button').click();
-			await page.waitForURL(/\/home\//);
-			const list = page.getByTestId('resources-list-item-workflow');
-			await list.first().waitFor();
-			return `${await list.count()} workflows listed`;
-		});
-
-		if (signedIn) {
-			await step('node panel', async () => {
-				await openWorkflow(page, baseUrl, plan.job);
-				const ndv = await openNode(page, plan.panelNode);
-				const shown = `${await paramValue(page, 'resource')} → ${await paramValue(page, 'operation')}`;
-				if (!/\S → \S/.test(shown)) throw new Error(`Resource/Operation show "${shown}"`);
-				await page.getByTestId('node-credentials-select').locator('input').first().waitFor();
-				const cred = await page
-					.getByTestId('node-credentials-select')
-					.locator('input')
-					.first()
-					.inputValue();
-				if (cred !== stack.credential.name)
-					throw new Error(`credential select shows "${cred}", expected "${stack.credential.name}"`);
-				await settle(page, ndv);
-				return `"${plan.panelNode}" (${shown}) with credential "${cred}" → ${await shot('node-panel.png', ndv)}`;
-			});
-
-			// Every example as imported, the job export first (the others read the job and download it makes).
-			for (const example of plan.examples) {
-				await step(`example "${example.wf.name}" (${example.kind})`, () =>
-					checkExample(page, baseUrl, example, shot),
-				);
-			}
-
-			// Version 2 picks records with resource locators: the job of the run above, From List.
-			await step('from list', () => pickFromList(context, baseUrl, shot));
-
-			await step('credential', async () => {
-				// from a node panel: the pencil beside the credential
-				if (!(await page.getByTestId('credential-edit-button').isVisible())) {
-					await openWorkflow(page, baseUrl, plan.job);
-					await openNode(page, plan.panelNode);
-				}
-				await page.getByTestId('credential-edit-button').click();
-				const modal = page.getByTestId('editCredential-modal');
-				await modal.waitFor();
-				const baseUrlInput = modal.getByTestId('parameter-input-baseUrl').locator('input');
-				if ((await baseUrlInput.inputValue()) !== stack.emulator.baseUrl)
-					throw new Error(`Base URL shows ${await baseUrlInput.inputValue()}`);
-				// Save makes n8n test the credential against the emulator
-				await modal.getByTestId('credential-save-button').click();
-				await modal.getByText('Connection tested successfully').waitFor({ timeout: 30000 });
-				// secrets: masked inputs, and the real values never reach the browser
-				const secrets = [stack.emulator.apiKey, stack.emulator.demoUser.password];
-				for (const field of ['apiKey', 'password']) {
-					const input = modal.getByTestId(`parameter-input-${field}`).locator('input');
-					if ((await input.getAttribute('type')) !== 'password')
-						throw new Error(`${field} is not a password field`);
-					if (secrets.includes(await input.inputValue()))
-						throw new Error(`${field}: the real secret was sent to the browser`);
-				}
-				const html = await page.content();
-				const leaked = secrets.filter((s) => html.includes(s));
-				if (leaked.length) throw new Error('a secret appears in the page');
-				await settle(page, modal);
-				return `connection tested successfully, API key and password masked → ${await shot('credential.png', modal)}`;
-			});
-
-			await step('credential test failure', () => credentialTestFailure(page, stack));
-
-			// The Job ID inside a Get Many filter: a job locator (From List) in version 2, the plain
-			// field in version 1. Each in a tab of its own, closed unsaved.
-			await step('job in a filter', async () => {
-				const getMany = (version) => {
-					for (const wf of readExamples(DEFAULTS.examplesDir)) {
-						// Options and downloads filter by job; jobs do not.
-						const node = wf.nodes.find(
-							(n) =>
-								n.type === NODE_TYPE &&
-								n.typeVersion === version &&
-								n.parameters.resource !== 'job' &&
-								n.parameters.operation === 'getAll' &&
-								n.parameters.filters,
-						);
-						if (node) return { wf, node };
-					}
-					throw new Error(`examples/ has no version ${version} Get Many with filters`);
-				};
-				const addJobFilter = async (version) => {
-					const { wf, node } = getMany(version);
-					const tab = await context.newPage();
-					try {
-						await openWorkflow(tab, baseUrl, wf);
-						const ndv = await openNode(tab, node.name);
-						await settle(tab, ndv);
-						// One option left: a button that adds it; several: a select of them.
-						await ndv.getByTestId('collection-parameter-add').first().click();
-						const choice = tab
-							.getByTestId('collection-parameter-option')
-							.filter({ hasText: /^Job( ID)?$/ });
-						if (await choice.count()) await choice.first().click();
-						const locator = ndv.getByTestId('resource-locator-jobId');
-						const plain = ndv.getByTestId('parameter-input-jobId');
-						await locator.or(plain).first().waitFor();
-						if (version === 1) {
-							if (await locator.count())
-								throw new Error('version 1 shows a job locator, not its plain Job ID field');
-							return `"${node.name}" (v1): plain Job ID field`;
-						}
-						if (!(await locator.count()))
-							throw new Error('version 2 shows a plain Job ID field, not the job locator');
-						await locator.getByTestId('rlc-input').first().click();
-						const items = tab.getByTestId('rlc-item');
-						await items.first().waitFor();
-						const first = (await items.first().innerText()).trim();
-						if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
-						return `"${node.name}" (v2): job locator, ${await items.count()} job(s) From List, the first "${first}"`;
-					} catch (e) {
-						await tab
-							.screenshot({
-								path: path.join(DOCS, `browser-check-job-in-a-filter-v${version}.tmp.png`),
-							})
-							.catch(() => {});
-						throw e;
-					} finally {
-						await tab.close();
-					}
-				};
-				return `${await addJobFilter(2)}; ${await addJobFilter(1)}`;
-			});
-		}
-		if (pageErrors.length)
-			log(`page errors (not failing the check): ${pageErrors.slice(0, 5).join(' | ')}`);
-		if (keepOpen) {
-			log(`--keep-open: ${baseUrl} (${DEMO_OWNER.email} / ${DEMO_OWNER.password}); Ctrl-C to stop`);
-			await new Promise(() => {});
-		}
-	} catch (e) {
-		results.push({ name: 'setup', ok: false, error: e.message });
-		log(`FAIL setup: ${e instanceof StartError ? e.message : e.stack || e}`);
-	} finally {
-		const t = Date.now();
-		await cleanup();
-		timings.stopMs = Date.now() - t;
+/**
+ * The credential from a node panel: saved (n8n then tests it), its secrets masked and never sent.
+ * @param {Page} page
+ * @param {Stack} stack
+ * @param {ReturnType<typeof examplePlan>} plan
+ * @param {Shot} shot
+ */
+async function credentialDialog(page, stack, plan, shot) {
+	// from a node panel: the pencil beside the credential
+	if (!(await page.getByTestId('credential-edit-button').isVisible())) {
+		await openWorkflow(page, stack.n8n.baseUrl, plan.job);
+		await openNode(page, plan.panelNode);
 	}
+	await page.getByTestId('credential-edit-button').click();
+	const modal = page.getByTestId('editCredential-modal');
+	await modal.waitFor();
+	const baseUrlInput = modal.getByTestId('parameter-input-baseUrl').locator('input');
+	if ((await baseUrlInput.inputValue()) !== stack.emulator.baseUrl)
+		throw new Error(`Base URL shows ${await baseUrlInput.inputValue()}`);
+	// Save makes n8n test the credential against the emulator
+	await modal.getByTestId('credential-save-button').click();
+	await modal.getByText('Connection tested successfully').waitFor({ timeout: 30000 });
+	// secrets: masked inputs, and the real values never reach the browser
+	const secrets = [stack.emulator.apiKey, stack.emulator.demoUser.password];
+	for (const field of ['apiKey', 'password']) {
+		const input = modal.getByTestId(`parameter-input-${field}`).locator('input');
+		if ((await input.getAttribute('type')) !== 'password')
+			throw new Error(`${field} is not a password field`);
+		if (secrets.includes(await input.inputValue()))
+			throw new Error(`${field}: the real secret was sent to the browser`);
+	}
+	const html = await page.content();
+	const leaked = secrets.filter((s) => html.includes(s));
+	if (leaked.length) throw new Error('a secret appears in the page');
+	await settle(page, modal);
+	return `connection tested successfully, API key and password masked → ${await shot('credential.png', modal)}`;
+}
+
+/**
+ * An example's Get Many with filters, of this node version (options and downloads filter by job; jobs do not).
+ * @param {number} version
+ */
+function getManyExample(version) {
+	for (const wf of readExamples(DEFAULTS.examplesDir)) {
+		const node = wf.nodes.find(
+			(n) =>
+				n.type === NODE_TYPE &&
+				n.typeVersion === version &&
+				n.parameters.resource !== 'job' &&
+				n.parameters.operation === 'getAll' &&
+				n.parameters.filters,
+		);
+		if (node) return { wf, node };
+	}
+	throw new Error(`examples/ has no version ${version} Get Many with filters`);
+}
+
+/**
+ * The Job filter added to a Get Many, in a tab of its own closed unsaved: a job locator (From
+ * List) in version 2, the plain Job ID field in version 1.
+ * @param {BrowserContext} context
+ * @param {string} baseUrl
+ * @param {1 | 2} version
+ */
+async function addJobFilter(context, baseUrl, version) {
+	const { wf, node } = getManyExample(version);
+	const tab = await context.newPage();
+	try {
+		await openWorkflow(tab, baseUrl, wf);
+		const ndv = await openNode(tab, node.name);
+		await settle(tab, ndv);
+		// One option left: a button that adds it; several: a select of them.
+		await ndv.getByTestId('collection-parameter-add').first().click();
+		const choice = tab
+			.getByTestId('collection-parameter-option')
+			.filter({ hasText: /^Job( ID)?$/ });
+		if (await choice.count()) await choice.first().click();
+		const locator = ndv.getByTestId('resource-locator-jobId');
+		const plain = ndv.getByTestId('parameter-input-jobId');
+		await locator.or(plain).first().waitFor();
+		if (version === 1) {
+			if (await locator.count())
+				throw new Error('version 1 shows a job locator, not its plain Job ID field');
+			return `"${node.name}" (v1): plain Job ID field`;
+		}
+		if (!(await locator.count()))
+			throw new Error('version 2 shows a plain Job ID field, not the job locator');
+		await locator.getByTestId('rlc-input').first().click();
+		const items = tab.getByTestId('rlc-item');
+		await items.first().waitFor();
+		const first = (await items.first().innerText()).trim();
+		if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
+		return `"${node.name}" (v2): job locator, ${await items.count()} job(s) From List, the first "${first}"`;
+	} catch (e) {
+		await tab
+			.screenshot({ path: path.join(DOCS, `browser-check-job-in-a-filter-v${version}.tmp.png`) })
+			.catch(() => {});
+		throw e;
+	} finally {
+		await tab.close();
+	}
+}
+
+/**
+ * Every step after the sign-in, in order (see the top of this file).
+ * @param {{ page: Page, context: BrowserContext, stack: Stack, plan: ReturnType<typeof examplePlan>,
+ *   shot: Shot, step: Step }} run
+ */
+async function signedInSteps({ page, context, stack, plan, shot, step }) {
+	const baseUrl = stack.n8n.baseUrl;
+	await step('node panel', () => nodePanel(page, stack, plan, shot));
+	// Every example as imported, the job export first (the others read the job and download it makes).
+	for (const example of plan.examples) {
+		await step(`example "${example.wf.name}" (${example.kind})`, () =>
+			checkExample(page, baseUrl, example, shot),
+		);
+	}
+	// Version 2 picks records with resource locators: the job of the run above, From List.
+	await step('from list', () => pickFromList(context, baseUrl, shot));
+	await step('credential', () => credentialDialog(page, stack, plan, shot));
+	await step('credential test failure', () => credentialTestFailure(page, stack));
+	// The Job ID inside a Get Many filter: a job locator (From List) in version 2, the plain
+	// field in version 1. Each in a tab of its own, closed unsaved.
+	await step(
+		'job in a filter',
+		async () =>
+			`${await addJobFilter(context, baseUrl, 2)}; ${await addJobFilter(context, baseUrl, 1)}`,
+	);
+}
+
+/**
+ * Headless Chromium with its own profile in `userDataDir`.
+ * @param {import('playwright-core').BrowserType} browserType
+ * @param {string} userDataDir
+ */
+async function launchBrowser(browserType, userDataDir) {
+	const context = await browserType.launchPersistentContext(userDataDir, {
+		executablePath: CHROMIUM,
+		headless: true,
+		args: CHROMIUM_ARGS,
+		viewport: { width: 1440, height: 900 },
+		deviceScaleFactor: 1,
+		locale: 'en-US',
+		timezoneId: 'UTC',
+	});
+	context.setDefaultTimeout(STEP_TIMEOUT_MS);
+	const page = context.pages()[0] || (await context.newPage());
+	return { context, page };
+}
+
+/**
+ * The stack on free ports (the emulator on 54321 when free: the credential screenshot shows it).
+ * @param {string} userFolder
+ * @param {Record<string, number>} timings
+ */
+async function startCheckedStack(userFolder, timings) {
+	const t = Date.now();
+	const stack = await startStack({
+		userFolder,
+		n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
+		emulatorPort: await portOr(DEFAULTS.emulatorPort),
+		log: (m) => log(m.trim()),
+	});
+	timings.stackMs = Date.now() - t;
+	log(
+		`stack ready in ${(timings.stackMs / 1000).toFixed(1)} s: n8n ${stack.n8n.baseUrl}, emulator ${stack.emulator.baseUrl}`,
+	);
+	return stack;
+}
+
+/**
+ * The stack, the browser and every step; results go to `results`, durations to `timings`.
+ * @param {ReturnType<typeof workspace>} ws
+ * @param {{ stack?: Stack, context?: BrowserContext }} held what cleanup() must close
+ * @param {StepResult[]} results
+ * @param {Record<string, number>} timings
+ * @param {boolean} keepOpen
+ */
+async function checkAll(ws, held, results, timings, keepOpen) {
+	const chromium = ensureChromium();
+	timings.chromiumInstallMs = chromium.installedMs;
+	const { chromium: browserType, selectors } = loadPlaywright();
+	selectors.setTestIdAttribute('data-test-id'); // n8n's attribute
+	const plan = examplePlan();
+	const stack = await startCheckedStack(ws.userFolder, timings);
+	held.stack = stack;
+	const t = Date.now();
+	const { context, page } = await launchBrowser(browserType, ws.userDataDir);
+	held.context = context;
+	timings.browserLaunchMs = Date.now() - t;
+	/** @type {string[]} */
+	const pageErrors = [];
+	page.on('pageerror', (e) => pageErrors.push(e.message));
+	const step = stepRunner(page, results);
+	if (await step('sign in', () => signIn(page, stack.n8n.baseUrl)))
+		await signedInSteps({ page, context, stack, plan, shot: ws.shot, step });
+	if (pageErrors.length)
+		log(`page errors (not failing the check): ${pageErrors.slice(0, 5).join(' | ')}`);
+	if (keepOpen) {
+		log(
+			`--keep-open: ${stack.n8n.baseUrl} (${DEMO_OWNER.email} / ${DEMO_OWNER.password}); Ctrl-C to stop`,
+		);
+		await new Promise(() => {});
+	}
+}
+
+/**
+ * The timings line and the summary line; sets the exit code.
+ * @param {StepResult[]} results
+ * @param {Record<string, number>} timings
+ * @param {number} t0
+ */
+function report(results, timings, t0) {
 	const passed = results.filter((r) => r.ok).length;
 	const failed = results.length - passed;
 	log(
@@ -693,6 +801,47 @@ async function main(argv) {
 	);
 	console.log(`browser-check: ${passed} passed, ${failed} failed`);
 	process.exitCode = failed || !passed ? 1 : 0;
+}
+
+/** @param {string[]} argv */
+async function main(argv) {
+	const keepOpen = argv.includes('--keep-open');
+	const updateScreenshots =
+		argv.includes('--update-screenshots') || process.env.UPDATE_SCREENSHOTS === '1';
+	const t0 = Date.now();
+	/** @type {StepResult[]} */
+	const results = [];
+	/** @type {Record<string, number>} */
+	const timings = {};
+	const ws = workspace(updateScreenshots);
+	/** @type {{ stack?: Stack, context?: BrowserContext }} */
+	const held = {};
+	const cleanup = async () => {
+		if (held.context) await held.context.close().catch(() => {});
+		if (held.stack) await held.stack.stop();
+		ws.remove();
+	};
+	let interrupted = false;
+	/** @param {string} why */
+	const interrupt = (why) => {
+		if (interrupted) return;
+		interrupted = true;
+		log(`${why}: stopping`);
+		Promise.all([n8n.killActiveRuns('SIGTERM'), cleanup()]).finally(() => process.exit(130));
+	};
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => interrupt(sig));
+	whenParentExits(() => interrupt('the parent process exited'));
+	try {
+		await checkAll(ws, held, results, timings, keepOpen);
+	} catch (e) {
+		results.push({ name: 'setup', ok: false, error: e.message });
+		log(`FAIL setup: ${e instanceof StartError ? e.message : e.stack || e}`);
+	} finally {
+		const t = Date.now();
+		await cleanup();
+		timings.stopMs = Date.now() - t;
+	}
+	report(results, timings, t0);
 }
 
 if (require.main === module) main(process.argv.slice(2));

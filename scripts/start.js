@@ -25,6 +25,8 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n/lib');
+const { killGroup, spawnServer, waitForHealth } = require('./n8n/process');
+const { httpRequest } = require('./n8n/http');
 const queue = require('./n8n/queue');
 
 const REPO = path.resolve(__dirname, '..');
@@ -60,32 +62,31 @@ class StartError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // small helpers
 
-function killGroup(pid, signal) {
-	try {
-		process.kill(-pid, signal);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
+/** @param {number} ms */
 function seconds(ms) {
 	return ms >= 60000
 		? `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
 		: `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** @param {unknown} value */
 function hash(value) {
 	return crypto.createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
 }
 
+/** @param {string} p */
 function rel(p) {
 	const r = path.relative(process.cwd(), p);
 	return r && !r.startsWith('..') ? r : p;
 }
 
 /** Throws a StartError unless nothing listens on `port` (on 127.0.0.1, nor on ::1 where a browser may look first). */
+/**
+ * @param {number} port
+ * @param {string} what
+ */
 async function assertPortFree(port, what) {
+	/** @param {NodeJS.ErrnoException} [err] */
 	const busy = (err) =>
 		new StartError(
 			`Port ${port} (${what}) is already in use${err ? ` (${err.code})` : ''}. ` +
@@ -94,7 +95,7 @@ async function assertPortFree(port, what) {
 		);
 	await new Promise((resolve, reject) => {
 		const srv = net.createServer();
-		srv.once('error', (err) =>
+		srv.once('error', (/** @type {NodeJS.ErrnoException} */ err) =>
 			reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? busy(err) : err),
 		);
 		srv.listen(port, '127.0.0.1', () => srv.close(resolve));
@@ -125,6 +126,7 @@ function assertDependenciesInstalled() {
 /** Where provision.sh keeps (or will keep) the pinned n8n + Node 24, and whether it is complete. */
 function provisionCache() {
 	const sh = fs.readFileSync(path.join(__dirname, 'n8n', 'provision.sh'), 'utf8');
+	/** @param {string} name */
 	const pin = (name) => (new RegExp(`^${name}=(\\S+)`, 'm').exec(sh) || [])[1];
 	const n8nVersion = process.env.WEX_N8N_VERSION || pin('_wex_n8n_version_default');
 	const nodeVersion = process.env.WEX_NODE_VERSION || pin('_wex_node_version_default');
@@ -162,6 +164,7 @@ function assertBuildToolsForProvisioning() {
  * the rest of the tree.
  */
 function buildEmulator() {
+	/** @type {typeof import('typescript')} */
 	const ts = require(path.join(REPO, 'node_modules', 'typescript'));
 	const configPath = path.join(REPO, 'tsconfig.json');
 	const read = ts.readConfigFile(configPath, ts.sys.readFile);
@@ -181,7 +184,7 @@ function buildEmulator() {
 		.filter((d) => d.category === ts.DiagnosticCategory.Error);
 	if (errors.length) {
 		const host = {
-			getCanonicalFileName: (f) => f,
+			getCanonicalFileName: (/** @type {string} */ f) => f,
 			getCurrentDirectory: () => REPO,
 			getNewLine: () => '\n',
 		};
@@ -189,7 +192,7 @@ function buildEmulator() {
 			`The emulator does not compile:\n${ts.formatDiagnostics(errors.slice(0, 20), host)}`,
 		);
 	}
-	return path.join(parsed.options.outDir, 'test', 'emulator', 'cli.js');
+	return path.join(/** @type {string} */ (parsed.options.outDir), 'test', 'emulator', 'cli.js');
 }
 
 /** buildEmulator() off the main thread (tsc takes seconds; progress and signals keep flowing). */
@@ -210,9 +213,13 @@ function buildEmulatorInWorker() {
 	});
 }
 
+/**
+ * The emulator (compiled `cli`) on `port`, once its health answers; answers its API key and demo user too.
+ * @param {{ cli: string, port: number, logFile: string }} options
+ */
 async function startEmulator({ cli, port, logFile }) {
 	// own process group: a terminal's Ctrl-C reaches only us, and we stop it in order
-	const server = n8n.spawnServer(process.execPath, [cli, '--port', String(port)], {
+	const server = spawnServer(process.execPath, [cli, '--port', String(port)], {
 		cwd: REPO,
 		logFile,
 		append: false,
@@ -230,31 +237,27 @@ async function startEmulator({ cli, port, logFile }) {
 			return server.stop({ timeoutMs });
 		},
 	};
-	const deadline = Date.now() + 30000;
-	for (;;) {
-		if (server.exited()) {
-			throw new StartError(
-				`The emulator stopped at start (${JSON.stringify(server.exited())}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`,
-			);
-		}
-		try {
-			const r = await n8n.httpRequest('GET', `${handle.baseUrl}/__emulator/health`, {
-				timeoutMs: 1000,
-			});
-			if (r.status === 200 && r.json && r.json.ok) {
-				Object.assign(handle, { apiKey: r.json.apiKey, demoUser: r.json.demoUser });
-				return handle;
-			}
-		} catch {
-			/* not listening yet */
-		}
-		if (Date.now() > deadline) {
-			await handle.stop();
-			throw new StartError(
-				`The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`,
-			);
-		}
-		await n8n.sleep(100);
+	try {
+		const health = await waitForHealth(server, {
+			timeoutMs: 30000,
+			intervalMs: 100,
+			probe: async () => {
+				const r = await httpRequest('GET', `${handle.baseUrl}/__emulator/health`, {
+					timeoutMs: 1000,
+				});
+				return r.status === 200 && r.json && r.json.ok ? r.json : undefined;
+			},
+			failure: (exited) =>
+				new StartError(
+					exited
+						? `The emulator stopped at start (${JSON.stringify(exited)}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`
+						: `The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`,
+				),
+		});
+		return Object.assign(handle, { apiKey: health.apiKey, demoUser: health.demoUser });
+	} catch (e) {
+		await handle.stop();
+		throw e;
 	}
 }
 
@@ -262,6 +265,10 @@ async function startEmulator({ cli, port, logFile }) {
 // examples and the credential
 
 /** The workflows in examples/*.json (a file may hold one workflow or an array), sorted by name. */
+/**
+ * @param {string} dir
+ * @returns {(Record<string, any> & { id: string, name: string, file: string, nodes: any[] })[]}
+ */
 function readExamples(dir) {
 	if (!fs.existsSync(dir)) return [];
 	const workflows = [];
@@ -283,7 +290,9 @@ function readExamples(dir) {
 }
 
 /** The credential id the examples use most (they are written against one fixed id). */
+/** @param {ReturnType<typeof readExamples>} workflows */
 function credentialIdOf(workflows) {
+	/** @type {Map<string, number>} */
 	const count = new Map();
 	for (const wf of workflows)
 		for (const node of wf.nodes) {
@@ -295,6 +304,11 @@ function credentialIdOf(workflows) {
 }
 
 /** Which workflow / credential ids already exist in the folder's database (Node 24 has node:sqlite). */
+/**
+ * @param {string} nodeBin
+ * @param {string} dbFile
+ * @returns {{ workflows: string[], credentials: string[] } | null}
+ */
 function existingIds(nodeBin, dbFile) {
 	if (!fs.existsSync(dbFile)) return { workflows: [], credentials: [] };
 	const script = `
@@ -307,16 +321,19 @@ function existingIds(nodeBin, dbFile) {
 		timeout: 30000,
 	});
 	if (r.status !== 0) return null; // unknown: import everything
-	return JSON.parse(r.stdout.trim().split('\n').pop());
+	return JSON.parse(r.stdout.trim().split('\n').pop() || '');
 }
 
 /**
  * Imports the credential and the example workflows that are missing from the database or
  * changed since the last start (or all of them with `force`). Workflows a user edited in the
  * editor are left alone until their example file changes.
+ * @param {{ env: NodeJS.ProcessEnv, nodeBin: string, userFolder: string, credential: DemoCredential,
+ *   workflows: ReturnType<typeof readExamples>, force: boolean, log: (message: string) => void }} demo
  */
 async function importDemoData({ env, nodeBin, userFolder, credential, workflows, force, log }) {
 	const stateFile = path.join(userFolder, '.n8n', 'npm-start-imports.json');
+	/** @type {Record<string, string>} */
 	let state = {};
 	try {
 		state = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
@@ -324,6 +341,7 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 		/* first start */
 	}
 	const existing = existingIds(nodeBin, path.join(userFolder, '.n8n', 'database.sqlite'));
+	/** @param {'workflows' | 'credentials'} kind @param {string} id @param {string} h */
 	const stale = (kind, id, h) =>
 		force || !existing || !existing[kind].includes(id) || state[`${kind}:${id}`] !== h;
 
@@ -354,6 +372,250 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 // the stack
 
 /**
+ * @typedef {import('./n8n/server').N8nServer} N8nServer
+ * @typedef {Awaited<ReturnType<typeof startEmulator>>} Emulator
+ * @typedef {Awaited<ReturnType<typeof queue.startCluster>>} Cluster
+ * @typedef {import('./n8n/provision').Provisioned} Provisioned
+ * @typedef {{ email: string, password: string, firstName: string, lastName: string }} Owner
+ * @typedef {{ id: string, name: string, type: string, data: Record<string, string> }} DemoCredential
+ * @typedef {{ n8nPort: number, emulatorPort: number, userFolder: string, examplesDir: string,
+ *   owner: Owner, reimport: boolean, queue?: boolean, log: (message: string) => void,
+ *   onStarted?: (what: 'emulator' | 'cluster' | 'n8n', handle: any) => void }} StackOptions
+ * @typedef {{ n8n?: N8nServer | null, emulator?: Emulator | null, cluster?: Cluster }} StackParts
+ * @typedef {{ n8n: N8nServer, emulator: Emulator, cluster?: Cluster, userFolder: string,
+ *   owner: Owner, timings: Record<string, number>, credential: { id: string, name: string },
+ *   workflows: { id: string, name: string, file: string }[], editorUrl: string,
+ *   banner: () => string, stop: () => Promise<void> }} Stack
+ */
+
+/**
+ * `fn`'s answer, its duration recorded in `timings[key]`.
+ * @template T
+ * @param {Record<string, number>} timings
+ * @param {string} key
+ * @param {() => Promise<T>} fn
+ */
+async function timed(timings, key, fn) {
+	const t = Date.now();
+	const answer = await fn();
+	timings[key] = Date.now() - t;
+	return answer;
+}
+
+/**
+ * provision(), saying so when it takes long (the first install does).
+ * @param {ReturnType<typeof provisionCache>} cache
+ * @param {Record<string, number>} timings
+ * @param {(message: string) => void} log
+ */
+async function provisionWithProgress(cache, timings, log) {
+	const t = Date.now();
+	/** @type {NodeJS.Timeout | undefined} */
+	let slow;
+	const first = setTimeout(
+		() => {
+			log(
+				`  n8n runtime: not cached yet. The first start installs Node ${cache.nodeVersion} and n8n ${cache.n8nVersion} from the npm registry,\n` +
+					`  once (the README's Getting started says how long it takes), 3 GB in ${cache.root.replace(os.homedir(), '~')}.`,
+			);
+			slow = setInterval(
+				() => log(`  n8n runtime: still installing (${seconds(Date.now() - t)})`),
+				60000,
+			);
+		},
+		cache.complete ? 3000 : 0,
+	);
+	try {
+		const p = await n8n.provision();
+		timings.provisionMs = Date.now() - t;
+		log(
+			`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(timings.provisionMs)})`,
+		);
+		return p;
+	} finally {
+		clearTimeout(first);
+		clearInterval(slow);
+	}
+}
+
+/**
+ * In parallel: the n8n runtime, this pack (built and packed), the emulator (compiled).
+ * @param {ReturnType<typeof provisionCache>} cache
+ * @param {Record<string, number>} timings
+ * @param {(message: string) => void} log
+ */
+async function prepareInParallel(cache, timings, log) {
+	log('Preparing (in parallel): the n8n runtime, this node pack, the emulator');
+	const packing = timed(timings, 'packMs', () => n8n.packPackage(REPO)).then((tgz) => {
+		log(`  node pack: built and packed ${path.basename(tgz)} (${seconds(timings.packMs)})`);
+		return tgz;
+	});
+	const settled = await Promise.allSettled([
+		provisionWithProgress(cache, timings, log),
+		packing,
+		timed(timings, 'emulatorBuildMs', buildEmulatorInWorker),
+	]);
+	const [p, tgz, cli] = settled;
+	if (p.status === 'rejected') throw p.reason;
+	if (tgz.status === 'rejected') throw tgz.reason;
+	if (cli.status === 'rejected') throw cli.reason;
+	return { p: p.value, tgz: tgz.value, cli: cli.value };
+}
+
+/**
+ * The credential the examples use, pointing at the running emulator.
+ * @param {Emulator} emulator
+ * @param {ReturnType<typeof readExamples>} workflows
+ * @returns {DemoCredential}
+ */
+function demoCredential(emulator, workflows) {
+	return {
+		id: credentialIdOf(workflows),
+		name: CREDENTIAL.name,
+		type: CREDENTIAL_TYPE,
+		data: {
+			baseUrl: emulator.baseUrl,
+			apiKey: emulator.apiKey,
+			email: emulator.demoUser.email,
+			password: emulator.demoUser.password,
+		},
+	};
+}
+
+/**
+ * n8n itself: one process, or in queue mode a throwaway Postgres and Redis, the main process and
+ * 2 workers (the demo data goes into that Postgres before main starts). Answers the main process.
+ * @param {StackOptions} o
+ * @param {StackParts} parts
+ * @param {{ env: NodeJS.ProcessEnv, editorEnv: import('./n8n/env').N8nEnvExtra, userFolder: string,
+ *   importInto: (env: NodeJS.ProcessEnv) => Promise<void> }} setup
+ * @returns {Promise<N8nServer>}
+ */
+async function startEditor(o, parts, { env, editorEnv, userFolder, importInto }) {
+	if (o.queue) {
+		o.log(
+			`Starting Postgres, Redis, n8n main on http://localhost:${o.n8nPort} and 2 workers (queue mode) ...`,
+		);
+		parts.cluster = await queue.startCluster({
+			userFolder,
+			workers: 2,
+			port: o.n8nPort,
+			killOnSignal: false,
+			extraEnv: editorEnv,
+			beforeStart: importInto,
+		});
+		if (o.onStarted) o.onStarted('cluster', parts.cluster);
+		return parts.cluster.main;
+	}
+	o.log(`Starting n8n on http://localhost:${o.n8nPort} ...`);
+	// its log is appended to: keep the previous one when it grows large
+	const logFile = path.join(o.userFolder, 'n8n.log');
+	if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024)
+		fs.renameSync(logFile, `${logFile}.old`);
+	return n8n.startN8n({
+		env,
+		port: o.n8nPort,
+		logFile,
+		killOnSignal: false, // the caller stops it gracefully (SIGTERM) on Ctrl-C
+		timeoutMs: 180000,
+		onSpawn: (h) => o.onStarted && o.onStarted('n8n', h),
+	});
+}
+
+/**
+ * Log in as the owner (set up on the first start) and check that n8n loaded this pack's nodes.
+ * @param {N8nServer} server
+ * @param {StackOptions} o
+ */
+async function loginAndCheckNodes(server, o) {
+	try {
+		await server.login(o.owner);
+	} catch (e) {
+		throw new StartError(
+			`Could not log in to n8n as ${o.owner.email}: ${e.message}\n` +
+				`The folder ${rel(o.userFolder)} has an owner with another password. Log in with yours, ` +
+				'or start over with `npm start -- --fresh` (deletes that folder: workflows and executions too).',
+		);
+	}
+	const types = await server.nodeTypes();
+	const loaded = types.byPackage[PACKAGE_NAME] || [];
+	const missing = NODE_TYPES.filter((t) => !loaded.includes(t));
+	if (missing.length) {
+		const why = types.failedPackages
+			.filter((f) => f.name === PACKAGE_NAME)
+			.map((f) => f.message)
+			.join('; ');
+		throw new StartError(
+			`n8n did not load ${missing.join(', ')}${why ? `: ${why}` : ''} (log: ${server.logFile})`,
+		);
+	}
+}
+
+/**
+ * Checks that can fail before anything starts: dependencies, free ports, the examples.
+ * @param {StackOptions} o
+ */
+async function preflight(o) {
+	assertDependenciesInstalled();
+	await assertPortFree(o.n8nPort, 'n8n editor');
+	await assertPortFree(o.emulatorPort, 'Website Export emulator');
+	const workflows = readExamples(o.examplesDir);
+	const cache = provisionCache();
+	if (!cache.complete) assertBuildToolsForProvisioning();
+	return { workflows, cache };
+}
+
+/**
+ * Install the fresh tarball as a community package into the user folder (replaces the previous one).
+ * @param {StackOptions} o
+ * @param {string} tgz
+ */
+async function installPack(o, tgz) {
+	const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
+	await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
+	o.log(
+		`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
+	);
+	return uf;
+}
+
+/**
+ * The editor's variables (both modes: a playground where Code nodes run, on localhost) and the
+ * whole environment of its n8n commands.
+ * @param {StackOptions} o
+ * @param {string} n8nVersion
+ * @param {string} userFolder
+ */
+function editorEnvironment(o, n8nVersion, userFolder) {
+	const editorEnv = {
+		codeNode: true,
+		N8N_HOST: 'localhost',
+		N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
+		[n8n.webhookUrlVariable(n8nVersion)]: `http://localhost:${o.n8nPort}/`,
+	};
+	const env = n8n.n8nEnv(userFolder, {
+		...editorEnv,
+		N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
+	});
+	return { editorEnv, env };
+}
+
+/**
+ * The emulator of the stack, recorded in `parts` (so that a failure later stops it) and announced.
+ * @param {StackOptions} o
+ * @param {string} cli
+ * @param {StackParts} parts
+ */
+async function startStackEmulator(o, cli, parts) {
+	const logFile = path.join(o.userFolder, 'emulator.log');
+	const emulator = await startEmulator({ cli, port: o.emulatorPort, logFile });
+	parts.emulator = emulator;
+	if (o.onStarted) o.onStarted('emulator', emulator);
+	o.log(`Emulator running on ${emulator.baseUrl}`);
+	return emulator;
+}
+
+/**
  * Provision (cached), build + pack + install this pack into `userFolder`, start the emulator,
  * import the credential + examples, start n8n and set up (or log in) the owner.
  *
@@ -361,199 +623,73 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
  *   owner = DEMO_OWNER, reimport = false, log = console.log, onStarted(component) }.
  * Resolves to { n8n (lib handle), emulator, userFolder, owner, credential, workflows, editorUrl,
  *   timings, banner(), stop() }. On failure everything already started is stopped again.
+ * @param {Partial<StackOptions>} [options]
+ * @returns {Promise<Stack>}
  */
 async function startStack(options = {}) {
+	/** @type {StackOptions} */
 	const o = { ...DEFAULTS, owner: DEMO_OWNER, reimport: false, log: console.log, ...options };
-	const log = o.log;
 	const t0 = Date.now();
+	/** @type {Record<string, number>} */
 	const timings = {};
-	const stack = { userFolder: o.userFolder, owner: o.owner, timings, n8n: null, emulator: null };
-	stack.stop = () => stopStack(stack);
-
-	assertDependenciesInstalled();
-	await assertPortFree(o.n8nPort, 'n8n editor');
-	await assertPortFree(o.emulatorPort, 'Website Export emulator');
-	const workflows = readExamples(o.examplesDir);
-	const cache = provisionCache();
-	if (!cache.complete) assertBuildToolsForProvisioning();
-
+	/** @type {StackParts} */
+	const parts = {};
+	const { workflows, cache } = await preflight(o);
 	try {
-		// 1. in parallel: the n8n runtime, this pack, the emulator
-		log('Preparing (in parallel): the n8n runtime, this node pack, the emulator');
-		const provisioning = (async () => {
-			const t = Date.now();
-			let slow;
-			const first = setTimeout(
-				() => {
-					log(
-						`  n8n runtime: not cached yet. The first start installs Node ${cache.nodeVersion} and n8n ${cache.n8nVersion} from the npm registry,\n` +
-							`  once (the README's Getting started says how long it takes), 3 GB in ${cache.root.replace(os.homedir(), '~')}.`,
-					);
-					slow = setInterval(
-						() => log(`  n8n runtime: still installing (${seconds(Date.now() - t)})`),
-						60000,
-					);
-				},
-				cache.complete ? 3000 : 0,
-			);
-			try {
-				const p = await n8n.provision();
-				timings.provisionMs = Date.now() - t;
-				log(
-					`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(timings.provisionMs)})`,
-				);
-				return p;
-			} finally {
-				clearTimeout(first);
-				clearInterval(slow);
-			}
-		})();
-		const packing = (async () => {
-			const t = Date.now();
-			const tgz = await n8n.packPackage(REPO);
-			timings.packMs = Date.now() - t;
-			log(`  node pack: built and packed ${path.basename(tgz)} (${seconds(timings.packMs)})`);
-			return tgz;
-		})();
-		const emulatorCli = (async () => {
-			const t = Date.now();
-			const cli = await buildEmulatorInWorker();
-			timings.emulatorBuildMs = Date.now() - t;
-			return cli;
-		})();
-		const settled = await Promise.allSettled([provisioning, packing, emulatorCli]);
-		const failed = settled.find((s) => s.status === 'rejected');
-		if (failed) throw failed.reason;
-		const [p, tgz, cli] = settled.map((s) => s.value);
-
-		// 2. install the fresh tarball as a community package (replaces the previous one)
-		const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
-		await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
-		log(
-			`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
-		);
-
-		// 3. the emulator
-		stack.emulator = await startEmulator({
-			cli,
-			port: o.emulatorPort,
-			logFile: path.join(o.userFolder, 'emulator.log'),
-		});
-		if (o.onStarted) o.onStarted('emulator', stack.emulator);
-		log(`Emulator running on ${stack.emulator.baseUrl}`);
-
-		// 4. credential + examples
-		// Both modes: the editor is a playground (Code nodes run) on localhost.
-		const editorEnv = {
-			codeNode: true,
-			N8N_HOST: 'localhost',
-			N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
-			[n8n.webhookUrlVariable(cache.n8nVersion)]: `http://localhost:${o.n8nPort}/`,
-		};
-		const env = n8n.n8nEnv(uf.userFolder, {
-			...editorEnv,
-			N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
-		});
-		const credential = {
-			id: credentialIdOf(workflows),
-			name: CREDENTIAL.name,
-			type: CREDENTIAL_TYPE,
-			data: {
-				baseUrl: stack.emulator.baseUrl,
-				apiKey: stack.emulator.apiKey,
-				email: stack.emulator.demoUser.email,
-				password: stack.emulator.demoUser.password,
-			},
-		};
-		stack.credential = { id: credential.id, name: credential.name };
-		stack.workflows = workflows.map((wf) => ({ id: wf.id, name: wf.name, file: wf.file }));
-		const ti = Date.now();
-		if (!o.queue)
-			await importDemoData({
-				env,
+		const { p, tgz, cli } = await prepareInParallel(cache, timings, o.log);
+		const uf = await installPack(o, tgz);
+		const emulator = await startStackEmulator(o, cli, parts);
+		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
+		const credential = demoCredential(emulator, workflows);
+		/** @param {NodeJS.ProcessEnv} importEnv @param {boolean} force */
+		const importInto = (importEnv, force) =>
+			importDemoData({
+				env: importEnv,
 				nodeBin: p.nodeBin,
 				userFolder: uf.userFolder,
 				credential,
 				workflows,
-				force: o.reimport,
-				log,
+				force,
+				log: o.log,
 			});
-		timings.importMs = Date.now() - ti;
-
-		// 5. n8n (its log is appended to: keep the previous one when it grows large)
-		const tn = Date.now();
-		if (o.queue) {
-			// Queue mode: a throwaway Postgres and Redis, the main process, 2 workers; the demo data
-			// goes into that Postgres before main starts.
-			log(
-				`Starting Postgres, Redis, n8n main on http://localhost:${o.n8nPort} and 2 workers (queue mode) ...`,
-			);
-			stack.cluster = await queue.startCluster({
-				userFolder: uf.userFolder,
-				workers: 2,
-				port: o.n8nPort,
-				killOnSignal: false,
-				extraEnv: editorEnv,
-				beforeStart: (queueEnv) =>
-					importDemoData({
-						env: queueEnv,
-						nodeBin: p.nodeBin,
-						userFolder: uf.userFolder,
-						credential,
-						workflows,
-						force: true,
-						log,
-					}),
-			});
-			if (o.onStarted) o.onStarted('cluster', stack.cluster);
-			stack.n8n = stack.cluster.main;
-		} else {
-			log(`Starting n8n on http://localhost:${o.n8nPort} ...`);
-			const logFile = path.join(o.userFolder, 'n8n.log');
-			if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024)
-				fs.renameSync(logFile, `${logFile}.old`);
-			stack.n8n = await n8n.startN8n({
+		if (!o.queue) await timed(timings, 'importMs', () => importInto(env, o.reimport));
+		else timings.importMs = 0;
+		const server = await timed(timings, 'n8nStartMs', () =>
+			startEditor(o, parts, {
 				env,
-				port: o.n8nPort,
-				logFile,
-				killOnSignal: false, // the caller stops it gracefully (SIGTERM) on Ctrl-C
-				timeoutMs: 180000,
-				onSpawn: (h) => o.onStarted && o.onStarted('n8n', h),
-			});
-		}
-		timings.n8nStartMs = Date.now() - tn;
-		try {
-			await stack.n8n.login(o.owner);
-		} catch (e) {
-			throw new StartError(
-				`Could not log in to n8n as ${o.owner.email}: ${e.message}\n` +
-					`The folder ${rel(o.userFolder)} has an owner with another password. Log in with yours, ` +
-					'or start over with `npm start -- --fresh` (deletes that folder: workflows and executions too).',
-			);
-		}
-		const types = await stack.n8n.nodeTypes();
-		const loaded = types.byPackage[PACKAGE_NAME] || [];
-		const missing = NODE_TYPES.filter((t) => !loaded.includes(t));
-		if (missing.length) {
-			const why = types.failedPackages
-				.filter((f) => f.name === PACKAGE_NAME)
-				.map((f) => f.message)
-				.join('; ');
-			throw new StartError(
-				`n8n did not load ${missing.join(', ')}${why ? `: ${why}` : ''} (log: ${stack.n8n.logFile})`,
-			);
-		}
-		stack.editorUrl = `http://localhost:${o.n8nPort}`;
+				editorEnv,
+				userFolder: uf.userFolder,
+				importInto: (queueEnv) => importInto(queueEnv, true),
+			}),
+		);
+		parts.n8n = server;
+		await loginAndCheckNodes(server, o);
 		timings.totalMs = Date.now() - t0;
-		stack.banner = () => banner(stack);
+		/** @type {Stack} */
+		const stack = {
+			n8n: server,
+			emulator,
+			cluster: parts.cluster,
+			userFolder: o.userFolder,
+			owner: o.owner,
+			timings,
+			credential: { id: credential.id, name: credential.name },
+			workflows: workflows.map((wf) => ({ id: wf.id, name: wf.name, file: wf.file })),
+			editorUrl: `http://localhost:${o.n8nPort}`,
+			banner: () => banner(stack),
+			stop: () => stopStack(parts),
+		};
 		return stack;
 	} catch (e) {
-		await stopStack(stack);
+		await stopStack(parts);
 		throw e;
 	}
 }
 
-/** Stops n8n (SIGTERM to its process group, then SIGKILL after 15 s) and the emulator, in parallel. */
+/**
+ * Stops n8n (SIGTERM to its process group, then SIGKILL after 15 s) and the emulator, in parallel.
+ * @param {StackParts} stack
+ */
 async function stopStack(stack) {
 	await Promise.all([
 		n8n.killActiveRuns('SIGTERM'), // a command still under way (provision, build, import)
@@ -563,6 +699,7 @@ async function stopStack(stack) {
 	]);
 }
 
+/** @param {Stack} stack */
 function banner(stack) {
 	const url = stack.editorUrl;
 	const emu = stack.emulator.baseUrl;
@@ -602,6 +739,7 @@ function banner(stack) {
  * not every caller does): the shell waits for us and outlives npm, so when our parent is such a
  * shell, its parent is watched too.
  */
+/** @param {() => void} onGone */
 function whenParentExits(onGone) {
 	const parent = process.ppid;
 	const ancestors = [parent, ...shellParent(parent)].filter((pid) => pid > 1);
@@ -616,6 +754,10 @@ function whenParentExits(onGone) {
 }
 
 /** [the shell's parent] when `pid` is a shell (Linux /proc), else []. */
+/**
+ * @param {number} pid
+ * @returns {number[]}
+ */
 function shellParent(pid) {
 	try {
 		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -627,6 +769,7 @@ function shellParent(pid) {
 	}
 }
 
+/** @param {number} pid */
 function isAlive(pid) {
 	try {
 		process.kill(pid, 0);
@@ -639,6 +782,7 @@ function isAlive(pid) {
 // ---------------------------------------------------------------------------------------------
 // CLI
 
+/** @param {string[]} argv */
 function parseArgs(argv) {
 	const flags = { fresh: false, reimport: false, help: false, queue: false };
 	for (const a of argv) {
@@ -651,25 +795,74 @@ function parseArgs(argv) {
 	return flags;
 }
 
+/** The usage lines at the top of this file. */
+function printHelp() {
+	console.log(
+		fs
+			.readFileSync(__filename, 'utf8')
+			.split('\n')
+			.slice(3, 11)
+			.map((l) => l.replace(/^ \* ?/, ''))
+			.join('\n'),
+	);
+}
+
+/**
+ * Ctrl-C, SIGTERM, SIGHUP stop the stack; a second press a moment later forces the stop.
+ * @param {(reason: string, code: number) => Promise<void>} shutdown
+ * @param {() => boolean} stopping
+ */
+function stopOnSignals(shutdown, stopping) {
+	let firstSignalAt = 0;
+	for (const sig of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
+		process.on(sig, () => {
+			// `npm start` forwards the terminal's Ctrl-C, so one press can arrive twice: only a
+			// second press a moment later forces the stop.
+			if (stopping() && Date.now() - firstSignalAt > 1000) {
+				console.log('Forced stop.');
+				process.exit(130); // the exit handlers SIGKILL what is left
+			}
+			if (!stopping()) firstSignalAt = Date.now();
+			shutdown(sig, 0);
+		});
+	}
+}
+
+/**
+ * If either process dies on its own, say so and stop the other one.
+ * @param {Stack} stack
+ * @param {(reason: string, code: number) => Promise<void>} shutdown
+ */
+function stopWhenEitherDies(stack, shutdown) {
+	stack.emulator
+		.whenExited()
+		.then((x) =>
+			shutdown(
+				`The emulator stopped unexpectedly (${JSON.stringify(x)}; see ${rel(stack.emulator.logFile)})`,
+				1,
+			),
+		);
+	stack.n8n.process.on('exit', (code, signal) =>
+		shutdown(
+			`n8n stopped unexpectedly (code ${code}, signal ${signal}; see ${rel(stack.n8n.logFile)})`,
+			1,
+		),
+	);
+}
+
+/** @param {string[]} argv */
 async function main(argv) {
 	const flags = parseArgs(argv);
-	if (flags.help) {
-		console.log(
-			fs
-				.readFileSync(__filename, 'utf8')
-				.split('\n')
-				.slice(3, 11)
-				.map((l) => l.replace(/^ \* ?/, ''))
-				.join('\n'),
-		);
-		return;
-	}
+	if (flags.help) return printHelp();
 	const started = Date.now();
+	/** @type {Stack | null} */
 	let stack = null;
+	/** @type {StackParts & Record<string, unknown>} */
 	const partial = { n8n: null, emulator: null };
+	/** @type {Promise<void> | null} */
 	let stopping = null;
-	let firstSignalAt = 0;
 
+	/** @param {string} reason @param {number} code */
 	const shutdown = (reason, code) => {
 		if (stopping) return stopping;
 		const t = Date.now();
@@ -686,19 +879,7 @@ async function main(argv) {
 		);
 		return stopping;
 	};
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-		process.on(sig, () => {
-			// `npm start` forwards the terminal's Ctrl-C, so one press can arrive twice: only a
-			// second press a moment later forces the stop.
-			if (stopping && Date.now() - firstSignalAt > 1000) {
-				console.log('Forced stop.');
-				process.exit(130); // the exit handlers SIGKILL what is left
-			}
-			if (!stopping) firstSignalAt = Date.now();
-			shutdown(sig, 0);
-		});
-	}
-
+	stopOnSignals(shutdown, () => stopping !== null);
 	whenParentExits(() => shutdown('The parent process exited', 0));
 
 	if (flags.fresh && fs.existsSync(DEFAULTS.userFolder)) {
@@ -719,22 +900,7 @@ async function main(argv) {
 	if (stopping) return;
 	console.log(`Ready in ${seconds(Date.now() - started)}.\n`);
 	console.log(stack.banner());
-
-	// If either process dies on its own, say so and stop the other one.
-	stack.emulator
-		.whenExited()
-		.then((x) =>
-			shutdown(
-				`The emulator stopped unexpectedly (${JSON.stringify(x)}; see ${rel(stack.emulator.logFile)})`,
-				1,
-			),
-		);
-	stack.n8n.process.on('exit', (code, signal) =>
-		shutdown(
-			`n8n stopped unexpectedly (code ${code}, signal ${signal}; see ${rel(stack.n8n.logFile)})`,
-			1,
-		),
-	);
+	stopWhenEitherDies(stack, shutdown);
 }
 
 module.exports = {

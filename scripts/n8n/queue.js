@@ -21,8 +21,25 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const lib = require('./lib');
+const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
+const { httpRequest } = require('./http');
+const { withNodeBinFirst } = require('./env');
+const { readLogFile, capturesInLog } = require('./logs');
 const services = require('./services');
 
+/**
+ * @typedef {import('./process').ExitInfo} ExitInfo
+ * @typedef {{ host: string, port: number, user: string, password: string, database: string }} PgInfo
+ * @typedef {{ host: string, port: number }} RedisInfo
+ * @typedef {{ index: number, pid: number, port: number, logFile: string, concurrency: number,
+ *   startMs: number, exited: () => ExitInfo | null, whenExited: Promise<ExitInfo>,
+ *   logs: () => import('./logs').LogLine[], started: () => string[], finished: () => string[],
+ *   vmHWM: () => number | null, kill: (signal?: NodeJS.Signals) => void, killNow: () => void,
+ *   stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null> }} Worker
+ */
+
+/** Workers this process started and has not seen exit: killed when it exits. */
+/** @type {Set<Worker>} */
 const liveWorkers = new Set();
 process.on('exit', () => {
 	for (const w of liveWorkers) w.killNow();
@@ -32,8 +49,10 @@ process.on('exit', () => {
  * n8nEnv(userFolder) plus queue mode against the given Postgres and Redis.
  * Bull's lock/stall timings are shortened (lockDuration 10 s, stalled check every 5 s) so that
  * a killed worker's job is noticed within seconds rather than a minute.
+ * @param {string} userFolder
+ * @param {{ pg: PgInfo, redis: RedisInfo, extra?: import('./env').N8nEnvExtra }} services
  */
-function queueEnv(userFolder, { pg, redis, extra = {} } = {}) {
+function queueEnv(userFolder, { pg, redis, extra = {} }) {
 	return lib.n8nEnv(userFolder, {
 		EXECUTIONS_MODE: 'queue',
 		DB_TYPE: 'postgresdb',
@@ -54,7 +73,10 @@ function queueEnv(userFolder, { pg, redis, extra = {} } = {}) {
 	});
 }
 
-/** Peak resident memory (VmHWM, in MiB) of a pid, or null once it has exited. */
+/**
+ * Peak resident memory (VmHWM, in MiB) of a pid, or null once it has exited.
+ * @param {number} pid
+ */
 function vmHWM(pid) {
 	try {
 		const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -65,50 +87,75 @@ function vmHWM(pid) {
 }
 
 /**
+ * Resolves once the worker's /healthz/readiness answers 200 (it is connected to Postgres and Redis).
+ * @param {import('./process').ServerProcess} server
+ * @param {{ port: number, index: number, log: string, timeoutMs: number }} worker
+ */
+function waitUntilWorkerReady(server, { port, index, log, timeoutMs }) {
+	return waitForHealth(server, {
+		timeoutMs,
+		intervalMs: 250,
+		probe: async () => {
+			const r = await httpRequest('GET', `http://127.0.0.1:${port}/healthz/readiness`, {
+				timeoutMs: 2000,
+			});
+			return r.status === 200 ? true : undefined;
+		},
+		failure: (exited) =>
+			new Error(
+				exited
+					? `n8n worker ${index} exited early (${JSON.stringify(exited)}); log: ${log}`
+					: `n8n worker ${index} not ready after ${timeoutMs} ms; log: ${log}`,
+			),
+	});
+}
+
+/**
  * `n8n worker --concurrency=<n>` with a health server on a free port (its readiness URL is how
  * we know it is connected to Postgres and Redis). Resolves once /healthz/readiness answers 200.
+ * @param {{ env: NodeJS.ProcessEnv, index?: number, concurrency?: number, logFile?: string,
+ *   timeoutMs?: number }} options
+ * @returns {Promise<Worker>}
  */
 async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutMs = 120000 }) {
 	const p = await lib.provision();
-	const port = await lib.getFreePort();
-	const wenv = {
-		...env,
-		N8N_RUNNERS_BROKER_PORT: String(await lib.getFreePort()),
-		QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-		QUEUE_HEALTH_CHECK_PORT: String(port),
-		N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-	};
-	const bin = path.join(p.nodeDir, 'bin');
-	wenv.PATH = [bin, ...(wenv.PATH || '').split(path.delimiter).filter((d) => d && d !== bin)].join(
-		path.delimiter,
+	const port = await getFreePort();
+	const wenv = withNodeBinFirst(
+		{
+			...env,
+			N8N_RUNNERS_BROKER_PORT: String(await getFreePort()),
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(port),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+		},
+		p.nodeDir,
 	);
-	logFile = logFile || path.join(env.N8N_USER_FOLDER, `n8n-worker-${index}.log`);
+	const userFolder = /** @type {string} */ (env.N8N_USER_FOLDER);
+	const log = logFile || path.join(userFolder, `n8n-worker-${index}.log`);
 	const started = Date.now();
-	const server = lib.spawnServer(p.nodeBin, [p.n8nBin, 'worker', `--concurrency=${concurrency}`], {
-		cwd: env.N8N_USER_FOLDER,
+	const server = spawnServer(p.nodeBin, [p.n8nBin, 'worker', `--concurrency=${concurrency}`], {
+		cwd: userFolder,
 		env: wenv,
-		logFile,
+		logFile: log,
 	});
+	/** @type {Worker} */
 	const w = {
 		index,
 		pid: server.pid,
 		port,
-		logFile,
+		logFile: log,
 		concurrency,
 		startMs: 0,
 		exited: server.exited,
 		whenExited: server.whenExited,
-		logs: () => lib.parseLogLines(fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''),
+		logs: () => readLogFile(log),
 		/** execution ids this worker started / finished (from its log lines). */
-		started: () => idsFromLog(w.logs(), /^Worker started execution (\S+)/),
-		finished: () => idsFromLog(w.logs(), /^Worker finished execution (\S+)/),
+		started: () => capturesInLog(w.logs(), /^Worker started execution (\S+)/),
+		finished: () => capturesInLog(w.logs(), /^Worker finished execution (\S+)/),
 		vmHWM: () => vmHWM(server.pid),
+		/** @param {NodeJS.Signals} [signal] */
 		kill(signal = 'SIGKILL') {
-			try {
-				process.kill(-server.pid, signal);
-			} catch {
-				/* gone */
-			}
+			killGroup(server.pid, signal);
 		},
 		killNow: () => w.kill('SIGKILL'),
 		async stop(o) {
@@ -120,23 +167,7 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 	liveWorkers.add(w);
 	server.whenExited.then(() => liveWorkers.delete(w));
 	try {
-		for (;;) {
-			if (server.exited())
-				throw new Error(
-					`n8n worker ${index} exited early (${JSON.stringify(server.exited())}); log: ${logFile}`,
-				);
-			if (Date.now() - started > timeoutMs)
-				throw new Error(`n8n worker ${index} not ready after ${timeoutMs} ms; log: ${logFile}`);
-			try {
-				const r = await lib.httpRequest('GET', `http://127.0.0.1:${port}/healthz/readiness`, {
-					timeoutMs: 2000,
-				});
-				if (r.status === 200) break;
-			} catch {
-				/* not listening yet */
-			}
-			await lib.sleep(250);
-		}
+		await waitUntilWorkerReady(server, { port, index, log, timeoutMs });
 	} catch (e) {
 		await w.stop({ timeoutMs: 5000 });
 		throw e;
@@ -145,13 +176,23 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 	return w;
 }
 
-function idsFromLog(logs, re) {
-	const out = [];
-	for (const l of logs) {
-		const m = typeof l.message === 'string' && re.exec(l.message);
-		if (m) out.push(m[1]);
-	}
-	return out;
+/**
+ * @typedef {{ userFolder: string, workers?: number, concurrency?: number, pg?: PgInfo,
+ *   redis?: RedisInfo, port?: number, extraEnv?: import('./env').N8nEnvExtra,
+ *   beforeStart?: (env: NodeJS.ProcessEnv) => Promise<unknown> | void, killOnSignal?: boolean,
+ *   timeoutMs?: number }} ClusterOptions
+ * @typedef {{ main?: import('./server').N8nServer, workers: Worker[],
+ *   services: { stop: () => Promise<void> }[] }} ClusterParts
+ */
+
+/**
+ * Stop what has started: workers, main, then the services started here (last first).
+ * @param {ClusterParts} parts
+ */
+async function stopParts(parts) {
+	await Promise.all(parts.workers.map((w) => w.stop().catch(() => w.kill('SIGKILL'))));
+	if (parts.main) await parts.main.stop().catch(() => {});
+	for (const s of parts.services.reverse()) await s.stop().catch(() => {});
 }
 
 /**
@@ -160,53 +201,43 @@ function idsFromLog(logs, re) {
  *     pg?, redis?, port? (main's HTTP port), extraEnv?, beforeStart?(env) (e.g. import + publish
  *     workflows: they need the DB, and publishing takes effect at main's start), killOnSignal? }
  * Resolves to { env, pg, redis, main, workers, stop(), memory() }.
+ * @param {ClusterOptions} opts
  */
-async function startCluster(opts = {}) {
+async function startCluster(opts) {
 	const { userFolder, workers = 2, concurrency = 10 } = opts;
 	if (!userFolder) throw new Error('startCluster: userFolder is required');
 	services.ensurePackages();
-	const cluster = { pg: opts.pg, redis: opts.redis, main: null, workers: [], env: null };
-	const ownServices = [];
-	cluster.stop = async () => {
-		await Promise.all(cluster.workers.map((w) => w.stop().catch(() => w.kill('SIGKILL'))));
-		if (cluster.main) await cluster.main.stop().catch(() => {});
-		for (const s of ownServices.reverse()) await s.stop().catch(() => {});
-	};
+	/** @type {ClusterParts} */
+	const parts = { workers: [], services: [] };
+	/** @template {{ stop: () => Promise<void> }} S @param {Promise<S>} started */
+	const own = (started) => started.then((s) => (parts.services.push(s), s));
+	const stop = () => stopParts(parts);
 	try {
 		const [pg, redis] = await Promise.all([
-			cluster.pg || services.startPostgres().then((s) => (ownServices.push(s), s)),
-			cluster.redis || services.startRedis().then((s) => (ownServices.push(s), s)),
+			opts.pg || own(services.startPostgres()),
+			opts.redis || own(services.startRedis()),
 		]);
-		Object.assign(cluster, { pg, redis });
-		cluster.env = queueEnv(userFolder, { pg, redis, extra: opts.extraEnv });
-		if (opts.beforeStart) await opts.beforeStart(cluster.env);
-		cluster.main = await lib.startN8n({
-			env: cluster.env,
+		const env = queueEnv(userFolder, { pg, redis, extra: opts.extraEnv });
+		if (opts.beforeStart) await opts.beforeStart(env);
+		const main = await lib.startN8n({
+			env,
 			port: opts.port,
 			timeoutMs: opts.timeoutMs || 180000,
 			killOnSignal: opts.killOnSignal,
 			logFile: path.join(userFolder, 'n8n-main.log'),
 		});
+		parts.main = main;
 		// Workers one after the other: the first start of a worker also checks migrations.
 		for (let i = 0; i < workers; i++) {
-			cluster.workers.push(
-				await startWorker({
-					env: cluster.env,
-					index: i,
-					concurrency,
-					logFile: path.join(userFolder, `n8n-worker-${i}.log`),
-				}),
-			);
+			const logFile = path.join(userFolder, `n8n-worker-${i}.log`);
+			parts.workers.push(await startWorker({ env, index: i, concurrency, logFile }));
 		}
+		const memory = () => ({ main: vmHWM(main.pid), workers: parts.workers.map((w) => w.vmHWM()) });
+		return { env, pg, redis, main, workers: parts.workers, stop, memory };
 	} catch (e) {
-		await cluster.stop();
+		await stop();
 		throw e;
 	}
-	cluster.memory = () => ({
-		main: vmHWM(cluster.main.pid),
-		workers: cluster.workers.map((w) => w.vmHWM()),
-	});
-	return cluster;
 }
 
 module.exports = { queueEnv, startWorker, startCluster, vmHWM };

@@ -13,19 +13,25 @@
  *
  * Plain CommonJS, node: modules only (runs on Node 20 or 24).
  */
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-const { getFreePort, sleep } = require('./lib');
+const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
 
+/** Services this process started and has not stopped: killed when it exits. */
+/** @type {Set<Service>} */
 const live = new Set();
 process.on('exit', () => {
 	for (const s of live) s.killNow();
 });
 
+/**
+ * The executable `cmd` on PATH, or null.
+ * @param {string} cmd
+ */
 function which(cmd) {
 	for (const dir of (process.env.PATH || '').split(path.delimiter)) {
 		const f = path.join(dir, cmd);
@@ -53,7 +59,10 @@ function findPostgresBin() {
 	return initdb ? path.dirname(fs.realpathSync(initdb)) : null;
 }
 
-/** Installs postgresql / redis-server from Debian's packages when missing (root only). */
+/**
+ * Installs postgresql / redis-server from Debian's packages when missing (root only).
+ * @param {{ log?: (message: string) => void }} [options]
+ */
 function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`) } = {}) {
 	const missing = [];
 	if (!findPostgresBin()) missing.push('postgresql');
@@ -76,56 +85,35 @@ function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`)
 	return { installed: missing };
 }
 
-/** A private temp dir (removed by the service's stop()). */
+/**
+ * A private temp dir (removed by the service's stop()).
+ * @param {string} prefix
+ */
 function tempDir(prefix) {
 	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** Spawns a server child in its own process group; output appended to logFile. */
-function spawnChild(cmd, args, { logFile, uid, gid, env, cwd }) {
-	const out = fs.openSync(logFile, 'a');
-	const child = spawn(cmd, args, {
-		detached: true,
-		stdio: ['ignore', out, out],
-		uid,
-		gid,
-		env: env || process.env,
-		cwd,
-	});
-	fs.closeSync(out);
-	let exited = null;
-	const whenExited = new Promise((resolve) =>
-		child.on('exit', (code, signal) => resolve((exited = { code, signal }))),
-	);
-	return { child, whenExited, exited: () => exited };
-}
+/**
+ * @typedef {{ name: string, killNow: () => void, stop: (options?: { timeoutMs?: number }) => Promise<void> }} Service
+ */
 
-function signalGroup(pid, sig) {
-	try {
-		process.kill(-pid, sig);
-	} catch {
-		try {
-			process.kill(pid, sig);
-		} catch {
-			/* gone */
-		}
-	}
-}
-
-function register(name, proc, dir, stopSignal) {
+/**
+ * The service `server` as stopAll() and this process's exit see it; stopping it removes `dir`.
+ * @param {string} name
+ * @param {import('./process').ServerProcess} server
+ * @param {string} dir
+ * @returns {Service}
+ */
+function register(name, server, dir) {
+	/** @type {Service} */
 	const entry = {
 		name,
 		killNow() {
-			if (!proc.exited()) signalGroup(proc.child.pid, 'SIGKILL');
+			if (!server.exited()) killGroup(server.pid, 'SIGKILL');
 			fs.rmSync(dir, { recursive: true, force: true });
 		},
 		async stop({ timeoutMs = 15000 } = {}) {
-			if (!proc.exited()) {
-				signalGroup(proc.child.pid, stopSignal);
-				const t = setTimeout(() => signalGroup(proc.child.pid, 'SIGKILL'), timeoutMs);
-				await proc.whenExited;
-				clearTimeout(t);
-			}
+			await server.stop({ timeoutMs });
 			live.delete(entry);
 			fs.rmSync(dir, { recursive: true, force: true });
 		},
@@ -134,8 +122,92 @@ function register(name, proc, dir, stopSignal) {
 	return entry;
 }
 
+/**
+ * Wait until `probe` answers true; on an early exit or the deadline, stop the service and throw.
+ * @param {string} name
+ * @param {import('./process').ServerProcess} server
+ * @param {Service} entry
+ * @param {{ probe: () => Promise<boolean>, timeoutMs: number, intervalMs: number, logFile: string }} options
+ */
+async function waitForService(name, server, entry, { probe, timeoutMs, intervalMs, logFile }) {
+	try {
+		await waitForHealth(server, {
+			timeoutMs,
+			intervalMs,
+			probe: async () => ((await probe()) ? true : undefined),
+			failure: (exited) => {
+				if (!exited) return new Error(`${name} not ready after ${timeoutMs} ms`);
+				const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+				return new Error(`${name} exited early (${JSON.stringify(exited)}): ${text.slice(-2000)}`);
+			},
+		});
+	} catch (e) {
+		await entry.stop();
+		throw e;
+	}
+}
+
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {import('node:child_process').ExecFileSyncOptions} [opts]
+ * @returns {string}
+ */
 function runSync(cmd, args, opts = {}) {
-	return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+	return String(
+		execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts }),
+	);
+}
+
+/**
+ * As root: the `postgres` system user's ids (Postgres refuses root), owning `dir`; else none.
+ * @param {string} dir
+ * @returns {{ uid?: number, gid?: number }}
+ */
+function postgresUser(dir) {
+	if (!process.getuid || process.getuid() !== 0) return {};
+	const uid = Number(runSync('id', ['-u', 'postgres']).trim());
+	const gid = Number(runSync('id', ['-g', 'postgres']).trim());
+	fs.chownSync(dir, uid, gid);
+	return { uid, gid };
+}
+
+/**
+ * initdb (trust auth, user postgres) into `data`; the temp dir is removed if it fails.
+ * @param {string} bin
+ * @param {string} dir
+ * @param {string} data
+ * @param {import('node:child_process').ExecFileSyncOptions} opts
+ */
+function initCluster(bin, dir, data, opts) {
+	try {
+		runSync(
+			path.join(bin, 'initdb'),
+			['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+			{ ...opts, cwd: dir },
+		);
+	} catch (e) {
+		fs.rmSync(dir, { recursive: true, force: true });
+		throw new Error(`initdb failed: ${e.stderr || e.message}`);
+	}
+}
+
+/**
+ * `postgres`'s arguments: loopback, socket in `dir`, durability off.
+ * @param {string} data
+ * @param {number} port
+ * @param {string} dir
+ * @param {number} maxConnections
+ */
+function postgresArgs(data, port, dir, maxConnections) {
+	const settings = [
+		'listen_addresses=127.0.0.1',
+		'fsync=off',
+		'synchronous_commit=off',
+		'full_page_writes=off',
+		`max_connections=${maxConnections}`,
+	];
+	return ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((c) => ['-c', c])];
 }
 
 /**
@@ -143,113 +215,71 @@ function runSync(cmd, args, opts = {}) {
  * 127.0.0.1:<free port>, socket in the same dir, durability off (fsync, synchronous_commit).
  * As root the server runs as the `postgres` system user (Postgres refuses root).
  * Resolves to { host, port, user, database, dir, pid, logFile, psql(sql) (sync, -At output), stop() }.
+ * @param {{ port?: number, maxConnections?: number, readyTimeoutMs?: number }} [options]
  */
 async function startPostgres({ port, maxConnections = 100, readyTimeoutMs = 60000 } = {}) {
 	const bin = findPostgresBin();
 	if (!bin) throw new Error('Postgres not found (apt-get install -y postgresql)');
-	port = port || (await getFreePort());
+	const pgPort = port || (await getFreePort());
 	const dir = tempDir('wex-pg-');
-	let uid;
-	let gid;
-	if (process.getuid && process.getuid() === 0) {
-		uid = Number(runSync('id', ['-u', 'postgres']).trim());
-		gid = Number(runSync('id', ['-g', 'postgres']).trim());
-		fs.chownSync(dir, uid, gid);
-	}
+	const { uid, gid } = postgresUser(dir);
 	const data = path.join(dir, 'data');
 	const logFile = path.join(dir, 'postgres.log');
 	const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
-	try {
-		runSync(
-			path.join(bin, 'initdb'),
-			['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-			{ uid, gid, env, cwd: dir },
-		);
-	} catch (e) {
-		fs.rmSync(dir, { recursive: true, force: true });
-		throw new Error(`initdb failed: ${e.stderr || e.message}`);
-	}
-	const proc = spawnChild(
+	initCluster(bin, dir, data, { uid, gid, env });
+	const server = spawnServer(
 		path.join(bin, 'postgres'),
-		[
-			'-D',
-			data,
-			'-p',
-			String(port),
-			'-k',
-			dir,
-			'-c',
-			'listen_addresses=127.0.0.1',
-			'-c',
-			'fsync=off',
-			'-c',
-			'synchronous_commit=off',
-			'-c',
-			'full_page_writes=off',
-			'-c',
-			`max_connections=${maxConnections}`,
-		],
-		{ logFile, uid, gid, env, cwd: dir },
+		postgresArgs(data, pgPort, dir, maxConnections),
+		{
+			logFile,
+			uid,
+			gid,
+			env,
+			cwd: dir,
+			stopSignal: 'SIGINT', // Postgres's "fast" shutdown (SIGTERM would wait for clients to disconnect)
+		},
 	);
-	// SIGINT = Postgres's "fast" shutdown (SIGTERM would wait for clients to disconnect).
-	const entry = register('postgres', proc, dir, 'SIGINT');
+	const entry = register('postgres', server, dir);
+	/** @param {string} sql @param {{ database?: string }} [options] */
 	const psql = (sql, { database = 'postgres' } = {}) =>
 		runSync(
 			path.join(bin, 'psql'),
-			[
-				'-h',
-				'127.0.0.1',
-				'-p',
-				String(port),
-				'-U',
-				'postgres',
-				'-d',
-				database,
+			['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database].concat([
 				'-v',
 				'ON_ERROR_STOP=1',
 				'-At',
 				'-c',
 				sql,
-			],
-			{
-				env: { ...env, PGCONNECT_TIMEOUT: '5' },
-			},
+			]),
+			{ env: { ...env, PGCONNECT_TIMEOUT: '5' } },
 		).trim();
-	const deadline = Date.now() + readyTimeoutMs;
-	for (;;) {
-		if (proc.exited()) {
-			const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
-			await entry.stop();
-			throw new Error(
-				`postgres exited early (${JSON.stringify(proc.exited())}): ${text.slice(-2000)}`,
-			);
-		}
-		try {
-			if (psql('select 1') === '1') break;
-		} catch {
-			/* not ready */
-		}
-		if (Date.now() > deadline) {
-			await entry.stop();
-			throw new Error(`postgres not ready after ${readyTimeoutMs} ms`);
-		}
-		await sleep(200);
-	}
+	await waitForService('postgres', server, entry, {
+		probe: async () => psql('select 1') === '1',
+		timeoutMs: readyTimeoutMs,
+		intervalMs: 200,
+		logFile,
+	});
 	return {
 		host: '127.0.0.1',
-		port,
+		port: pgPort,
 		user: 'postgres',
 		password: 'postgres', // trust auth: any password is accepted
 		database: 'postgres',
 		dir,
-		pid: proc.child.pid,
+		pid: server.pid,
 		logFile,
 		psql,
-		stop: (o) => entry.stop(o),
+		stop: entry.stop,
 	};
 }
 
-/** One Redis command over a raw socket (inline protocol); resolves to the first reply line. */
+/**
+ * One Redis command over a raw socket (inline protocol); resolves to the first reply line.
+ * @param {number} port
+ * @param {string} command
+ * @param {{ host?: string, timeoutMs?: number }} [options]
+ * @returns {Promise<string>}
+ */
 function redisCommand(port, command, { host = '127.0.0.1', timeoutMs = 2000 } = {}) {
 	return new Promise((resolve, reject) => {
 		const sock = net.connect({ host, port });
@@ -274,60 +304,40 @@ function redisCommand(port, command, { host = '127.0.0.1', timeoutMs = 2000 } = 
 /**
  * A throwaway Redis: redis-server on 127.0.0.1:<free port>, no persistence (--save '',
  * --appendonly no), working dir a temp dir. Resolves to { host, port, dir, pid, logFile, command(cmd), stop() }.
+ * @param {{ port?: number, readyTimeoutMs?: number }} [options]
  */
 async function startRedis({ port, readyTimeoutMs = 20000 } = {}) {
 	const bin = which('redis-server');
 	if (!bin) throw new Error('redis-server not found (apt-get install -y redis-server)');
-	port = port || (await getFreePort());
+	const redisPort = port || (await getFreePort());
 	const dir = tempDir('wex-redis-');
 	const logFile = path.join(dir, 'redis.log');
-	const proc = spawnChild(
-		bin,
-		[
-			'--port',
-			String(port),
-			'--bind',
-			'127.0.0.1',
-			'--save',
-			'',
-			'--appendonly',
-			'no',
-			'--dir',
-			dir,
-			'--daemonize',
-			'no',
-			'--protected-mode',
-			'yes',
-		],
-		{ logFile, cwd: dir },
-	);
-	const entry = register('redis', proc, dir, 'SIGTERM');
-	const deadline = Date.now() + readyTimeoutMs;
-	for (;;) {
-		if (proc.exited()) {
-			const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
-			await entry.stop();
-			throw new Error(`redis-server exited early: ${text.slice(-2000)}`);
-		}
-		try {
-			if ((await redisCommand(port, 'PING')) === '+PONG') break;
-		} catch {
-			/* not ready */
-		}
-		if (Date.now() > deadline) {
-			await entry.stop();
-			throw new Error(`redis not ready after ${readyTimeoutMs} ms`);
-		}
-		await sleep(100);
-	}
+	const args = [
+		'--port',
+		String(redisPort),
+		'--bind',
+		'127.0.0.1',
+		'--save',
+		'',
+		'--appendonly',
+	].concat(['no', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes']);
+	const server = spawnServer(bin, args, { logFile, cwd: dir });
+	const entry = register('redis', server, dir);
+	await waitForService('redis', server, entry, {
+		probe: async () => (await redisCommand(redisPort, 'PING')) === '+PONG',
+		timeoutMs: readyTimeoutMs,
+		intervalMs: 100,
+		logFile,
+	});
 	return {
 		host: '127.0.0.1',
-		port,
+		port: redisPort,
 		dir,
-		pid: proc.child.pid,
+		pid: server.pid,
 		logFile,
-		command: (c) => redisCommand(port, c),
-		stop: (o) => entry.stop(o),
+		/** @param {string} c */
+		command: (c) => redisCommand(redisPort, c),
+		stop: entry.stop,
 	};
 }
 

@@ -1,0 +1,60 @@
+'use strict';
+/** The pinned n8n + Node 24 that every real-n8n run uses, installed once by provision.sh. */
+
+const path = require('node:path');
+const { run } = require('./process');
+
+const PROVISION_SH = path.join(__dirname, 'provision.sh');
+
+/**
+ * @typedef {{ nodeBin: string, n8nBin: string, nodeDir: string, prefix: string, dir: string,
+ *   n8nVersion: string, nodeVersion: string }} Provisioned
+ */
+
+/** @type {Provisioned | null} this process's answer, reused by every later call */
+let provisioned = null;
+
+/**
+ * Install (first time, ~6 min) or reuse (~0.01 s) the pinned n8n + Node 24.
+ * Progress goes to this process's stderr. Set WEX_CACHE_DIR to move the cache.
+ * `n8n` (default: env WEX_N8N) selects another n8n: '1' = 1.123.81 beside the 2.x default.
+ * @param {{ force?: boolean, n8n?: string }} [options]
+ * @returns {Promise<Provisioned>}
+ */
+async function provision({ force = false, n8n = process.env.WEX_N8N } = {}) {
+	if (provisioned && !force) return provisioned;
+	// n8n: '1' (1.123.81), '2' (the default pin) or an exact version; also from WEX_N8N.
+	const res = await run('bash', [PROVISION_SH, '--json', ...(n8n ? ['--n8n', String(n8n)] : [])], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+		timeoutMs: 30 * 60 * 1000,
+	});
+	if (res.code !== 0) throw new Error(`provision.sh failed with code ${res.code}`);
+	const line = res.stdout.trim().split('\n').pop();
+	/** @type {Record<string, string>} */
+	const j = JSON.parse(line || '');
+	provisioned = {
+		nodeBin: j.N8N_NODE_BIN,
+		n8nBin: j.N8N_BIN,
+		nodeDir: j.N8N_NODE_DIR,
+		prefix: j.N8N_PREFIX,
+		dir: j.N8N_PROVISION_DIR,
+		n8nVersion: j.N8N_PINNED_VERSION,
+		nodeVersion: j.N8N_NODE_VERSION,
+	};
+	return provisioned;
+}
+
+/** The provisioned n8n if provision() has answered in this process, else null. */
+function provisionedSoFar() {
+	return provisioned;
+}
+
+/**
+ * n8n 1.x differs from 2.x in commands, variables and defaults.
+ * @param {string} n8nVersion
+ */
+function isN8n1(n8nVersion) {
+	return /^1\./.test(n8nVersion);
+}
+
+module.exports = { provision, provisionedSoFar, isN8n1 };

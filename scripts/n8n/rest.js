@@ -1,0 +1,162 @@
+'use strict';
+/** A started n8n's REST API as the owner sees it: login (or first setup), node and credential types, executions. */
+
+const path = require('node:path');
+const { sleep } = require('./process');
+const { httpRequest } = require('./http');
+const { summarizeNodeTypes } = require('./cli');
+const { provisionedSoFar } = require('./provision');
+
+const DEFAULT_OWNER = Object.freeze({
+	email: 'owner@example.com',
+	password: 'Wex-e2e-Passw0rd',
+	firstName: 'Wex',
+	lastName: 'Owner',
+});
+
+/**
+ * An execution as n8n's REST API answers it: untyped JSON, read by the suites.
+ * @typedef {{ id: string, status: string, data?: any } & Record<string, any>} Execution
+ * @typedef {{ email: string, password: string, firstName?: string, lastName?: string }} Owner
+ * @typedef {{ workflowId?: string, count?: number, timeoutMs?: number, status?: string }} WaitForExecutions
+ * @typedef {{
+ *   request: (method: string, path: string, options?: import('./http').HttpOptions) => Promise<import('./http').HttpAnswer>,
+ *   login: (owner?: Owner) => Promise<any>,
+ *   rest: (method: string, path: string, body?: unknown) => Promise<any>,
+ *   nodeTypes: () => Promise<ReturnType<typeof summarizeNodeTypes>>,
+ *   credentialTypes: () => Promise<any>,
+ *   executions: (filter?: Record<string, unknown>) => Promise<Execution[]>,
+ *   waitForExecutions: (options?: WaitForExecutions) => Promise<Execution[]>,
+ *   execution: (id: string) => Promise<Execution>,
+ * }} RestClient
+ */
+
+/**
+ * n8n stores/serves execution data "flatted"; use n8n's own copy of the flatted package.
+ * @param {string} text
+ * @returns {unknown}
+ */
+function unflatten(text) {
+	const provisioned = provisionedSoFar();
+	const candidates = [];
+	if (provisioned) candidates.push(path.join(provisioned.prefix, 'node_modules', 'flatted'));
+	for (const c of candidates) {
+		try {
+			return require(c).parse(text);
+		} catch {
+			/* next */
+		}
+	}
+	return text;
+}
+
+/**
+ * Create the owner (while n8n asks for one) or log in; answers the auth cookie and the user.
+ * A setup call on an instance that has its owner is answered 400, which n8n logs as an error:
+ * hence the look at its public settings first.
+ * @param {string} baseUrl
+ * @param {Owner} owner
+ */
+async function ownerSession(baseUrl, owner) {
+	const settings = await httpRequest('GET', `${baseUrl}/rest/settings`);
+	// Only a clear "no" skips the setup: settings that cannot be read leave it to be tried.
+	const hasOwner = settings.json?.data?.userManagement?.showSetupOnFirstLoad === false;
+	let r = hasOwner
+		? null
+		: await httpRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
+	if (!r || r.status !== 200) {
+		r = await httpRequest('POST', `${baseUrl}/rest/login`, {
+			body: { emailOrLdapLoginId: owner.email, password: owner.password },
+		});
+	}
+	if (r.status !== 200) throw new Error(`n8n login failed: ${r.status} ${r.text.slice(0, 500)}`);
+	const cookie = [r.headers['set-cookie'] || []]
+		.flat()
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	return { cookie, user: r.json && r.json.data };
+}
+
+/**
+ * The REST client of the n8n at `baseUrl`; it logs in (as DEFAULT_OWNER) on its first call that needs it.
+ * @param {string} baseUrl
+ * @param {() => import('./logs').LogLine[]} logs the server's log, for nodeTypes()'s failed packages
+ * @returns {RestClient}
+ */
+function restClient(baseUrl, logs) {
+	let cookie = '';
+	/** @type {RestClient} */
+	const client = {
+		request: (method, p, o = {}) =>
+			httpRequest(method, baseUrl + p, {
+				...o,
+				headers: { ...(cookie ? { cookie } : {}), ...(o.headers || {}) },
+			}),
+		async login(owner = DEFAULT_OWNER) {
+			const session = await ownerSession(baseUrl, owner);
+			cookie = session.cookie;
+			return session.user;
+		},
+		/** JSON REST call with the login cookie; resolves to the `data` field, throws on non-2xx. */
+		async rest(method, p, body) {
+			if (!cookie) await client.login();
+			const r = await client.request(method, p, { body });
+			if (r.status < 200 || r.status >= 300)
+				throw new Error(`${method} ${p} → ${r.status} ${r.text.slice(0, 500)}`);
+			return r.json && 'data' in r.json ? r.json.data : r.json;
+		},
+		/** Node type descriptions the running instance serves to its editor (needs login). */
+		async nodeTypes() {
+			return summarizeNodeTypes(await typesFile('nodes'), logs());
+		},
+		/** Credential type descriptions the running instance serves (names: d.name). */
+		credentialTypes: () => typesFile('credentials'),
+		/** Executions list (newest first) — e.g. executions({ workflowId }). */
+		async executions(filter = {}) {
+			const q = encodeURIComponent(JSON.stringify(filter));
+			const d = await client.rest('GET', `/rest/executions?filter=${q}&limit=100`);
+			return (d && d.results) || [];
+		},
+		waitForExecutions: (options) => waitForExecutions(client, options),
+		/** Full execution with run data (IRun-like: { data: { resultData: { runData } }, status … }). */
+		async execution(id) {
+			const d = await client.rest('GET', `/rest/executions/${id}`);
+			if (d && typeof d.data === 'string') d.data = unflatten(d.data);
+			return d;
+		},
+	};
+	/** @param {'nodes' | 'credentials'} kind */
+	async function typesFile(kind) {
+		if (!cookie) await client.login();
+		const r = await client.request('GET', `/types/${kind}.json`);
+		if (r.status !== 200) throw new Error(`/types/${kind}.json → ${r.status}`);
+		return r.json;
+	}
+	return client;
+}
+
+/**
+ * Wait until the workflow has at least `count` finished executions (or `status` ones); resolves to them.
+ * @param {RestClient} client
+ * @param {WaitForExecutions} [options]
+ */
+async function waitForExecutions(
+	client,
+	{ workflowId, count = 1, timeoutMs = 60000, status } = {},
+) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const all = await client.executions(workflowId ? { workflowId } : {});
+		const done = all.filter((e) =>
+			status ? e.status === status : !['new', 'running', 'waiting'].includes(e.status),
+		);
+		if (done.length >= count) return done;
+		if (Date.now() > deadline)
+			throw new Error(
+				`timed out waiting for ${count} executions of ${workflowId}: have ${done.length}`,
+			);
+		await sleep(500);
+	}
+}
+
+module.exports = { DEFAULT_OWNER, restClient };

@@ -1,0 +1,154 @@
+'use strict';
+/** `n8n start` as a handle: started on a free port, ready when its REST API answers, stopped with its process group. */
+
+const path = require('node:path');
+const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
+const { provision } = require('./provision');
+const { envFor, webhookUrlVariable } = require('./env');
+const { readLogFile, tailLog } = require('./logs');
+const { httpRequest } = require('./http');
+const { restClient } = require('./rest');
+
+/**
+ * @typedef {import('./process').ExitInfo} ExitInfo
+ * @typedef {import('./env').EnvSource & { port?: number, timeoutMs?: number, logFile?: string,
+ *   killOnSignal?: boolean, onSpawn?: (handle: N8nServer) => void }} StartOptions
+ * @typedef {{ port: number, baseUrl: string, pid: number,
+ *   process: import('node:child_process').ChildProcess, env: NodeJS.ProcessEnv, logFile: string,
+ *   startMs: number, killOnSignal: boolean, logs: () => import('./logs').LogLine[],
+ *   stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null> }
+ *   & import('./rest').RestClient} N8nServer
+ */
+
+/** Servers this process started and has not seen exit: killed when it exits. */
+/** @type {Set<N8nServer>} */
+const liveServers = new Set();
+/** @param {{ onSignal?: boolean }} [options] */
+function killLiveServers({ onSignal = false } = {}) {
+	for (const h of liveServers) if (!onSignal || h.killOnSignal) killGroup(h.pid, 'SIGKILL');
+}
+process.on('exit', () => killLiveServers());
+// While a server runs, also kill it if this process is interrupted (Ctrl-C, jest timeout, CI
+// cancel): 'exit' does not fire on a fatal signal. The signal is re-raised when nobody else
+// listens, so default behaviour (dying) is kept.
+/** @type {Map<NodeJS.Signals, () => void>} */
+const signalHandlers = new Map();
+function armSignalCleanup() {
+	if (signalHandlers.size) return;
+	for (const sig of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
+		const h = () => {
+			killLiveServers({ onSignal: true });
+			disarmSignalCleanup();
+			if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+		};
+		signalHandlers.set(sig, h);
+		process.on(sig, h);
+	}
+}
+function disarmSignalCleanup() {
+	for (const [sig, h] of signalHandlers) process.removeListener(sig, h);
+	signalHandlers.clear();
+}
+
+/**
+ * The environment of one `n8n start`: its port, a task-broker port, its webhook URL.
+ * @param {StartOptions} opts
+ * @param {import('./provision').Provisioned} p
+ * @param {number} port
+ */
+async function serverEnv(opts, p, port) {
+	const env = envFor(opts, p);
+	env.N8N_PORT = String(port);
+	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
+	if (!env.WEBHOOK_URL && !env.N8N_WEBHOOK_URL)
+		env[webhookUrlVariable(p.n8nVersion)] = `http://127.0.0.1:${port}/`;
+	return env;
+}
+
+/**
+ * Resolves once GET /healthz/readiness answers 200 and the REST routes exist (n8n 1.x answers
+ * readiness before its REST routes: 404 until then).
+ * @param {import('./process').ServerProcess} server
+ * @param {string} baseUrl
+ * @param {string} logFile
+ * @param {number} timeoutMs
+ */
+function waitUntilReady(server, baseUrl, logFile, timeoutMs) {
+	return waitForHealth(server, {
+		timeoutMs,
+		intervalMs: 200,
+		probe: async () => {
+			const r = await httpRequest('GET', `${baseUrl}/healthz/readiness`, { timeoutMs: 2000 });
+			if (r.status !== 200) return undefined;
+			const login = await httpRequest('GET', `${baseUrl}/rest/login`, { timeoutMs: 2000 });
+			return login.status !== 404 ? true : undefined;
+		},
+		failure: (exited) =>
+			new Error(
+				exited
+					? `n8n start exited early (${JSON.stringify(exited)}); log: ${logFile}\n${tailLog(logFile)}`
+					: `n8n not ready after ${timeoutMs} ms; log: ${logFile}\n${tailLog(logFile)}`,
+			),
+	});
+}
+
+/**
+ * `n8n start` on 127.0.0.1:<port> (a free one if port is 0/undefined), in its own process
+ * group; resolves once GET /healthz/readiness answers 200 (GET /healthz answers 200 several
+ * seconds earlier, before the instance is usable and before published workflows are active).
+ *   { port?, env | userFolder, timeoutMs = 120000, logFile?, codeNode?, killOnSignal = true, onSpawn? }
+ * killOnSignal: false leaves SIGINT/SIGTERM/SIGHUP to the caller (who then stops the server
+ * itself, gracefully); the server is still SIGKILLed when this process exits.
+ * Handle: { port, baseUrl, pid, logFile, startMs, logs(), stop() } and the REST client
+ * (request, login, rest, nodeTypes, credentialTypes, executions, waitForExecutions, execution).
+ * @param {StartOptions} [opts]
+ * @returns {Promise<N8nServer>}
+ */
+async function startN8n(opts = {}) {
+	const p = await provision();
+	const port = opts.port || (await getFreePort());
+	const env = await serverEnv(opts, p, port);
+	const userFolder = /** @type {string} */ (env.N8N_USER_FOLDER);
+	const logFile = opts.logFile || path.join(userFolder, `n8n-start-${port}.log`);
+	const started = Date.now();
+	const server = spawnServer(p.nodeBin, [p.n8nBin, 'start'], { cwd: userFolder, env, logFile });
+	const exitPromise = server.whenExited.then((info) => {
+		liveServers.delete(handle);
+		if (![...liveServers].some((h) => h.killOnSignal)) disarmSignalCleanup();
+		return info;
+	});
+	const baseUrl = `http://127.0.0.1:${port}`;
+	const logs = () => readLogFile(logFile);
+	/** @type {N8nServer} */
+	const handle = {
+		port,
+		baseUrl,
+		pid: server.pid,
+		process: server.child,
+		env,
+		logFile,
+		startMs: 0,
+		killOnSignal: opts.killOnSignal !== false,
+		logs,
+		...restClient(baseUrl, logs),
+		/** SIGTERM the process group, wait (default 15 s), then SIGKILL. Resolves to the exit info. */
+		async stop({ timeoutMs = 15000 } = {}) {
+			if (server.exited()) return server.exited();
+			await server.stop({ timeoutMs }); // also kills stragglers in the group (task runners)
+			return exitPromise;
+		},
+	};
+	liveServers.add(handle);
+	if (handle.killOnSignal) armSignalCleanup();
+	if (opts.onSpawn) opts.onSpawn(handle); // e.g. to stop it gracefully if interrupted before it is ready
+	try {
+		await waitUntilReady(server, baseUrl, logFile, opts.timeoutMs || 120000);
+	} catch (e) {
+		await handle.stop({ timeoutMs: 5000 });
+		throw e;
+	}
+	handle.startMs = Date.now() - started;
+	return handle;
+}
+
+module.exports = { startN8n };
