@@ -8,8 +8,8 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 
 const { getFreePort, httpRequest, sleep } = require('../../scripts/n8n/lib');
+const { REPO } = require('./suite');
 
-const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, '.build/test/emulator/cli.js');
 
 const running = new Set();

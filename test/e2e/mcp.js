@@ -17,8 +17,8 @@ const {
 const { DEFAULT_REQUEST_TIMEOUT_MSEC } = require('@modelcontextprotocol/sdk/shared/protocol.js');
 
 const n8n = require('../../scripts/n8n/lib');
+const { REPO } = require('./suite');
 
-const REPO = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(REPO, 'examples/mcp-server.json');
 const EVERY_OPERATION = path.join(REPO, 'test/e2e/workflows/mcp-every-operation.json');
 const SITE = 'https://mcp.e2e.example.com/';

@@ -31,10 +31,9 @@ const n8n = require('../../scripts/n8n/lib');
 const queue = require('../../scripts/n8n/queue');
 const services = require('../../scripts/n8n/services');
 const { isTriggerPoll, startEmulatorProcess } = require('./emulator');
-const { check, elapsed, note, report, runNpm, runSuite } = require('./suite');
+const { REPO, check, elapsed, note, report, runNpm, runSuite, seconds } = require('./suite');
 const { inspectZip } = require('./zip');
 
-const REPO = path.resolve(__dirname, '../..');
 const PACKAGE = 'n8n-nodes-website-export';
 const NODE_TYPE = `${PACKAGE}.websiteExport`;
 const JOB_MS = 3000;
@@ -49,8 +48,6 @@ const WORKERS = arg('workers', 2);
 const CONCURRENCY = arg('concurrency', 10);
 const KILL_RUNS = arg('kill-runs', 10);
 const KEEP = process.argv.includes('--keep');
-
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 /** GET with a cookie, body as a Buffer (lib.httpRequest decodes text). */
 function getBuffer(url, cookie) {

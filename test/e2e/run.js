@@ -30,13 +30,24 @@ const path = require('node:path');
 
 const n8n = require('../../scripts/n8n/lib');
 const { isTriggerPoll, startEmulatorProcess } = require('./emulator');
-const { check, counts, elapsed, note, report, runNpm, runSuite, started } = require('./suite');
+const {
+	REPO,
+	check,
+	counts,
+	elapsed,
+	isN8n1,
+	note,
+	report,
+	runNpm,
+	runSuite,
+	seconds,
+	started,
+} = require('./suite');
 const { inspectZip } = require('./zip');
 const adverse = require('./adverse');
 const mcp = require('./mcp');
 const { runTriggerModes } = require('./trigger-modes');
 
-const REPO = path.resolve(__dirname, '../..');
 const PACKAGE = 'n8n-nodes-website-export';
 const NODE_TYPE = `${PACKAGE}.websiteExport`;
 const TRIGGER_TYPE = `${PACKAGE}.websiteExportTrigger`;
@@ -59,7 +70,6 @@ if (N8N_FLAG > 0) process.env.WEX_N8N = process.argv[N8N_FLAG + 1];
 /** ms of a Postgres timestamp (`…47.487179+00:00`); JS dates hold milliseconds only. */
 const ms = (ts) => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
 const iso = (t) => new Date(t).toISOString();
-const seconds = (t) => `${(t / 1000).toFixed(1)} s`;
 
 function readJson(file) {
 	return JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -153,7 +163,7 @@ async function main() {
 	ctx.emu = emu;
 	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only
 	// for start/execute/worker/webhook): there the check is done by "n8n start serves the pack".
-	if (/^1\./.test(p.n8nVersion))
+	if (isN8n1(p.n8nVersion))
 		note(
 			'n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)',
 		);
@@ -322,7 +332,7 @@ async function main() {
 
 	// 6. The trigger in n8n's other modes and across a restart (issue 10), a scenario at a time.
 	// The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither (nor unpublish).
-	if (/^1\./.test(p.n8nVersion)) {
+	if (isN8n1(p.n8nVersion)) {
 		note(
 			`n8n ${p.n8nVersion}: no task scheduler or durable poll cursors; the trigger's mode scenarios run on 2.x only`,
 		);
