@@ -30,7 +30,8 @@ const path = require('node:path');
 const n8n = require('../../scripts/n8n/lib');
 const queue = require('../../scripts/n8n/queue');
 const services = require('../../scripts/n8n/services');
-const { isTriggerPoll, startEmulatorProcess } = require('./emulator');
+const { startEmulatorProcess } = require('./emulator');
+const { waitForTriggerPoll } = require('./trigger-runs');
 const { REPO, check, elapsed, note, report, runNpm, runSuite, seconds } = require('./suite');
 const { inspectZip } = require('./zip');
 
@@ -314,13 +315,12 @@ async function main() {
 	});
 
 	// (c) the trigger's activation poll (the baseline) must have happened before we create anything.
-	const pollDeadline = Date.now() + 60000;
-	let firstPoll;
-	while (!(firstPoll = (await emu.log()).find(isTriggerPoll))) {
-		if (Date.now() > pollDeadline)
-			throw new Error('the trigger did not poll within 60 s of main being ready');
-		await n8n.sleep(250);
-	}
+	const firstPoll = await waitForTriggerPoll(
+		emu,
+		0,
+		60000,
+		'the trigger did not poll within 60 s of main being ready',
+	);
 	note(`trigger active on main: baseline poll at emulator seq ${firstPoll.seq}`);
 	const downloadsBefore = new Set((await emu.rows('downloads')).map((d) => d.id));
 

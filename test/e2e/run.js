@@ -29,7 +29,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const n8n = require('../../scripts/n8n/lib');
-const { isTriggerPoll, startEmulatorProcess } = require('./emulator');
+const { startEmulatorProcess } = require('./emulator');
+const {
+	collectFinishedExecutions,
+	countIds,
+	insertFinishedDownloads,
+	isTriggerPoll,
+	iso,
+	nodeJson,
+	waitForTriggerPoll,
+} = require('./trigger-runs');
 const {
 	REPO,
 	check,
@@ -69,7 +78,6 @@ if (N8N_FLAG > 0) process.env.WEX_N8N = process.argv[N8N_FLAG + 1];
 
 /** ms of a Postgres timestamp (`…47.487179+00:00`); JS dates hold milliseconds only. */
 const ms = (ts) => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
-const iso = (t) => new Date(t).toISOString();
 
 function readJson(file) {
 	return JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -745,22 +753,13 @@ async function tokenCaching() {
 let triggerSerial = 0;
 /** One finished job and its download per label, created now by the emulator's clock, in one statement. */
 /** `ageMs`: how long before now (by the emulator's clock) the jobs finished. */
-async function insertTriggerDownloads(labels, ageMs = 0) {
-	const now = (await ctx.emu.now()) - ageMs;
-	const jobs = await ctx.emu.insert(
-		'jobs',
-		labels.map((label) => ({
-			url: `https://${label}.trigger.e2e.example.com/`,
-			email: 'trigger@e2e.example.com',
-			status: 'finished',
-			files: 1 + ++triggerSerial,
-			created_at: iso(now - JOB_MS),
-		})),
-	);
-	return ctx.emu.insert(
-		'downloads',
-		jobs.map((job) => ({ job_id: job.id, created_at: iso(now) })),
-	);
+function insertTriggerDownloads(labels, ageMs = 0) {
+	return insertFinishedDownloads(ctx.emu, labels, {
+		email: 'trigger@e2e.example.com',
+		nextFiles: () => 1 + ++triggerSerial,
+		ageMs,
+		jobMs: JOB_MS,
+	});
 }
 
 async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
@@ -787,43 +786,26 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	});
 
 	// Activation polls once (the baseline): only after it may new downloads go in.
-	const deadline = Date.now() + 60_000;
-	let firstPoll;
-	while (!(firstPoll = (await emu.log()).find((e) => e.seq > seqBefore && isTriggerPoll(e)))) {
-		if (Date.now() > deadline)
-			throw new Error(
-				`no poll of the trigger reached the emulator within 60 s of n8n being ready; server log: ${srv.logFile}`,
-			);
-		await n8n.sleep(250);
-	}
+	const firstPoll = await waitForTriggerPoll(
+		emu,
+		seqBefore,
+		60_000,
+		`no poll of the trigger reached the emulator within 60 s of n8n being ready; server log: ${srv.logFile}`,
+	);
 	note(
 		`trigger active: baseline poll ${seconds(firstPoll.at - t0)} after n8n start (status ${firstPoll.status}); baseline download #${baseline.id} inserted before activation`,
 	);
 
 	const executions = new Map(); // id → { id, mode, status, startedAt, items, notification }
-	const collect = async () => {
-		for (const e of await srv.executions({ workflowId: workflow.id })) {
-			if (executions.has(e.id) || ['new', 'running', 'waiting'].includes(e.status)) continue;
-			const full = await srv.execution(e.id);
-			const runData = (full.data && full.data.resultData && full.data.resultData.runData) || {};
-			const out = (name) =>
-				(
-					(runData[name] &&
-						runData[name][0] &&
-						runData[name][0].data &&
-						runData[name][0].data.main[0]) ||
-					[]
-				).map((i) => i.json);
-			executions.set(e.id, {
-				id: e.id,
-				mode: full.mode,
-				status: full.status,
-				error: full.data && full.data.resultData && full.data.resultData.error,
-				items: out('Website Export Trigger'),
-				notification: out('Prepare Notification'),
-			});
-		}
-	};
+	const collect = () =>
+		collectFinishedExecutions(srv, workflow.id, executions, (full, runData, id) => ({
+			id,
+			mode: full.mode,
+			status: full.status,
+			error: full.data && full.data.resultData && full.data.resultData.error,
+			items: nodeJson(runData, 'Website Export Trigger'),
+			notification: nodeJson(runData, 'Prepare Notification'),
+		}));
 	const containing = (id) =>
 		[...executions.values()].filter((x) => x.items.some((d) => d.id === id));
 
@@ -892,8 +874,7 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 		'trigger exactly once across poll cycles (trigger-download-ready, live)',
 		async () => {
 			const all = [...executions.values()];
-			const counts = new Map();
-			for (const x of all) for (const d of x.items) counts.set(d.id, (counts.get(d.id) || 0) + 1);
+			const counts = countIds(all.map((x) => x.items.map((d) => d.id)));
 			const twice = [...counts].filter(([, c]) => c > 1);
 			assert.deepEqual(twice, [], 'downloads emitted more than once');
 			for (const d of inserted)

@@ -92,3 +92,9 @@ export type Note = (text: string) => void;
 
 /** Environment variables for an n8n child process. */
 export type Env = Record<string, string | undefined>;
+
+/** The part of a running `n8n start` (scripts/n8n/lib.js startN8n) that lists executions. */
+export interface ExecutionSource {
+	executions(filter: { workflowId: string }): Promise<Json[]>;
+	execution(id: string): Promise<Json>;
+}
