@@ -19,6 +19,18 @@ const { DEFAULT_REQUEST_TIMEOUT_MSEC } = require('@modelcontextprotocol/sdk/shar
 const n8n = require('../../scripts/n8n/lib');
 const { REPO } = require('./suite');
 
+/** @typedef {import('./types').Json} Json */
+/**
+ * What the example's tool checks use: the connected SDK client, the emulator, `failing(client,
+ * tool, args)` for a call made to fail, and the seeded expired download.
+ * @typedef {{
+ *   client: Client,
+ *   emu: import('./types').Emulator,
+ *   failing: (client: Client, name: string, args: Json) => Promise<string>,
+ *   expiredDownloadId: number,
+ * }} McpCalls
+ */
+
 const EXAMPLE = path.join(REPO, 'examples/mcp-server.json');
 const EVERY_OPERATION = path.join(REPO, 'test/e2e/workflows/mcp-every-operation.json');
 const SITE = 'https://mcp.e2e.example.com/';
@@ -118,6 +130,53 @@ async function serviceEffect(emu, fn) {
 }
 
 /**
+ * The example's tools as the SDK client lists them: names, descriptions, required described
+ * inputs, and a wait shorter than the client's timeout; returns the details.
+ * @param {Client} client
+ * @param {Json} example the mcp-server workflow
+ * @param {import('./types').Note} note
+ */
+async function listsItsTools(client, example, note) {
+	const { tools } = await client.listTools();
+	for (const tool of tools) note(`MCP tool  ${toolLine(tool)}`);
+	const descriptions = Object.fromEntries(
+		example.nodes
+			.filter((node) => node.parameters.toolDescription)
+			.map((node) => [node.name.replace(/ /g, '_'), node.parameters.toolDescription]),
+	);
+	assert.deepEqual(
+		tools.map((tool) => tool.name).sort(),
+		Object.keys(EXAMPLE_INPUTS),
+		'tool names',
+	);
+	for (const tool of tools) {
+		assert.equal(tool.description, descriptions[tool.name], `${tool.name}: description`);
+		const properties = tool.inputSchema.properties || {};
+		const types = Object.fromEntries(
+			Object.entries(properties).map(([key, schema]) => [key, schema.type]),
+		);
+		assert.deepEqual(types, EXAMPLE_INPUTS[tool.name], `${tool.name}: inputs`);
+		assert.deepEqual(
+			(tool.inputSchema.required || []).sort(),
+			Object.keys(types).sort(),
+			`${tool.name}: every input required`,
+		);
+		for (const [key, schema] of Object.entries(properties))
+			assert.ok(
+				String(schema.description || '').length > 10,
+				`${tool.name}.${key}: a description for the model`,
+			);
+	}
+	// A wait longer than the client's request timeout would end in the client's error, not the node's.
+	const { timeout } = example.nodes.find((node) => node.parameters.waitForCompletion).parameters;
+	assert.ok(
+		timeout * 1000 < DEFAULT_REQUEST_TIMEOUT_MSEC,
+		`Export Website waits ${timeout} s, the SDK client ${DEFAULT_REQUEST_TIMEOUT_MSEC / 1000} s`,
+	);
+	return `${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}; descriptions as written in the workflow, every $fromAI key a required, described input; Export Website waits at most ${timeout} s (< the SDK client's ${DEFAULT_REQUEST_TIMEOUT_MSEC / 1000} s request timeout)`;
+}
+
+/**
  * The checks, with n8n serving the published workflows at srv.baseUrl. Resolves to the names of
  * the tools that were made to fail: n8n logs each such call at level error.
  */
@@ -131,47 +190,9 @@ async function runMcp({ srv, emu, check, note, expiredDownloadId }) {
 		return callError(toolClient, name, args);
 	};
 	try {
-		await check('MCP: the example lists its tools (mcp-server, SDK client)', async () => {
-			const { tools } = await client.listTools();
-			for (const tool of tools) note(`MCP tool  ${toolLine(tool)}`);
-			const descriptions = Object.fromEntries(
-				example.nodes
-					.filter((node) => node.parameters.toolDescription)
-					.map((node) => [node.name.replace(/ /g, '_'), node.parameters.toolDescription]),
-			);
-			assert.deepEqual(
-				tools.map((tool) => tool.name).sort(),
-				Object.keys(EXAMPLE_INPUTS),
-				'tool names',
-			);
-			for (const tool of tools) {
-				assert.equal(tool.description, descriptions[tool.name], `${tool.name}: description`);
-				const properties = tool.inputSchema.properties || {};
-				const types = Object.fromEntries(
-					Object.entries(properties).map(([key, schema]) => [key, schema.type]),
-				);
-				assert.deepEqual(types, EXAMPLE_INPUTS[tool.name], `${tool.name}: inputs`);
-				assert.deepEqual(
-					(tool.inputSchema.required || []).sort(),
-					Object.keys(types).sort(),
-					`${tool.name}: every input required`,
-				);
-				for (const [key, schema] of Object.entries(properties))
-					assert.ok(
-						String(schema.description || '').length > 10,
-						`${tool.name}.${key}: a description for the model`,
-					);
-			}
-			// A wait longer than the client's request timeout would end in the client's error, not the node's.
-			const { timeout } = example.nodes.find(
-				(node) => node.parameters.waitForCompletion,
-			).parameters;
-			assert.ok(
-				timeout * 1000 < DEFAULT_REQUEST_TIMEOUT_MSEC,
-				`Export Website waits ${timeout} s, the SDK client ${DEFAULT_REQUEST_TIMEOUT_MSEC / 1000} s`,
-			);
-			return `${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}; descriptions as written in the workflow, every $fromAI key a required, described input; Export Website waits at most ${timeout} s (< the SDK client's ${DEFAULT_REQUEST_TIMEOUT_MSEC / 1000} s request timeout)`;
-		});
+		await check('MCP: the example lists its tools (mcp-server, SDK client)', () =>
+			listsItsTools(client, example, note),
+		);
 
 		await check(
 			'MCP: bad input is a tool error naming the field, nothing created (Export_Website)',
@@ -197,6 +218,66 @@ async function runMcp({ srv, emu, check, note, expiredDownloadId }) {
 		await client.close();
 	}
 	return failedTools;
+}
+
+/**
+ * The reading tools find the exported job and its valid link; an unknown job is a tool error. Returns the details.
+ * @param {McpCalls} calls
+ * @param {Json} job the job Export_Website created
+ */
+async function readsJobsAndLinks({ client, emu, failing }, job) {
+	const [got] = await callOk(client, 'Get_Export_Job', { jobId: job.id });
+	assert.deepEqual([got.id, got.url, got.status], [job.id, SITE, 'finished'], 'Get_Export_Job');
+	const found = await callOk(client, 'Find_Export_Jobs', { url: SITE });
+	assert.deepEqual(
+		found.map((row) => row.id),
+		[job.id],
+		'Find_Export_Jobs',
+	);
+	const links = await callOk(client, 'List_Download_Links', {});
+	const now = await emu.now(); // validity is judged by the service's clock
+	const valid = (await emu.rows('downloads')).filter(
+		(row) => Date.parse(row.created_at) + 24 * 3_600_000 > now,
+	).length;
+	assert.equal(links.length, Math.min(valid, 20), 'one per valid download, at most 20');
+	assert.ok(
+		links.some((link) => link.id === job.download.id) &&
+			links.every((link) => link.is_expired === false),
+		'the new link in, expired ones out',
+	);
+	const missing = await failing(client, 'Get_Export_Job', { jobId: 987654 });
+	assert.match(missing, /^No job with ID 987654 was found/, 'an unknown job');
+	return `job #${got.id} ${got.status}; ${found.length} job for ${SITE}; ${links.length} valid links; unknown job: isError "${missing.split('\n')[0]}"`;
+}
+
+/**
+ * Check_Archive describes the job's archive without its bytes; an expired one is a tool error. Returns the details.
+ * @param {McpCalls} calls
+ * @param {Json} job the job Export_Website created
+ */
+async function checksTheArchive({ client, failing, expiredDownloadId }, job) {
+	const answer = await callOk(client, 'Check_Archive', { downloadId: job.download.id });
+	assert.equal(answer.length, 1, 'one item');
+	const [archive] = answer;
+	assert.equal(archive.download_link, job.download.download_link, 'download_link');
+	assert.equal(archive.fileName, job.download.download_link.split('/').pop(), 'fileName');
+	assert.ok(
+		Number.isInteger(archive.fileSize) && archive.fileSize > 0,
+		`fileSize ${archive.fileSize}`,
+	);
+	assert.deepEqual(
+		[archive.expires_at, archive.is_expired],
+		[job.download.expires_at, false],
+		'expiry',
+	);
+	assert.ok(!('binary' in archive) && !('data' in archive), 'no binary data for the agent');
+	const expired = await failing(client, 'Check_Archive', { downloadId: expiredDownloadId });
+	assert.match(
+		expired,
+		new RegExp(`^The download link of download ${expiredDownloadId} expired on `),
+		'an expired link',
+	);
+	return `${archive.fileName}, ${archive.fileSize} bytes, expires_at ${archive.expires_at}; expired #${expiredDownloadId}: isError "${expired.split('\n')[0]}"`;
 }
 
 /** The example's tools, one call each with what an agent would pass; resolves to the exported job. */
@@ -238,58 +319,12 @@ async function exampleCalls({ client, emu, check, failing, expiredDownloadId }) 
 
 	await check(
 		'MCP: Get_Export_Job, Find_Export_Jobs, List_Download_Links (job.get By ID, job.getAll, download.getAll)',
-		async () => {
-			const [got] = await callOk(client, 'Get_Export_Job', { jobId: job.id });
-			assert.deepEqual([got.id, got.url, got.status], [job.id, SITE, 'finished'], 'Get_Export_Job');
-			const found = await callOk(client, 'Find_Export_Jobs', { url: SITE });
-			assert.deepEqual(
-				found.map((row) => row.id),
-				[job.id],
-				'Find_Export_Jobs',
-			);
-			const links = await callOk(client, 'List_Download_Links', {});
-			const now = await emu.now(); // validity is judged by the service's clock
-			const valid = (await emu.rows('downloads')).filter(
-				(row) => Date.parse(row.created_at) + 24 * 3_600_000 > now,
-			).length;
-			assert.equal(links.length, Math.min(valid, 20), 'one per valid download, at most 20');
-			assert.ok(
-				links.some((link) => link.id === job.download.id) &&
-					links.every((link) => link.is_expired === false),
-				'the new link in, expired ones out',
-			);
-			const missing = await failing(client, 'Get_Export_Job', { jobId: 987654 });
-			assert.match(missing, /^No job with ID 987654 was found/, 'an unknown job');
-			return `job #${got.id} ${got.status}; ${found.length} job for ${SITE}; ${links.length} valid links; unknown job: isError "${missing.split('\n')[0]}"`;
-		},
+		() => readsJobsAndLinks({ client, emu, failing, expiredDownloadId }, job),
 	);
 
 	await check(
 		'MCP: Check_Archive gives the link, file name, size and expiry as JSON (download.downloadArchive By ID)',
-		async () => {
-			const answer = await callOk(client, 'Check_Archive', { downloadId: job.download.id });
-			assert.equal(answer.length, 1, 'one item');
-			const [archive] = answer;
-			assert.equal(archive.download_link, job.download.download_link, 'download_link');
-			assert.equal(archive.fileName, job.download.download_link.split('/').pop(), 'fileName');
-			assert.ok(
-				Number.isInteger(archive.fileSize) && archive.fileSize > 0,
-				`fileSize ${archive.fileSize}`,
-			);
-			assert.deepEqual(
-				[archive.expires_at, archive.is_expired],
-				[job.download.expires_at, false],
-				'expiry',
-			);
-			assert.ok(!('binary' in archive) && !('data' in archive), 'no binary data for the agent');
-			const expired = await failing(client, 'Check_Archive', { downloadId: expiredDownloadId });
-			assert.match(
-				expired,
-				new RegExp(`^The download link of download ${expiredDownloadId} expired on `),
-				'an expired link',
-			);
-			return `${archive.fileName}, ${archive.fileSize} bytes, expires_at ${archive.expires_at}; expired #${expiredDownloadId}: isError "${expired.split('\n')[0]}"`;
-		},
+		() => checksTheArchive({ client, emu, failing, expiredDownloadId }, job),
 	);
 	return job;
 }

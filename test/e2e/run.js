@@ -57,6 +57,11 @@ const adverse = require('./adverse');
 const mcp = require('./mcp');
 const { runTriggerModes } = require('./trigger-modes');
 
+/** @typedef {import('./types').Json} Json */
+/** @typedef {import('./types').Emulator} Emulator */
+/** @typedef {import('./types').RunResult} RunResult */
+/** @typedef {import('./types').Item} Item */
+
 const PACKAGE = 'n8n-nodes-website-export';
 const NODE_TYPE = `${PACKAGE}.websiteExport`;
 const TRIGGER_TYPE = `${PACKAGE}.websiteExportTrigger`;
@@ -128,6 +133,21 @@ const jsonOf = (items) => items.map((i) => i.json);
 // ---------------------------------------------------------------------------------------------
 // the suite
 
+/**
+ * What the suite started and found, for the steps and for `finish`.
+ * @type {{
+ *   emu: Emulator | null,
+ *   uf: { userFolder: string, n8nDir: string, cleanup(): void } | null,
+ *   env: import('./types').Env | null,
+ *   packDir: string | null,
+ *   server: { stop(): Promise<unknown> } | null,
+ *   runs: { workflow: string, durationMs: number }[],
+ *   seeds?: { expiredSeed: Json, validSeed: Json, seedOption: Json },
+ *   credentials?: Json[],
+ *   mcp?: boolean,
+ *   credentialTestSeqs?: { from: number, to: number },
+ * }}
+ */
 const ctx = {
 	emu: null,
 	uf: null,
@@ -138,8 +158,12 @@ const ctx = {
 	runs: [],
 };
 
-async function main() {
-	// 1. n8n, the package, the emulator build: side by side. Provisioning may be a cold install,
+/**
+ * n8n, the package, the emulator build: side by side; then the user folder with the package
+ * installed. Resolves to the provisioned n8n.
+ */
+async function prepare() {
+	// n8n, the package, the emulator build: side by side. Provisioning may be a cold install,
 	// or wait for the one .ci/run started in the background (provision.sh's lock).
 	let provisionMs;
 	const [p, tarball] = await Promise.all([
@@ -163,52 +187,49 @@ async function main() {
 	note(
 		`n8n ${p.n8nVersion} on Node ${p.nodeVersion} (provisioned in ${seconds(provisionMs)}); ${path.basename(tarball)} built, packed and installed in ${ctx.uf.userFolder} (${elapsed()})`,
 	);
+	return p;
+}
 
-	const [loaded, emu] = await Promise.all([
-		n8n.listLoadedNodeTypes({ env: ctx.env }),
-		startEmulatorProcess({ jobMs: JOB_MS }),
-	]);
-	ctx.emu = emu;
-	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only
-	// for start/execute/worker/webhook): there the check is done by "n8n start serves the pack".
-	if (isN8n1(p.n8nVersion))
-		note(
-			'n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)',
-		);
-	else
-		await check('package loaded by n8n (export:nodes)', () => {
-			assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
-			const ours = (loaded.byPackage[PACKAGE] || []).sort();
-			assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
-			const node = loaded.descriptions.find((d) => d.name === NODE_TYPE);
-			// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
-			const ops = Object.fromEntries(
-				['option', 'job', 'download'].map((resource) => [
-					resource,
-					node.properties
-						.find(
-							(prop) =>
-								prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource,
-						)
-						.options.map((o) => o.value)
-						.filter((value) => value !== '__CUSTOM_API_CALL__'),
-				]),
-			);
-			const crud = ['create', 'delete', 'get', 'getAll', 'update'];
-			assert.deepEqual(
-				ops,
-				{ option: crud, job: crud, download: ['downloadArchive', 'get', 'getAll'] },
-				'operations per resource',
-			);
-			assert.deepEqual(
-				node.credentials.map((c) => c.name),
-				[CREDENTIAL_TYPE],
-			);
-			const count = Object.values(ops).flat().length;
-			return `${ours.join(', ')} (the tool variant n8n derives for AI agents); no failed packages; ${count} operations (option ${ops.option.length}, job ${ops.job.length}, download ${ops.download.length}); credential ${CREDENTIAL_TYPE}`;
-		});
+/**
+ * The export:nodes check: our three node types, their operations and credential; returns the details.
+ * @param {Json} loaded what scripts/n8n/lib.js's listLoadedNodeTypes resolved to
+ */
+function packageLoaded(loaded) {
+	assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
+	const ours = (loaded.byPackage[PACKAGE] || []).sort();
+	assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
+	const node = loaded.descriptions.find((d) => d.name === NODE_TYPE);
+	// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
+	const ops = Object.fromEntries(
+		['option', 'job', 'download'].map((resource) => [
+			resource,
+			node.properties
+				.find(
+					(prop) => prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource,
+				)
+				.options.map((o) => o.value)
+				.filter((value) => value !== '__CUSTOM_API_CALL__'),
+		]),
+	);
+	const crud = ['create', 'delete', 'get', 'getAll', 'update'];
+	assert.deepEqual(
+		ops,
+		{ option: crud, job: crud, download: ['downloadArchive', 'get', 'getAll'] },
+		'operations per resource',
+	);
+	assert.deepEqual(
+		node.credentials.map((c) => c.name),
+		[CREDENTIAL_TYPE],
+	);
+	const count = Object.values(ops).flat().length;
+	return `${ours.join(', ')} (the tool variant n8n derives for AI agents); no failed packages; ${count} operations (option ${ops.option.length}, job ${ops.job.length}, download ${ops.download.length}); credential ${CREDENTIAL_TYPE}`;
+}
 
-	// 2. seed rows, import credentials and workflows, publish the trigger
+/**
+ * Seed rows: an expired and a valid download (with their jobs) and an option, in ctx.seeds.
+ * @param {Emulator} emu
+ */
+async function seedRows(emu) {
 	const now = await emu.now();
 	await emu.insert('jobs', [
 		{
@@ -236,7 +257,16 @@ async function main() {
 		{ mode: 'absolute', replace_url: 'https://seed-mirror.e2e.example.com' },
 	]);
 	ctx.seeds = { expiredSeed, validSeed, seedOption };
+}
 
+/**
+ * Imports the credentials (good, wrong password, no Business plan) and every workflow, publishes
+ * the trigger (and the MCP server workflows where n8n has them); resolves to the workflows by name.
+ * @param {Emulator} emu
+ * @param {string} n8nVersion
+ * @returns {Promise<Record<string, Json>>}
+ */
+async function importEverything(emu, n8nVersion) {
 	const [template] = readJson(path.join(REPO, 'examples/credentials/website-export-emulator.json'));
 	const login = {
 		baseUrl: emu.baseUrl,
@@ -277,9 +307,18 @@ async function main() {
 	ctx.mcp = await mcp.mcpSupported();
 	if (ctx.mcp) await mcp.publishMcpWorkflows(ctx.env);
 	note(
-		`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published${ctx.mcp ? ', MCP server workflows published' : `; n8n ${p.n8nVersion} has no MCP Server Trigger: no MCP checks`} (${elapsed()})`,
+		`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published${ctx.mcp ? ', MCP server workflows published' : `; n8n ${n8nVersion} has no MCP Server Trigger: no MCP checks`} (${elapsed()})`,
 	);
+	return workflows;
+}
 
+/**
+ * `execute(name)` runs a workflow by its file name; `runGood(name)` also counts the run in
+ * ctx.runs and resolves to null (after a FAIL line) when the run failed.
+ * @param {Record<string, Json>} workflows
+ */
+function workflowRunners(workflows) {
+	/** @param {string} name */
 	const execute = async (name) => {
 		const r = await n8n.executeWorkflow(workflows[name].id, { env: ctx.env });
 		if (r.signal)
@@ -288,7 +327,10 @@ async function main() {
 			);
 		return r;
 	};
-	/** Runs a workflow with the good credential; null (after a FAIL line) when the run failed. */
+	/**
+	 * Runs a workflow with the good credential; null (after a FAIL line) when the run failed.
+	 * @param {string} name
+	 */
 	const runGood = async (name) => {
 		const r = await execute(name);
 		ctx.runs.push({ workflow: name, durationMs: r.durationMs });
@@ -303,16 +345,20 @@ async function main() {
 		return r;
 	};
 
-	// 3a. Before the server: these two read the whole downloads table, which the trigger part fills.
-	const settings = await emu.settings();
-	await jobExportAndDownload(await runGood('job-export-and-download'), settings);
-	await downloadListValid(await runGood('download-list-valid'));
+	return { execute, runGood };
+}
 
+/**
+ * The trigger live and the other workflows side by side.
+ * @param {Record<string, Json>} workflows
+ * @param {ReturnType<typeof workflowRunners>} runners
+ */
+async function triggerBesideWorkflows(workflows, { execute, runGood }) {
 	// 3b/4. The trigger (about 3 minutes: n8n polls at most once a minute) and the other
 	// workflows side by side. The baseline download goes in before n8n starts.
 	// Older than a poll without state looks back (one poll interval + 10 min): the baseline.
 	const [baseline] = await insertTriggerDownloads(['baseline'], 30 * 60_000);
-	const seqBefore = await emu.lastSeq();
+	const seqBefore = await ctx.emu.lastSeq();
 	const workflowsDone = (async () => {
 		await optionManage(await runGood('option-manage'));
 		await jobManage(await runGood('job-manage'));
@@ -326,6 +372,37 @@ async function main() {
 		),
 		workflowsDone,
 	]);
+}
+
+async function main() {
+	// 1. n8n and the package
+	const p = await prepare();
+
+	const [loaded, emu] = await Promise.all([
+		n8n.listLoadedNodeTypes({ env: ctx.env }),
+		startEmulatorProcess({ jobMs: JOB_MS }),
+	]);
+	ctx.emu = emu;
+	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only
+	// for start/execute/worker/webhook): there the check is done by "n8n start serves the pack".
+	if (isN8n1(p.n8nVersion))
+		note(
+			'n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)',
+		);
+	else await check('package loaded by n8n (export:nodes)', () => packageLoaded(loaded));
+
+	// 2. seed rows, import credentials and workflows, publish the trigger
+	await seedRows(emu);
+	const workflows = await importEverything(emu, p.n8nVersion);
+
+	const { execute, runGood } = workflowRunners(workflows);
+
+	// 3a. Before the server: these two read the whole downloads table, which the trigger part fills.
+	const settings = await emu.settings();
+	await jobExportAndDownload(await runGood('job-export-and-download'), settings);
+	await downloadListValid(await runGood('download-list-valid'));
+
+	await triggerBesideWorkflows(workflows, { execute, runGood });
 
 	await tokenCaching();
 
@@ -358,6 +435,24 @@ async function main() {
 
 // ---------------------------------------------------------------------------------------------
 // workflow checks
+
+/**
+ * The archive n8n stored (filesystem mode) is the ZIP the service served; returns the details.
+ * @param {Json} binary the item's binary property
+ * @param {Json} settings the emulator's settings
+ */
+function storedZip(binary, settings) {
+	const file = binaryFile(binary.id);
+	const buf = fs.readFileSync(file);
+	assert.equal(buf.length, bytesOf(binary), `size of ${file}`);
+	const zip = inspectZip(buf);
+	const names = zip.entries.map((e) => e.name);
+	assert.deepEqual(names, ['index.html', 'payload.bin'], 'entries');
+	assert.equal(zip.entries[1].size, settings.archiveBytes, 'payload.bin size');
+	return `${path.relative(/** @type {NonNullable<typeof ctx.uf>} */ (ctx.uf).n8nDir, file)}: ${buf.length} bytes, PK signature, EOCD + central directory with ${zip.entries
+		.map((e) => `${e.name} (${e.size} B, CRC-32 ok)`)
+		.join(', ')}`;
+}
 
 async function jobExportAndDownload(r, settings) {
 	if (!r) return;
@@ -410,18 +505,7 @@ async function jobExportAndDownload(r, settings) {
 		return `1 item, binary "data": ${binary.mimeType}, ${binary.fileName}, ${bytesOf(binary)} bytes (${binary.fileSize}), json.fileSize ${json.fileSize}, ${binary.id.split(':')[0]}`;
 	});
 	if (!binary) return;
-	await check('archive stored by n8n is a valid ZIP', () => {
-		const file = binaryFile(binary.id);
-		const buf = fs.readFileSync(file);
-		assert.equal(buf.length, bytesOf(binary), `size of ${file}`);
-		const zip = inspectZip(buf);
-		const names = zip.entries.map((e) => e.name);
-		assert.deepEqual(names, ['index.html', 'payload.bin'], 'entries');
-		assert.equal(zip.entries[1].size, settings.archiveBytes, 'payload.bin size');
-		return `${path.relative(ctx.uf.n8nDir, file)}: ${buf.length} bytes, PK signature, EOCD + central directory with ${zip.entries
-			.map((e) => `${e.name} (${e.size} B, CRC-32 ok)`)
-			.join(', ')}`;
-	});
+	await check('archive stored by n8n is a valid ZIP', () => storedZip(binary, settings));
 }
 
 /** Size of a binary: 2.x metadata has `bytes`; 1.x only a human-readable fileSize, so the stored file's size. */
@@ -762,28 +846,186 @@ function insertTriggerDownloads(labels, ageMs = 0) {
 	});
 }
 
+/**
+ * One execution of the live trigger as the suite reads it.
+ * @typedef {{ id: string, mode: string, status: string, error: Json, items: Json[], notification: Json[] }} TriggerExecution
+ */
+
+/**
+ * The executions that emitted download `id`.
+ * @param {Map<string, TriggerExecution>} executions
+ * @param {number} id
+ */
+const containing = (executions, id) =>
+	[...executions.values()].filter((x) => x.items.some((d) => d.id === id));
+
+/**
+ * Waits until the trigger emitted every row of the batch, asserts that one successful execution,
+ * later than the previous cycle's, holds them all, and resolves to it.
+ * @param {{
+ *   rows: Json[],
+ *   labels: string[],
+ *   insertedAt: number,
+ *   executions: Map<string, TriggerExecution>,
+ *   collect: () => Promise<void>,
+ *   previous: TriggerExecution | null,
+ * }} cycle
+ * @returns {Promise<TriggerExecution>}
+ */
+async function pollCycle({ rows, labels, insertedAt, executions, collect, previous }) {
+	const until = insertedAt + TRIGGER_CYCLE_TIMEOUT_MS;
+	while (!rows.every((d) => containing(executions, d.id).length > 0)) {
+		if (Date.now() > until)
+			throw new Error(
+				`downloads ${rows.map((d) => `#${d.id}`).join(', ')} not emitted within ${TRIGGER_CYCLE_TIMEOUT_MS / 1000} s; executions so far: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`,
+			);
+		await n8n.sleep(1000);
+		await collect();
+	}
+	const execs = [...new Set(rows.flatMap((d) => containing(executions, d.id)))];
+	assert.equal(
+		execs.length,
+		1,
+		`one execution holds the whole batch (inserted in one statement): ${execs.map((x) => x.id)}`,
+	);
+	const [x] = execs;
+	assert.equal(x.mode, 'trigger', 'execution mode');
+	assert.equal(x.status, 'success', `execution status (${x.error && x.error.message})`);
+	if (previous) assert.notEqual(x.id, previous.id, 'a later poll than the previous cycle');
+	assertEmittedRows(x, rows, labels);
+	return x;
+}
+
+/**
+ * Each row as the trigger emitted it (with its job) and as Prepare Notification mapped it.
+ * @param {TriggerExecution} x
+ * @param {Json[]} rows
+ * @param {string[]} labels
+ */
+function assertEmittedRows(x, rows, labels) {
+	for (const row of rows) {
+		const item = x.items.find((d) => d.id === row.id);
+		assertDownload(item, { what: 'emitted download' });
+		assert.equal(item.job_id, row.job_id, 'job_id');
+		assert.equal(
+			item.job.url,
+			`https://${labels[rows.indexOf(row)]}.trigger.e2e.example.com/`,
+			'job.url (Include Job)',
+		);
+		assert.equal(item.job.status, 'finished', 'job.status');
+		const n = x.notification[x.items.indexOf(item)];
+		assert.deepEqual(
+			n,
+			{
+				site: item.job.url,
+				recipient: item.job.email,
+				downloadLink: item.download_link,
+				expiresAt: item.expires_at,
+				files: item.job.files,
+			},
+			'Prepare Notification item',
+		);
+	}
+}
+
+/**
+ * The details of a poll cycle that passed.
+ * @param {TriggerExecution} x
+ * @param {Json[]} rows
+ * @param {number} insertedAt
+ */
+function describeCycle(x, rows, insertedAt) {
+	const others = x.items.length - rows.length;
+	return `execution ${x.id} (mode trigger, success) ${seconds(Date.now() - insertedAt)} after the insert: ${rows.map((d) => `download #${d.id} (job ${d.job_id})`).join(', ')}${others ? ` + ${others} other new download(s) from the workflows running meanwhile` : ''}; each with job.url, expires_at = created_at + 24 h, is_expired false; Prepare Notification mapped ${x.notification.length} item(s)`;
+}
+
+/**
+ * The node and credential types n8n start serves over REST; returns the details.
+ * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @param {number} readyMs
+ */
+async function servesThePack(srv, readyMs) {
+	const nodeTypes = await srv.nodeTypes();
+	assert.deepEqual(
+		(nodeTypes.byPackage[PACKAGE] || []).sort(),
+		[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
+		'node types',
+	);
+	const cred = (await srv.credentialTypes()).find((c) => c.name === CREDENTIAL_TYPE);
+	assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
+	for (const type of [NODE_TYPE, TRIGGER_TYPE])
+		assert.ok(
+			cred.supportedNodes.includes(type),
+			`supportedNodes ${cred.supportedNodes} lacks ${type}`,
+		);
+	return `ready in ${seconds(readyMs)}; /types/nodes.json has the 3 node types, /types/credentials.json has ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`;
+}
+
+/**
+ * Every download the suite inserted was emitted exactly once, nothing older at all, over at least
+ * three executions, and every poll answered; returns the details.
+ * @param {{ executions: Map<string, TriggerExecution>, inserted: Json[], baseline: Json, seqBefore: number }} run
+ */
+async function exactlyOnceAcrossCycles({ executions, inserted, baseline, seqBefore }) {
+	const emu = /** @type {Emulator} */ (ctx.emu);
+	const seeds = /** @type {NonNullable<typeof ctx.seeds>} */ (ctx.seeds);
+	const all = [...executions.values()];
+	const counts = countIds(all.map((x) => x.items.map((d) => d.id)));
+	const twice = [...counts].filter(([, c]) => c > 1);
+	assert.deepEqual(twice, [], 'downloads emitted more than once');
+	for (const d of inserted)
+		assert.equal(
+			counts.get(d.id),
+			1,
+			`inserted download #${d.id} emitted ${counts.get(d.id) || 0} times`,
+		);
+	assert.ok(
+		!counts.has(baseline.id),
+		`baseline download #${baseline.id} (inserted before activation) was emitted`,
+	);
+	for (const seed of [seeds.validSeed, seeds.expiredSeed])
+		assert.ok(!counts.has(seed.id), `pre-existing download #${seed.id} was emitted`);
+	const withInserted = all.filter((x) => x.items.some((d) => inserted.some((i) => i.id === d.id)));
+	assert.ok(
+		withInserted.length >= 3,
+		`inserted downloads spread over ${withInserted.length} executions`,
+	);
+	const polls = (await emu.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
+	assert.ok(
+		polls.every((e) => e.status === 200 || e.status === 206),
+		`poll statuses ${polls.map((e) => e.status)}`,
+	);
+	return `${inserted.length} inserted downloads in ${withInserted.length} executions, each exactly once; ${counts.size} distinct downloads emitted in ${all.length} executions, none twice; baseline #${baseline.id} and older ones not emitted; ${polls.length} polls (activation + ${polls.length - 1} scheduled, one a minute)`;
+}
+
+/**
+ * The server logged no error but one per tool call the MCP checks made fail; returns the details.
+ * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @param {string[]} failedTools
+ */
+function serverLogClean(srv, failedTools) {
+	// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
+	const expected = failedTools.map((name) => `Error while executing Tool ${name}: `);
+	const errorLines = srv.logs().filter((l) => l.level === 'error');
+	const errors = errorLines.filter(
+		(l) => !expected.some((start) => String(l.message).startsWith(start)),
+	);
+	assert.deepEqual(
+		errors.map((l) => l.message),
+		[],
+		'error lines',
+	);
+	assert.equal(errorLines.length, failedTools.length, 'one error line per tool call made to fail');
+	return `${srv.logs().length} log lines, none at level error${failedTools.length ? ` but the ${failedTools.length} tool calls the MCP checks made fail` : ''}`;
+}
+
 async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	const { emu } = ctx;
 	const t0 = Date.now();
 	const srv = await n8n.startN8n({ env: ctx.env, timeoutMs: 180_000 });
 	ctx.server = srv;
 	const readyMs = Date.now() - t0;
-	await check('n8n start serves the pack (types over REST)', async () => {
-		const nodeTypes = await srv.nodeTypes();
-		assert.deepEqual(
-			(nodeTypes.byPackage[PACKAGE] || []).sort(),
-			[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
-			'node types',
-		);
-		const cred = (await srv.credentialTypes()).find((c) => c.name === CREDENTIAL_TYPE);
-		assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
-		for (const type of [NODE_TYPE, TRIGGER_TYPE])
-			assert.ok(
-				cred.supportedNodes.includes(type),
-				`supportedNodes ${cred.supportedNodes} lacks ${type}`,
-			);
-		return `ready in ${seconds(readyMs)}; /types/nodes.json has the 3 node types, /types/credentials.json has ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`;
-	});
+	await check('n8n start serves the pack (types over REST)', () => servesThePack(srv, readyMs));
 
 	// Activation polls once (the baseline): only after it may new downloads go in.
 	const firstPoll = await waitForTriggerPoll(
@@ -806,9 +1048,6 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 			items: nodeJson(runData, 'Website Export Trigger'),
 			notification: nodeJson(runData, 'Prepare Notification'),
 		}));
-	const containing = (id) =>
-		[...executions.values()].filter((x) => x.items.some((d) => d.id === id));
-
 	const batches = [['cycle-1'], ['cycle-2a', 'cycle-2b'], ['cycle-3']];
 	const inserted = [];
 	let previous = null;
@@ -816,93 +1055,18 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 		const rows = await insertTriggerDownloads(labels);
 		inserted.push(...rows);
 		const insertedAt = Date.now();
-		const ok = await check(
-			`trigger poll cycle ${index + 1} (trigger-download-ready, live)`,
-			async () => {
-				const until = insertedAt + TRIGGER_CYCLE_TIMEOUT_MS;
-				while (!rows.every((d) => containing(d.id).length > 0)) {
-					if (Date.now() > until)
-						throw new Error(
-							`downloads ${rows.map((d) => `#${d.id}`).join(', ')} not emitted within ${TRIGGER_CYCLE_TIMEOUT_MS / 1000} s; executions so far: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`,
-						);
-					await n8n.sleep(1000);
-					await collect();
-				}
-				const execs = [...new Set(rows.flatMap((d) => containing(d.id)))];
-				assert.equal(
-					execs.length,
-					1,
-					`one execution holds the whole batch (inserted in one statement): ${execs.map((x) => x.id)}`,
-				);
-				const [x] = execs;
-				assert.equal(x.mode, 'trigger', 'execution mode');
-				assert.equal(x.status, 'success', `execution status (${x.error && x.error.message})`);
-				if (previous) assert.notEqual(x.id, previous.id, 'a later poll than the previous cycle');
-				for (const row of rows) {
-					const item = x.items.find((d) => d.id === row.id);
-					assertDownload(item, { what: 'emitted download' });
-					assert.equal(item.job_id, row.job_id, 'job_id');
-					assert.equal(
-						item.job.url,
-						`https://${labels[rows.indexOf(row)]}.trigger.e2e.example.com/`,
-						'job.url (Include Job)',
-					);
-					assert.equal(item.job.status, 'finished', 'job.status');
-					const n = x.notification[x.items.indexOf(item)];
-					assert.deepEqual(
-						n,
-						{
-							site: item.job.url,
-							recipient: item.job.email,
-							downloadLink: item.download_link,
-							expiresAt: item.expires_at,
-							files: item.job.files,
-						},
-						'Prepare Notification item',
-					);
-				}
-				const others = x.items.length - rows.length;
+		const ok = await check(`trigger poll cycle ${index + 1} (trigger-download-ready, live)`, () =>
+			pollCycle({ rows, labels, insertedAt, executions, collect, previous }).then((x) => {
 				previous = x;
-				return `execution ${x.id} (mode trigger, success) ${seconds(Date.now() - insertedAt)} after the insert: ${rows.map((d) => `download #${d.id} (job ${d.job_id})`).join(', ')}${others ? ` + ${others} other new download(s) from the workflows running meanwhile` : ''}; each with job.url, expires_at = created_at + 24 h, is_expired false; Prepare Notification mapped ${x.notification.length} item(s)`;
-			},
+				return describeCycle(x, rows, insertedAt);
+			}),
 		);
 		if (!ok) break;
 	}
 
 	await collect();
-	await check(
-		'trigger exactly once across poll cycles (trigger-download-ready, live)',
-		async () => {
-			const all = [...executions.values()];
-			const counts = countIds(all.map((x) => x.items.map((d) => d.id)));
-			const twice = [...counts].filter(([, c]) => c > 1);
-			assert.deepEqual(twice, [], 'downloads emitted more than once');
-			for (const d of inserted)
-				assert.equal(
-					counts.get(d.id),
-					1,
-					`inserted download #${d.id} emitted ${counts.get(d.id) || 0} times`,
-				);
-			assert.ok(
-				!counts.has(baseline.id),
-				`baseline download #${baseline.id} (inserted before activation) was emitted`,
-			);
-			for (const seed of [ctx.seeds.validSeed, ctx.seeds.expiredSeed])
-				assert.ok(!counts.has(seed.id), `pre-existing download #${seed.id} was emitted`);
-			const withInserted = all.filter((x) =>
-				x.items.some((d) => inserted.some((i) => i.id === d.id)),
-			);
-			assert.ok(
-				withInserted.length >= 3,
-				`inserted downloads spread over ${withInserted.length} executions`,
-			);
-			const polls = (await emu.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
-			assert.ok(
-				polls.every((e) => e.status === 200 || e.status === 206),
-				`poll statuses ${polls.map((e) => e.status)}`,
-			);
-			return `${inserted.length} inserted downloads in ${withInserted.length} executions, each exactly once; ${counts.size} distinct downloads emitted in ${all.length} executions, none twice; baseline #${baseline.id} and older ones not emitted; ${polls.length} polls (activation + ${polls.length - 1} scheduled, one a minute)`;
-		},
+	await check('trigger exactly once across poll cycles (trigger-download-ready, live)', () =>
+		exactlyOnceAcrossCycles({ executions, inserted, baseline, seqBefore }),
 	);
 
 	// Alone, once the workflows are done: no `n8n execute` logs in meanwhile, so the token check
@@ -911,25 +1075,7 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	await credentialTest(srv);
 	const failedTools = await mcpChecks(srv);
 
-	await check('n8n server log has no errors', () => {
-		// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
-		const expected = failedTools.map((name) => `Error while executing Tool ${name}: `);
-		const errorLines = srv.logs().filter((l) => l.level === 'error');
-		const errors = errorLines.filter(
-			(l) => !expected.some((start) => String(l.message).startsWith(start)),
-		);
-		assert.deepEqual(
-			errors.map((l) => l.message),
-			[],
-			'error lines',
-		);
-		assert.equal(
-			errorLines.length,
-			failedTools.length,
-			'one error line per tool call made to fail',
-		);
-		return `${srv.logs().length} log lines, none at level error${failedTools.length ? ` but the ${failedTools.length} tool calls the MCP checks made fail` : ''}`;
-	});
+	await check('n8n server log has no errors', () => serverLogClean(srv, failedTools));
 	await srv.stop();
 	ctx.server = null;
 }
