@@ -82,13 +82,21 @@ if (N8N_FLAG > 0) process.env.WEX_N8N = process.argv[N8N_FLAG + 1];
 // helpers
 
 /** ms of a Postgres timestamp (`…47.487179+00:00`); JS dates hold milliseconds only. */
-const ms = (ts) => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
+const ms = (/** @type {unknown} */ ts) => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
 
+/**
+ * @param {string} file
+ * @returns {Json}
+ */
 function readJson(file) {
 	return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
 /** A download as every output carries it: expiry fields right, link an archive link. */
+/**
+ * @param {Json} d a download row as the node answered it
+ * @param {{ expired?: boolean, what?: string }} [options]
+ */
 function assertDownload(d, { expired = false, what = 'download' } = {}) {
 	assert.ok(Number.isInteger(d.id) && d.id > 0, `${what}: id ${d.id}`);
 	assert.equal(
@@ -108,6 +116,10 @@ function assertDownload(d, { expired = false, what = 'download' } = {}) {
 	);
 }
 
+/**
+ * @param {Item[]} items
+ * @param {string} what
+ */
 function assertPaired(items, what) {
 	items.forEach((item, index) =>
 		assert.deepEqual(
@@ -119,6 +131,11 @@ function assertPaired(items, what) {
 }
 
 /** Items (with binary and pairedItem) a node emitted; throws with the run's error if it did not run. */
+/**
+ * @param {RunResult} r
+ * @param {string} nodeName
+ * @returns {Item[]}
+ */
 function outputOf(r, nodeName) {
 	const items = r.items(nodeName, { withBinary: true });
 	if (!items)
@@ -128,35 +145,32 @@ function outputOf(r, nodeName) {
 	return items;
 }
 
-const jsonOf = (items) => items.map((i) => i.json);
+const jsonOf = (/** @type {Item[]} */ items) => items.map((i) => i.json);
 
 // ---------------------------------------------------------------------------------------------
 // the suite
 
 /**
- * What the suite started and found, for the steps and for `finish`.
- * @type {{
- *   emu: Emulator | null,
- *   uf: { userFolder: string, n8nDir: string, cleanup(): void } | null,
- *   env: import('./types').Env | null,
- *   packDir: string | null,
+ * What the suite started and found, for the steps and for `finish`. The steps run once main has
+ * set what they read; `finish` tests each field, as the suite may end before it was set.
+ * @typedef {{
+ *   emu: Emulator,
+ *   uf: { userFolder: string, n8nDir: string, cleanup(): void },
+ *   env: NodeJS.ProcessEnv,
+ *   packDir: string,
  *   server: { stop(): Promise<unknown> } | null,
  *   runs: { workflow: string, durationMs: number }[],
- *   seeds?: { expiredSeed: Json, validSeed: Json, seedOption: Json },
- *   credentials?: Json[],
- *   mcp?: boolean,
+ *   seeds: { expiredSeed: Json, validSeed: Json, seedOption: Json },
+ *   credentials: Json[],
+ *   mcp: boolean,
  *   credentialTestSeqs?: { from: number, to: number },
- * }}
+ * }} SuiteContext
  */
-const ctx = {
-	emu: null,
-	uf: null,
-	env: null,
-	packDir: null,
+const ctx = /** @type {SuiteContext} */ ({
 	server: null,
 	/** workflow runs with the good credential, in order: [{ workflow, durationMs }] */
-	runs: [],
-};
+	runs: /** @type {SuiteContext['runs']} */ ([]),
+});
 
 /**
  * n8n, the package, the emulator build: side by side; then the user folder with the package
@@ -165,7 +179,7 @@ const ctx = {
 async function prepare() {
 	// n8n, the package, the emulator build: side by side. Provisioning may be a cold install,
 	// or wait for the one .ci/run started in the background (provision.sh's lock).
-	let provisionMs;
+	let provisionMs = 0;
 	const [p, tarball] = await Promise.all([
 		n8n.provision().then((result) => ((provisionMs = Date.now() - started), result)),
 		n8n.packPackage(REPO),
@@ -198,17 +212,18 @@ function packageLoaded(loaded) {
 	assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
 	const ours = (loaded.byPackage[PACKAGE] || []).sort();
 	assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
-	const node = loaded.descriptions.find((d) => d.name === NODE_TYPE);
+	const node = loaded.descriptions.find((/** @type {Json} */ d) => d.name === NODE_TYPE);
 	// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
 	const ops = Object.fromEntries(
 		['option', 'job', 'download'].map((resource) => [
 			resource,
 			node.properties
 				.find(
-					(prop) => prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource,
+					(/** @type {Json} */ prop) =>
+						prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource,
 				)
-				.options.map((o) => o.value)
-				.filter((value) => value !== '__CUSTOM_API_CALL__'),
+				.options.map((/** @type {Json} */ o) => o.value)
+				.filter((/** @type {string} */ value) => value !== '__CUSTOM_API_CALL__'),
 		]),
 	);
 	const crud = ['create', 'delete', 'get', 'getAll', 'update'];
@@ -218,7 +233,7 @@ function packageLoaded(loaded) {
 		'operations per resource',
 	);
 	assert.deepEqual(
-		node.credentials.map((c) => c.name),
+		node.credentials.map((/** @type {Json} */ c) => c.name),
 		[CREDENTIAL_TYPE],
 	);
 	const count = Object.values(ops).flat().length;
@@ -291,6 +306,7 @@ async function importEverything(emu, n8nVersion) {
 		},
 	];
 	await n8n.importCredentials(ctx.credentials, { env: ctx.env });
+	/** @type {Record<string, Json>} */
 	const workflows = {};
 	for (const dir of ['examples', 'test/e2e/workflows']) {
 		for (const file of fs
@@ -454,10 +470,14 @@ function storedZip(binary, settings) {
 		.join(', ')}`;
 }
 
+/**
+ * @param {RunResult | null} r
+ * @param {Json} settings the emulator's settings
+ */
 async function jobExportAndDownload(r, settings) {
 	if (!r) return;
 	const { emu } = ctx;
-	let job;
+	/** @type {Json} */ let job;
 	await check('job.create + Wait for Completion (job-export-and-download)', async () => {
 		const items = outputOf(r, 'Export Website');
 		assert.equal(items.length, 1, 'items');
@@ -475,7 +495,7 @@ async function jobExportAndDownload(r, settings) {
 		assert.equal(stored && stored.job_id, job.id, 'the option is stored with the job id');
 		return `1 item, job #${job.id} status finished (files ${job.files}), option #${job.option.id} offline for job #${job.id}, download #${job.download.id} expires_at ${job.download.expires_at} = created_at + 24 h, is_expired false`;
 	});
-	let binary;
+	/** @type {Json} */ let binary;
 	await check('download.downloadArchive by ID (job-export-and-download)', () => {
 		const items = outputOf(r, 'Download Archive');
 		assert.equal(items.length, 1, 'items');
@@ -509,12 +529,14 @@ async function jobExportAndDownload(r, settings) {
 }
 
 /** Size of a binary: 2.x metadata has `bytes`; 1.x only a human-readable fileSize, so the stored file's size. */
+/** @param {Json} b a binary property */
 function bytesOf(b) {
 	if (typeof b.bytes === 'number') return b.bytes;
 	return fs.statSync(binaryFile(b.id)).size;
 }
 
 /** Where n8n's filesystem binary data mode keeps a file: <N8N_USER_FOLDER>/.n8n/storage/<id path>. */
+/** @param {string} id */
 function binaryFile(id) {
 	const rel = String(id).replace(/^filesystem(-v2)?:/, '');
 	for (const root of ['storage', 'binaryData']) {
@@ -526,10 +548,11 @@ function binaryFile(id) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function downloadListValid(r) {
 	if (!r) return;
 	const now = await ctx.emu.now();
-	let listed;
+	/** @type {Json} */ let listed;
 	await check('download.getAll, Only Valid Links (download-list-valid)', async () => {
 		const items = outputOf(r, 'Get Valid Download Links');
 		listed = jsonOf(items);
@@ -539,7 +562,7 @@ async function downloadListValid(r) {
 			.slice(0, 10)
 			.map((d) => d.id);
 		assert.deepEqual(
-			listed.map((d) => d.id),
+			listed.map((/** @type {Json} */ d) => d.id),
 			expected,
 			'the valid downloads, newest first',
 		);
@@ -548,7 +571,7 @@ async function downloadListValid(r) {
 		items.forEach((i) =>
 			assert.deepEqual(i.pairedItem, { item: 0 }, 'pairedItem of a Get Many item'),
 		);
-		return `${listed.length} items: downloads ${listed.map((d) => `#${d.id}`).join(', ')} (newest first), all is_expired false with expires_at = created_at + 24 h; expired #${ctx.seeds.expiredSeed.id} left out`;
+		return `${listed.length} items: downloads ${listed.map((/** @type {Json} */ d) => `#${d.id}`).join(', ')} (newest first), all is_expired false with expires_at = created_at + 24 h; expired #${ctx.seeds.expiredSeed.id} left out`;
 	});
 	if (!listed) return;
 	await check('download.downloadArchive by Link (download-list-valid)', () => {
@@ -568,9 +591,10 @@ async function downloadListValid(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function optionManage(r) {
 	if (!r) return;
-	let created;
+	/** @type {Json} */ let created;
 	await check('option.create (option-manage)', () => {
 		const items = outputOf(r, 'Create Option');
 		assert.equal(items.length, 1, 'items');
@@ -629,9 +653,10 @@ async function optionManage(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function jobManage(r) {
 	if (!r) return;
-	let job;
+	/** @type {Json} */ let job;
 	await check('job.create without waiting (job-manage)', () => {
 		const items = jsonOf(outputOf(r, 'Create Job'));
 		assert.equal(items.length, 1, 'items');
@@ -683,6 +708,7 @@ async function jobManage(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function downloadGet(r) {
 	if (!r) return;
 	const { validSeed, expiredSeed } = ctx.seeds;
@@ -703,6 +729,7 @@ async function downloadGet(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function continueOnFail(r) {
 	if (!r) return;
 	await check('On Error: Continue, download.get of 3 items (continue-on-fail)', () => {
@@ -740,13 +767,14 @@ async function continueOnFail(r) {
 }
 
 /** n8n's own credential test (what Test / Save in the credential dialog calls) for a good login, a wrong password and an account without the plan. */
+/** @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n) */
 async function credentialTest(srv) {
 	await check(
 		'credential test in n8n tells a good login, a wrong password and no Business plan apart',
 		async () => {
 			const before = await ctx.emu.lastSeq();
 			// What the dialog sends: the credential's id (n8n checks access to it) and the form's data.
-			const test = async ({ id, name, type, data }) =>
+			const test = async (/** @type {Json} */ { id, name, type, data }) =>
 				srv.rest('POST', '/rest/credentials/test', { credentials: { id, name, type, data } });
 			const results = [];
 			for (const credential of ctx.credentials) results.push(await test(credential)); // one at a time, as a user would
@@ -773,6 +801,10 @@ async function credentialTest(srv) {
 }
 
 /** Issue 18: the MCP client against the published MCP workflows, once the rows are settled; resolves to the tools made to fail. */
+/**
+ * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @returns {Promise<string[]>}
+ */
 async function mcpChecks(srv) {
 	if (!ctx.mcp) return [];
 	return mcp
@@ -780,6 +812,7 @@ async function mcpChecks(srv) {
 		.catch((error) => (report(false, 'MCP', error.stack || String(error)), []));
 }
 
+/** @param {RunResult} r */
 async function badCredential(r) {
 	await check('wrong password gives a readable reason (bad-credential)', () => {
 		assert.equal(r.ok, false, 'the run must fail');
@@ -800,7 +833,7 @@ async function badCredential(r) {
 			!`${r.stdout}${r.stderr}`.includes(WRONG_PASSWORD),
 			'the password never appears in the output',
 		);
-		const description = String(r.error.description || '');
+		const description = String(r.error?.description || '');
 		assert.match(description, /credential/, `description: "${description}"`);
 		return `run status error at "List Jobs": "${message}" (${description}); the password appears nowhere in n8n's output`;
 	});
@@ -809,8 +842,9 @@ async function badCredential(r) {
 async function tokenCaching() {
 	await check('token caching across n8n processes (emulator request log)', async () => {
 		const log = await ctx.emu.log();
-		const { from, to } = ctx.credentialTestSeqs || {};
-		const byCredentialTest = (e) => from !== undefined && e.seq >= from && e.seq <= to;
+		const seqs = ctx.credentialTestSeqs;
+		const byCredentialTest = (/** @type {import('./types').LogEntry} */ e) =>
+			seqs !== undefined && e.seq >= seqs.from && e.seq <= seqs.to;
 		const tokens = log.filter((e) => e.kind === 'token' && !byCredentialTest(e));
 		const testLogins = log.filter((e) => e.kind === 'token' && byCredentialTest(e)).length;
 		const granted = tokens.filter((e) => e.status === 200);
@@ -837,6 +871,10 @@ async function tokenCaching() {
 let triggerSerial = 0;
 /** One finished job and its download per label, created now by the emulator's clock, in one statement. */
 /** `ageMs`: how long before now (by the emulator's clock) the jobs finished. */
+/**
+ * @param {string[]} labels
+ * @param {number} [ageMs]
+ */
 function insertTriggerDownloads(labels, ageMs = 0) {
 	return insertFinishedDownloads(ctx.emu, labels, {
 		email: 'trigger@e2e.example.com',
@@ -951,7 +989,9 @@ async function servesThePack(srv, readyMs) {
 		[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
 		'node types',
 	);
-	const cred = (await srv.credentialTypes()).find((c) => c.name === CREDENTIAL_TYPE);
+	const cred = (await srv.credentialTypes()).find(
+		(/** @type {Json} */ c) => c.name === CREDENTIAL_TYPE,
+	);
 	assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
 	for (const type of [NODE_TYPE, TRIGGER_TYPE])
 		assert.ok(
@@ -1006,12 +1046,12 @@ async function exactlyOnceAcrossCycles({ executions, inserted, baseline, seqBefo
 function serverLogClean(srv, failedTools) {
 	// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
 	const expected = failedTools.map((name) => `Error while executing Tool ${name}: `);
-	const errorLines = srv.logs().filter((l) => l.level === 'error');
+	const errorLines = srv.logs().filter((/** @type {Json} */ l) => l.level === 'error');
 	const errors = errorLines.filter(
-		(l) => !expected.some((start) => String(l.message).startsWith(start)),
+		(/** @type {Json} */ l) => !expected.some((start) => String(l.message).startsWith(start)),
 	);
 	assert.deepEqual(
-		errors.map((l) => l.message),
+		errors.map((/** @type {Json} */ l) => l.message),
 		[],
 		'error lines',
 	);
@@ -1019,6 +1059,14 @@ function serverLogClean(srv, failedTools) {
 	return `${srv.logs().length} log lines, none at level error${failedTools.length ? ` but the ${failedTools.length} tool calls the MCP checks made fail` : ''}`;
 }
 
+/**
+ * The trigger live in `n8n start`: the pack served, three poll cycles, each download once; then,
+ * with the workflows done, the credential test, the MCP checks and the server log.
+ * @param {Json} workflow
+ * @param {Json} baseline the download inserted before n8n started
+ * @param {number} seqBefore the emulator's last request before n8n started
+ * @param {Promise<unknown>} workflowsDone
+ */
 async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	const { emu } = ctx;
 	const t0 = Date.now();
@@ -1049,8 +1097,8 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 			notification: nodeJson(runData, 'Prepare Notification'),
 		}));
 	const batches = [['cycle-1'], ['cycle-2a', 'cycle-2b'], ['cycle-3']];
-	const inserted = [];
-	let previous = null;
+	const inserted = /** @type {Json[]} */ ([]);
+	let previous = /** @type {TriggerExecution | null} */ (null);
 	for (const [index, labels] of batches.entries()) {
 		const rows = await insertTriggerDownloads(labels);
 		inserted.push(...rows);

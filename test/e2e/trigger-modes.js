@@ -82,7 +82,7 @@ async function runTriggerModes({ emu, env, check, note, template, triggerWorkflo
  * }} ModeSuite
  * @typedef {{ key: string, name: string, env: import('./types').Env, restart: boolean }} Scenario
  * @typedef {{ status: string, ids: number[] }} Emission what one execution of the trigger emitted
- * @typedef {{ srv: import('./types').ExecutionSource & { stop(): Promise<void> }, emitted: Map<string, Emission> }} Live
+ * @typedef {{ srv: import('./types').ExecutionSource & { stop(): Promise<unknown> }, emitted: Map<string, Emission> }} Live
  *   the running `n8n start` (replaced on a restart) and the executions seen so far
  * @typedef {(label: string, ageMs?: number) => Promise<Json>} Finish
  */

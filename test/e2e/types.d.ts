@@ -1,6 +1,8 @@
 // The shapes the e2e suites pass between their modules, declared once so that a suite's JSDoc
 // can name them without importing a module (and what that module loads).
 
+import type { FaultSpec, LogEntry } from '../emulator/types';
+
 /**
  * A row, item or answer as JSON from the service or from n8n: untyped, read by the assertions
  * that check it.
@@ -9,16 +11,7 @@
 export type Json = any;
 
 /** One request the emulator received (GET /__emulator/log). */
-export interface LogEntry {
-	seq: number;
-	at: number;
-	method: string;
-	path: string;
-	query: string;
-	status: number;
-	kind: string;
-	table?: string;
-}
+export type { LogEntry };
 
 /** A login of the emulator's GoTrue. */
 export interface EmulatorUser {
@@ -35,17 +28,6 @@ export interface EmulatorHealth {
 	freeUser: EmulatorUser;
 }
 
-/** A fault the emulator applies to matching requests (POST /__emulator/faults). */
-export interface EmulatorFault {
-	match: { method?: string; path?: string; pathRegex?: string };
-	status?: number;
-	body?: Json;
-	applyAfterHandling?: boolean;
-	reset?: boolean;
-	times?: number;
-	delayMs?: number;
-}
-
 /** The running emulator, driven through its control API (test/e2e/emulator.js). */
 export interface Emulator {
 	baseUrl: string;
@@ -59,7 +41,7 @@ export interface Emulator {
 	rows(table: string): Promise<Json[]>;
 	settings(): Promise<Json>;
 	patchSettings(patch: Json): Promise<Json>;
-	fault(spec: EmulatorFault): Promise<Json>;
+	fault(spec: FaultSpec): Promise<Json>;
 	clearFaults(): Promise<Json>;
 	advanceClock(ms: number): Promise<Json>;
 	log(): Promise<LogEntry[]>;
@@ -70,7 +52,7 @@ export interface Emulator {
 /** An n8n item as `n8n execute` printed it. */
 export interface Item {
 	json: Json;
-	binary?: Record<string, Json>;
+	binary?: Json;
 	pairedItem?: Json;
 }
 
@@ -78,9 +60,13 @@ export interface Item {
 export interface RunResult {
 	ok: boolean;
 	status: string;
-	error: { message: string } | null;
+	error: { message: string; description?: string } | null;
 	lastNode?: string;
 	durationMs: number;
+	signal?: string | null;
+	run?: Json;
+	stdout: string;
+	stderr: string;
 	items(nodeName: string, options?: { withBinary?: boolean }): Item[] | null | undefined;
 }
 
