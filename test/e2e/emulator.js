@@ -8,16 +8,24 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 
 const { getFreePort, httpRequest, sleep } = require('../../scripts/n8n/lib');
+const { REPO } = require('./suite');
 
-const REPO = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO, '.build/test/emulator/cli.js');
 
+/** @typedef {import('./types').Emulator} Emulator */
+/** @typedef {import('./types').EmulatorHealth} EmulatorHealth */
+
+/** @type {Set<import('node:child_process').ChildProcess>} */
 const running = new Set();
 process.on('exit', () => {
 	for (const child of running) child.kill('SIGKILL');
 });
 
-/** Starts the emulator on a free port; resolves once /__emulator/health answers. */
+/**
+ * Starts the emulator on a free port; resolves once /__emulator/health answers.
+ * @param {{ jobMs?: number, readyTimeoutMs?: number }} [options]
+ * @returns {Promise<Emulator>}
+ */
 async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {}) {
 	let lastError;
 	// getFreePort() closes its probe before the emulator binds: another process may take the
@@ -36,7 +44,9 @@ async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {
 		let output = '';
 		child.stdout.on('data', (d) => (output += d));
 		child.stderr.on('data', (d) => (output += d));
+		/** @type {{ code: number | null, signal: NodeJS.Signals | null } | null} */
 		let exited = null;
+		/** @type {Promise<unknown>} */
 		const exitPromise = new Promise((resolve) =>
 			child.on('exit', (code, signal) => {
 				exited = { code, signal };
@@ -64,13 +74,29 @@ async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {
 	throw lastError;
 }
 
+/**
+ * The control API of a started emulator.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {Promise<unknown>} exitPromise settles when the child has exited
+ * @param {EmulatorHealth} health
+ * @param {() => string} output what the emulator printed so far
+ * @returns {Emulator}
+ */
 function handle(child, exitPromise, health, output) {
+	/**
+	 * @param {string} method
+	 * @param {string} p
+	 * @param {unknown} [body]
+	 * @returns {Promise<import('./types').Json>} the answer's JSON
+	 */
 	const call = async (method, p, body) => {
 		const res = await httpRequest(method, health.baseUrl + p, { body, timeoutMs: 15000 });
 		if (res.status < 200 || res.status >= 300)
 			throw new Error(`emulator ${method} ${p} → ${res.status} ${res.text.slice(0, 500)}`);
 		return res.json;
 	};
+	/** @returns {Promise<import('./types').LogEntry[]>} */
+	const log = async () => (await call('GET', '/__emulator/log')).log;
 	return {
 		baseUrl: health.baseUrl,
 		apiKey: health.apiKey,
@@ -93,10 +119,9 @@ function handle(child, exitPromise, health, output) {
 		clearFaults: () => call('DELETE', '/__emulator/faults'),
 		advanceClock: (ms) => call('POST', '/__emulator/clock', { advanceMs: ms }),
 		/** Every request the service received, in order: { seq, at, method, path, query, status, kind, table }. */
-		log: async () => (await call('GET', '/__emulator/log')).log,
+		log,
 		/** The seq of the newest request logged (0 before any): what came later has a greater one. */
-		lastSeq: async () =>
-			(await call('GET', '/__emulator/log')).log.reduce((max, e) => Math.max(max, e.seq), 0),
+		lastSeq: async () => (await log()).reduce((max, e) => Math.max(max, e.seq), 0),
 		async stop() {
 			if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 			const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -106,21 +131,8 @@ function handle(child, exitPromise, health, output) {
 	};
 }
 
-const asArray = (body) => (Array.isArray(body) ? body : (body && body.rows) || []);
+/** Rows of an answer: the answer itself when it is an array, else its `rows`. */
+const asArray = (/** @type {import('./types').Json} */ body) =>
+	Array.isArray(body) ? body : (body && body.rows) || [];
 
-const safeDecode = (s) => {
-	try {
-		return decodeURIComponent(s);
-	} catch {
-		return s;
-	}
-};
-
-/** Whether a request-log entry is a trigger poll: downloads in ascending (created_at, id) order — no operation asks for that. */
-const isTriggerPoll = (e) =>
-	e.kind === 'rest' &&
-	e.table === 'downloads' &&
-	e.method === 'GET' &&
-	/(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query));
-
-module.exports = { startEmulatorProcess, isTriggerPoll };
+module.exports = { startEmulatorProcess };

@@ -29,14 +29,39 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const n8n = require('../../scripts/n8n/lib');
-const { isTriggerPoll, startEmulatorProcess } = require('./emulator');
-const { check, counts, elapsed, note, report, runNpm, runSuite, started } = require('./suite');
+const { startEmulatorProcess } = require('./emulator');
+const {
+	collectFinishedExecutions,
+	countIds,
+	insertFinishedDownloads,
+	isTriggerPoll,
+	iso,
+	nodeJson,
+	waitForTriggerPoll,
+} = require('./trigger-runs');
+const {
+	REPO,
+	check,
+	counts,
+	elapsed,
+	isN8n1,
+	note,
+	report,
+	runNpm,
+	runSuite,
+	seconds,
+	started,
+} = require('./suite');
 const { inspectZip } = require('./zip');
 const adverse = require('./adverse');
 const mcp = require('./mcp');
 const { runTriggerModes } = require('./trigger-modes');
 
-const REPO = path.resolve(__dirname, '../..');
+/** @typedef {import('./types').Json} Json */
+/** @typedef {import('./types').Emulator} Emulator */
+/** @typedef {import('./types').RunResult} RunResult */
+/** @typedef {import('./types').Item} Item */
+
 const PACKAGE = 'n8n-nodes-website-export';
 const NODE_TYPE = `${PACKAGE}.websiteExport`;
 const TRIGGER_TYPE = `${PACKAGE}.websiteExportTrigger`;
@@ -57,15 +82,21 @@ if (N8N_FLAG > 0) process.env.WEX_N8N = process.argv[N8N_FLAG + 1];
 // helpers
 
 /** ms of a Postgres timestamp (`…47.487179+00:00`); JS dates hold milliseconds only. */
-const ms = (ts) => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
-const iso = (t) => new Date(t).toISOString();
-const seconds = (t) => `${(t / 1000).toFixed(1)} s`;
+const ms = (/** @type {unknown} */ ts) => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
 
+/**
+ * @param {string} file
+ * @returns {Json}
+ */
 function readJson(file) {
 	return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
 /** A download as every output carries it: expiry fields right, link an archive link. */
+/**
+ * @param {Json} d a download row as the node answered it
+ * @param {{ expired?: boolean, what?: string }} [options]
+ */
 function assertDownload(d, { expired = false, what = 'download' } = {}) {
 	assert.ok(Number.isInteger(d.id) && d.id > 0, `${what}: id ${d.id}`);
 	assert.equal(
@@ -85,6 +116,10 @@ function assertDownload(d, { expired = false, what = 'download' } = {}) {
 	);
 }
 
+/**
+ * @param {Item[]} items
+ * @param {string} what
+ */
 function assertPaired(items, what) {
 	items.forEach((item, index) =>
 		assert.deepEqual(
@@ -96,6 +131,11 @@ function assertPaired(items, what) {
 }
 
 /** Items (with binary and pairedItem) a node emitted; throws with the run's error if it did not run. */
+/**
+ * @param {RunResult} r
+ * @param {string} nodeName
+ * @returns {Item[]}
+ */
 function outputOf(r, nodeName) {
 	const items = r.items(nodeName, { withBinary: true });
 	if (!items)
@@ -105,25 +145,41 @@ function outputOf(r, nodeName) {
 	return items;
 }
 
-const jsonOf = (items) => items.map((i) => i.json);
+const jsonOf = (/** @type {Item[]} */ items) => items.map((i) => i.json);
 
 // ---------------------------------------------------------------------------------------------
 // the suite
 
-const ctx = {
-	emu: null,
-	uf: null,
-	env: null,
-	packDir: null,
+/**
+ * What the suite started and found, for the steps and for `finish`. The steps run once main has
+ * set what they read; `finish` tests each field, as the suite may end before it was set.
+ * @typedef {{
+ *   emu: Emulator,
+ *   uf: { userFolder: string, n8nDir: string, cleanup(): void },
+ *   env: NodeJS.ProcessEnv,
+ *   packDir: string,
+ *   server: { stop(): Promise<unknown> } | null,
+ *   runs: { workflow: string, durationMs: number }[],
+ *   seeds: { expiredSeed: Json, validSeed: Json, seedOption: Json },
+ *   credentials: Json[],
+ *   mcp: boolean,
+ *   credentialTestSeqs?: { from: number, to: number },
+ * }} SuiteContext
+ */
+const ctx = /** @type {SuiteContext} */ ({
 	server: null,
 	/** workflow runs with the good credential, in order: [{ workflow, durationMs }] */
-	runs: [],
-};
+	runs: /** @type {SuiteContext['runs']} */ ([]),
+});
 
-async function main() {
-	// 1. n8n, the package, the emulator build: side by side. Provisioning may be a cold install,
+/**
+ * n8n, the package, the emulator build: side by side; then the user folder with the package
+ * installed. Resolves to the provisioned n8n.
+ */
+async function prepare() {
+	// n8n, the package, the emulator build: side by side. Provisioning may be a cold install,
 	// or wait for the one .ci/run started in the background (provision.sh's lock).
-	let provisionMs;
+	let provisionMs = 0;
 	const [p, tarball] = await Promise.all([
 		n8n.provision().then((result) => ((provisionMs = Date.now() - started), result)),
 		n8n.packPackage(REPO),
@@ -145,52 +201,50 @@ async function main() {
 	note(
 		`n8n ${p.n8nVersion} on Node ${p.nodeVersion} (provisioned in ${seconds(provisionMs)}); ${path.basename(tarball)} built, packed and installed in ${ctx.uf.userFolder} (${elapsed()})`,
 	);
+	return p;
+}
 
-	const [loaded, emu] = await Promise.all([
-		n8n.listLoadedNodeTypes({ env: ctx.env }),
-		startEmulatorProcess({ jobMs: JOB_MS }),
-	]);
-	ctx.emu = emu;
-	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only
-	// for start/execute/worker/webhook): there the check is done by "n8n start serves the pack".
-	if (/^1\./.test(p.n8nVersion))
-		note(
-			'n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)',
-		);
-	else
-		await check('package loaded by n8n (export:nodes)', () => {
-			assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
-			const ours = (loaded.byPackage[PACKAGE] || []).sort();
-			assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
-			const node = loaded.descriptions.find((d) => d.name === NODE_TYPE);
-			// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
-			const ops = Object.fromEntries(
-				['option', 'job', 'download'].map((resource) => [
-					resource,
-					node.properties
-						.find(
-							(prop) =>
-								prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource,
-						)
-						.options.map((o) => o.value)
-						.filter((value) => value !== '__CUSTOM_API_CALL__'),
-				]),
-			);
-			const crud = ['create', 'delete', 'get', 'getAll', 'update'];
-			assert.deepEqual(
-				ops,
-				{ option: crud, job: crud, download: ['downloadArchive', 'get', 'getAll'] },
-				'operations per resource',
-			);
-			assert.deepEqual(
-				node.credentials.map((c) => c.name),
-				[CREDENTIAL_TYPE],
-			);
-			const count = Object.values(ops).flat().length;
-			return `${ours.join(', ')} (the tool variant n8n derives for AI agents); no failed packages; ${count} operations (option ${ops.option.length}, job ${ops.job.length}, download ${ops.download.length}); credential ${CREDENTIAL_TYPE}`;
-		});
+/**
+ * The export:nodes check: our three node types, their operations and credential; returns the details.
+ * @param {Json} loaded what scripts/n8n/lib.js's listLoadedNodeTypes resolved to
+ */
+function packageLoaded(loaded) {
+	assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
+	const ours = (loaded.byPackage[PACKAGE] || []).sort();
+	assert.deepEqual(ours, [NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE], `node types of ${PACKAGE}`);
+	const node = loaded.descriptions.find((/** @type {Json} */ d) => d.name === NODE_TYPE);
+	// n8n adds its own "Custom API Call" entry (__CUSTOM_API_CALL__) to every operation list.
+	const ops = Object.fromEntries(
+		['option', 'job', 'download'].map((resource) => [
+			resource,
+			node.properties
+				.find(
+					(/** @type {Json} */ prop) =>
+						prop.name === 'operation' && prop.displayOptions.show.resource[0] === resource,
+				)
+				.options.map((/** @type {Json} */ o) => o.value)
+				.filter((/** @type {string} */ value) => value !== '__CUSTOM_API_CALL__'),
+		]),
+	);
+	const crud = ['create', 'delete', 'get', 'getAll', 'update'];
+	assert.deepEqual(
+		ops,
+		{ option: crud, job: crud, download: ['downloadArchive', 'get', 'getAll'] },
+		'operations per resource',
+	);
+	assert.deepEqual(
+		node.credentials.map((/** @type {Json} */ c) => c.name),
+		[CREDENTIAL_TYPE],
+	);
+	const count = Object.values(ops).flat().length;
+	return `${ours.join(', ')} (the tool variant n8n derives for AI agents); no failed packages; ${count} operations (option ${ops.option.length}, job ${ops.job.length}, download ${ops.download.length}); credential ${CREDENTIAL_TYPE}`;
+}
 
-	// 2. seed rows, import credentials and workflows, publish the trigger
+/**
+ * Seed rows: an expired and a valid download (with their jobs) and an option, in ctx.seeds.
+ * @param {Emulator} emu
+ */
+async function seedRows(emu) {
 	const now = await emu.now();
 	await emu.insert('jobs', [
 		{
@@ -218,7 +272,16 @@ async function main() {
 		{ mode: 'absolute', replace_url: 'https://seed-mirror.e2e.example.com' },
 	]);
 	ctx.seeds = { expiredSeed, validSeed, seedOption };
+}
 
+/**
+ * Imports the credentials (good, wrong password, no Business plan) and every workflow, publishes
+ * the trigger (and the MCP server workflows where n8n has them); resolves to the workflows by name.
+ * @param {Emulator} emu
+ * @param {string} n8nVersion
+ * @returns {Promise<Record<string, Json>>}
+ */
+async function importEverything(emu, n8nVersion) {
 	const [template] = readJson(path.join(REPO, 'examples/credentials/website-export-emulator.json'));
 	const login = {
 		baseUrl: emu.baseUrl,
@@ -243,6 +306,7 @@ async function main() {
 		},
 	];
 	await n8n.importCredentials(ctx.credentials, { env: ctx.env });
+	/** @type {Record<string, Json>} */
 	const workflows = {};
 	for (const dir of ['examples', 'test/e2e/workflows']) {
 		for (const file of fs
@@ -259,9 +323,18 @@ async function main() {
 	ctx.mcp = await mcp.mcpSupported();
 	if (ctx.mcp) await mcp.publishMcpWorkflows(ctx.env);
 	note(
-		`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published${ctx.mcp ? ', MCP server workflows published' : `; n8n ${p.n8nVersion} has no MCP Server Trigger: no MCP checks`} (${elapsed()})`,
+		`emulator ${emu.baseUrl} (jobs take ${JOB_MS} ms); imported ${ctx.credentials.length} credentials and ${Object.keys(workflows).length} workflows (${Object.keys(workflows).join(', ')}); trigger published${ctx.mcp ? ', MCP server workflows published' : `; n8n ${n8nVersion} has no MCP Server Trigger: no MCP checks`} (${elapsed()})`,
 	);
+	return workflows;
+}
 
+/**
+ * `execute(name)` runs a workflow by its file name; `runGood(name)` also counts the run in
+ * ctx.runs and resolves to null (after a FAIL line) when the run failed.
+ * @param {Record<string, Json>} workflows
+ */
+function workflowRunners(workflows) {
+	/** @param {string} name */
 	const execute = async (name) => {
 		const r = await n8n.executeWorkflow(workflows[name].id, { env: ctx.env });
 		if (r.signal)
@@ -270,7 +343,10 @@ async function main() {
 			);
 		return r;
 	};
-	/** Runs a workflow with the good credential; null (after a FAIL line) when the run failed. */
+	/**
+	 * Runs a workflow with the good credential; null (after a FAIL line) when the run failed.
+	 * @param {string} name
+	 */
 	const runGood = async (name) => {
 		const r = await execute(name);
 		ctx.runs.push({ workflow: name, durationMs: r.durationMs });
@@ -285,16 +361,20 @@ async function main() {
 		return r;
 	};
 
-	// 3a. Before the server: these two read the whole downloads table, which the trigger part fills.
-	const settings = await emu.settings();
-	await jobExportAndDownload(await runGood('job-export-and-download'), settings);
-	await downloadListValid(await runGood('download-list-valid'));
+	return { execute, runGood };
+}
 
+/**
+ * The trigger live and the other workflows side by side.
+ * @param {Record<string, Json>} workflows
+ * @param {ReturnType<typeof workflowRunners>} runners
+ */
+async function triggerBesideWorkflows(workflows, { execute, runGood }) {
 	// 3b/4. The trigger (about 3 minutes: n8n polls at most once a minute) and the other
 	// workflows side by side. The baseline download goes in before n8n starts.
 	// Older than a poll without state looks back (one poll interval + 10 min): the baseline.
 	const [baseline] = await insertTriggerDownloads(['baseline'], 30 * 60_000);
-	const seqBefore = await emu.lastSeq();
+	const seqBefore = await ctx.emu.lastSeq();
 	const workflowsDone = (async () => {
 		await optionManage(await runGood('option-manage'));
 		await jobManage(await runGood('job-manage'));
@@ -308,6 +388,37 @@ async function main() {
 		),
 		workflowsDone,
 	]);
+}
+
+async function main() {
+	// 1. n8n and the package
+	const p = await prepare();
+
+	const [loaded, emu] = await Promise.all([
+		n8n.listLoadedNodeTypes({ env: ctx.env }),
+		startEmulatorProcess({ jobMs: JOB_MS }),
+	]);
+	ctx.emu = emu;
+	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only
+	// for start/execute/worker/webhook): there the check is done by "n8n start serves the pack".
+	if (isN8n1(p.n8nVersion))
+		note(
+			'n8n 1.x: export:nodes does not load community packages; skipped the export:nodes check (the server check below covers loading)',
+		);
+	else await check('package loaded by n8n (export:nodes)', () => packageLoaded(loaded));
+
+	// 2. seed rows, import credentials and workflows, publish the trigger
+	await seedRows(emu);
+	const workflows = await importEverything(emu, p.n8nVersion);
+
+	const { execute, runGood } = workflowRunners(workflows);
+
+	// 3a. Before the server: these two read the whole downloads table, which the trigger part fills.
+	const settings = await emu.settings();
+	await jobExportAndDownload(await runGood('job-export-and-download'), settings);
+	await downloadListValid(await runGood('download-list-valid'));
+
+	await triggerBesideWorkflows(workflows, { execute, runGood });
 
 	await tokenCaching();
 
@@ -322,7 +433,7 @@ async function main() {
 
 	// 6. The trigger in n8n's other modes and across a restart (issue 10), a scenario at a time.
 	// The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither (nor unpublish).
-	if (/^1\./.test(p.n8nVersion)) {
+	if (isN8n1(p.n8nVersion)) {
 		note(
 			`n8n ${p.n8nVersion}: no task scheduler or durable poll cursors; the trigger's mode scenarios run on 2.x only`,
 		);
@@ -341,10 +452,32 @@ async function main() {
 // ---------------------------------------------------------------------------------------------
 // workflow checks
 
+/**
+ * The archive n8n stored (filesystem mode) is the ZIP the service served; returns the details.
+ * @param {Json} binary the item's binary property
+ * @param {Json} settings the emulator's settings
+ */
+function storedZip(binary, settings) {
+	const file = binaryFile(binary.id);
+	const buf = fs.readFileSync(file);
+	assert.equal(buf.length, bytesOf(binary), `size of ${file}`);
+	const zip = inspectZip(buf);
+	const names = zip.entries.map((e) => e.name);
+	assert.deepEqual(names, ['index.html', 'payload.bin'], 'entries');
+	assert.equal(zip.entries[1].size, settings.archiveBytes, 'payload.bin size');
+	return `${path.relative(/** @type {NonNullable<typeof ctx.uf>} */ (ctx.uf).n8nDir, file)}: ${buf.length} bytes, PK signature, EOCD + central directory with ${zip.entries
+		.map((e) => `${e.name} (${e.size} B, CRC-32 ok)`)
+		.join(', ')}`;
+}
+
+/**
+ * @param {RunResult | null} r
+ * @param {Json} settings the emulator's settings
+ */
 async function jobExportAndDownload(r, settings) {
 	if (!r) return;
 	const { emu } = ctx;
-	let job;
+	/** @type {Json} */ let job;
 	await check('job.create + Wait for Completion (job-export-and-download)', async () => {
 		const items = outputOf(r, 'Export Website');
 		assert.equal(items.length, 1, 'items');
@@ -362,7 +495,7 @@ async function jobExportAndDownload(r, settings) {
 		assert.equal(stored && stored.job_id, job.id, 'the option is stored with the job id');
 		return `1 item, job #${job.id} status finished (files ${job.files}), option #${job.option.id} offline for job #${job.id}, download #${job.download.id} expires_at ${job.download.expires_at} = created_at + 24 h, is_expired false`;
 	});
-	let binary;
+	/** @type {Json} */ let binary;
 	await check('download.downloadArchive by ID (job-export-and-download)', () => {
 		const items = outputOf(r, 'Download Archive');
 		assert.equal(items.length, 1, 'items');
@@ -392,27 +525,18 @@ async function jobExportAndDownload(r, settings) {
 		return `1 item, binary "data": ${binary.mimeType}, ${binary.fileName}, ${bytesOf(binary)} bytes (${binary.fileSize}), json.fileSize ${json.fileSize}, ${binary.id.split(':')[0]}`;
 	});
 	if (!binary) return;
-	await check('archive stored by n8n is a valid ZIP', () => {
-		const file = binaryFile(binary.id);
-		const buf = fs.readFileSync(file);
-		assert.equal(buf.length, bytesOf(binary), `size of ${file}`);
-		const zip = inspectZip(buf);
-		const names = zip.entries.map((e) => e.name);
-		assert.deepEqual(names, ['index.html', 'payload.bin'], 'entries');
-		assert.equal(zip.entries[1].size, settings.archiveBytes, 'payload.bin size');
-		return `${path.relative(ctx.uf.n8nDir, file)}: ${buf.length} bytes, PK signature, EOCD + central directory with ${zip.entries
-			.map((e) => `${e.name} (${e.size} B, CRC-32 ok)`)
-			.join(', ')}`;
-	});
+	await check('archive stored by n8n is a valid ZIP', () => storedZip(binary, settings));
 }
 
 /** Size of a binary: 2.x metadata has `bytes`; 1.x only a human-readable fileSize, so the stored file's size. */
+/** @param {Json} b a binary property */
 function bytesOf(b) {
 	if (typeof b.bytes === 'number') return b.bytes;
 	return fs.statSync(binaryFile(b.id)).size;
 }
 
 /** Where n8n's filesystem binary data mode keeps a file: <N8N_USER_FOLDER>/.n8n/storage/<id path>. */
+/** @param {string} id */
 function binaryFile(id) {
 	const rel = String(id).replace(/^filesystem(-v2)?:/, '');
 	for (const root of ['storage', 'binaryData']) {
@@ -424,10 +548,11 @@ function binaryFile(id) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function downloadListValid(r) {
 	if (!r) return;
 	const now = await ctx.emu.now();
-	let listed;
+	/** @type {Json} */ let listed;
 	await check('download.getAll, Only Valid Links (download-list-valid)', async () => {
 		const items = outputOf(r, 'Get Valid Download Links');
 		listed = jsonOf(items);
@@ -437,7 +562,7 @@ async function downloadListValid(r) {
 			.slice(0, 10)
 			.map((d) => d.id);
 		assert.deepEqual(
-			listed.map((d) => d.id),
+			listed.map((/** @type {Json} */ d) => d.id),
 			expected,
 			'the valid downloads, newest first',
 		);
@@ -446,7 +571,7 @@ async function downloadListValid(r) {
 		items.forEach((i) =>
 			assert.deepEqual(i.pairedItem, { item: 0 }, 'pairedItem of a Get Many item'),
 		);
-		return `${listed.length} items: downloads ${listed.map((d) => `#${d.id}`).join(', ')} (newest first), all is_expired false with expires_at = created_at + 24 h; expired #${ctx.seeds.expiredSeed.id} left out`;
+		return `${listed.length} items: downloads ${listed.map((/** @type {Json} */ d) => `#${d.id}`).join(', ')} (newest first), all is_expired false with expires_at = created_at + 24 h; expired #${ctx.seeds.expiredSeed.id} left out`;
 	});
 	if (!listed) return;
 	await check('download.downloadArchive by Link (download-list-valid)', () => {
@@ -466,9 +591,10 @@ async function downloadListValid(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function optionManage(r) {
 	if (!r) return;
-	let created;
+	/** @type {Json} */ let created;
 	await check('option.create (option-manage)', () => {
 		const items = outputOf(r, 'Create Option');
 		assert.equal(items.length, 1, 'items');
@@ -527,9 +653,10 @@ async function optionManage(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function jobManage(r) {
 	if (!r) return;
-	let job;
+	/** @type {Json} */ let job;
 	await check('job.create without waiting (job-manage)', () => {
 		const items = jsonOf(outputOf(r, 'Create Job'));
 		assert.equal(items.length, 1, 'items');
@@ -581,6 +708,7 @@ async function jobManage(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function downloadGet(r) {
 	if (!r) return;
 	const { validSeed, expiredSeed } = ctx.seeds;
@@ -601,6 +729,7 @@ async function downloadGet(r) {
 	});
 }
 
+/** @param {RunResult | null} r */
 async function continueOnFail(r) {
 	if (!r) return;
 	await check('On Error: Continue, download.get of 3 items (continue-on-fail)', () => {
@@ -638,13 +767,14 @@ async function continueOnFail(r) {
 }
 
 /** n8n's own credential test (what Test / Save in the credential dialog calls) for a good login, a wrong password and an account without the plan. */
+/** @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n) */
 async function credentialTest(srv) {
 	await check(
 		'credential test in n8n tells a good login, a wrong password and no Business plan apart',
 		async () => {
 			const before = await ctx.emu.lastSeq();
 			// What the dialog sends: the credential's id (n8n checks access to it) and the form's data.
-			const test = async ({ id, name, type, data }) =>
+			const test = async (/** @type {Json} */ { id, name, type, data }) =>
 				srv.rest('POST', '/rest/credentials/test', { credentials: { id, name, type, data } });
 			const results = [];
 			for (const credential of ctx.credentials) results.push(await test(credential)); // one at a time, as a user would
@@ -671,6 +801,10 @@ async function credentialTest(srv) {
 }
 
 /** Issue 18: the MCP client against the published MCP workflows, once the rows are settled; resolves to the tools made to fail. */
+/**
+ * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @returns {Promise<string[]>}
+ */
 async function mcpChecks(srv) {
 	if (!ctx.mcp) return [];
 	return mcp
@@ -678,6 +812,7 @@ async function mcpChecks(srv) {
 		.catch((error) => (report(false, 'MCP', error.stack || String(error)), []));
 }
 
+/** @param {RunResult} r */
 async function badCredential(r) {
 	await check('wrong password gives a readable reason (bad-credential)', () => {
 		assert.equal(r.ok, false, 'the run must fail');
@@ -698,7 +833,7 @@ async function badCredential(r) {
 			!`${r.stdout}${r.stderr}`.includes(WRONG_PASSWORD),
 			'the password never appears in the output',
 		);
-		const description = String(r.error.description || '');
+		const description = String(r.error?.description || '');
 		assert.match(description, /credential/, `description: "${description}"`);
 		return `run status error at "List Jobs": "${message}" (${description}); the password appears nowhere in n8n's output`;
 	});
@@ -707,8 +842,9 @@ async function badCredential(r) {
 async function tokenCaching() {
 	await check('token caching across n8n processes (emulator request log)', async () => {
 		const log = await ctx.emu.log();
-		const { from, to } = ctx.credentialTestSeqs || {};
-		const byCredentialTest = (e) => from !== undefined && e.seq >= from && e.seq <= to;
+		const seqs = ctx.credentialTestSeqs;
+		const byCredentialTest = (/** @type {import('./types').LogEntry} */ e) =>
+			seqs !== undefined && e.seq >= seqs.from && e.seq <= seqs.to;
 		const tokens = log.filter((e) => e.kind === 'token' && !byCredentialTest(e));
 		const testLogins = log.filter((e) => e.kind === 'token' && byCredentialTest(e)).length;
 		const granted = tokens.filter((e) => e.status === 200);
@@ -735,183 +871,250 @@ async function tokenCaching() {
 let triggerSerial = 0;
 /** One finished job and its download per label, created now by the emulator's clock, in one statement. */
 /** `ageMs`: how long before now (by the emulator's clock) the jobs finished. */
-async function insertTriggerDownloads(labels, ageMs = 0) {
-	const now = (await ctx.emu.now()) - ageMs;
-	const jobs = await ctx.emu.insert(
-		'jobs',
-		labels.map((label) => ({
-			url: `https://${label}.trigger.e2e.example.com/`,
-			email: 'trigger@e2e.example.com',
-			status: 'finished',
-			files: 1 + ++triggerSerial,
-			created_at: iso(now - JOB_MS),
-		})),
-	);
-	return ctx.emu.insert(
-		'downloads',
-		jobs.map((job) => ({ job_id: job.id, created_at: iso(now) })),
-	);
+/**
+ * @param {string[]} labels
+ * @param {number} [ageMs]
+ */
+function insertTriggerDownloads(labels, ageMs = 0) {
+	return insertFinishedDownloads(ctx.emu, labels, {
+		email: 'trigger@e2e.example.com',
+		nextFiles: () => 1 + ++triggerSerial,
+		ageMs,
+		jobMs: JOB_MS,
+	});
 }
 
+/**
+ * One execution of the live trigger as the suite reads it.
+ * @typedef {{ id: string, mode: string, status: string, error: Json, items: Json[], notification: Json[] }} TriggerExecution
+ */
+
+/**
+ * The executions that emitted download `id`.
+ * @param {Map<string, TriggerExecution>} executions
+ * @param {number} id
+ */
+const containing = (executions, id) =>
+	[...executions.values()].filter((x) => x.items.some((d) => d.id === id));
+
+/**
+ * Waits until the trigger emitted every row of the batch, asserts that one successful execution,
+ * later than the previous cycle's, holds them all, and resolves to it.
+ * @param {{
+ *   rows: Json[],
+ *   labels: string[],
+ *   insertedAt: number,
+ *   executions: Map<string, TriggerExecution>,
+ *   collect: () => Promise<void>,
+ *   previous: TriggerExecution | null,
+ * }} cycle
+ * @returns {Promise<TriggerExecution>}
+ */
+async function pollCycle({ rows, labels, insertedAt, executions, collect, previous }) {
+	const until = insertedAt + TRIGGER_CYCLE_TIMEOUT_MS;
+	while (!rows.every((d) => containing(executions, d.id).length > 0)) {
+		if (Date.now() > until)
+			throw new Error(
+				`downloads ${rows.map((d) => `#${d.id}`).join(', ')} not emitted within ${TRIGGER_CYCLE_TIMEOUT_MS / 1000} s; executions so far: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`,
+			);
+		await n8n.sleep(1000);
+		await collect();
+	}
+	const execs = [...new Set(rows.flatMap((d) => containing(executions, d.id)))];
+	assert.equal(
+		execs.length,
+		1,
+		`one execution holds the whole batch (inserted in one statement): ${execs.map((x) => x.id)}`,
+	);
+	const [x] = execs;
+	assert.equal(x.mode, 'trigger', 'execution mode');
+	assert.equal(x.status, 'success', `execution status (${x.error && x.error.message})`);
+	if (previous) assert.notEqual(x.id, previous.id, 'a later poll than the previous cycle');
+	assertEmittedRows(x, rows, labels);
+	return x;
+}
+
+/**
+ * Each row as the trigger emitted it (with its job) and as Prepare Notification mapped it.
+ * @param {TriggerExecution} x
+ * @param {Json[]} rows
+ * @param {string[]} labels
+ */
+function assertEmittedRows(x, rows, labels) {
+	for (const row of rows) {
+		const item = x.items.find((d) => d.id === row.id);
+		assertDownload(item, { what: 'emitted download' });
+		assert.equal(item.job_id, row.job_id, 'job_id');
+		assert.equal(
+			item.job.url,
+			`https://${labels[rows.indexOf(row)]}.trigger.e2e.example.com/`,
+			'job.url (Include Job)',
+		);
+		assert.equal(item.job.status, 'finished', 'job.status');
+		const n = x.notification[x.items.indexOf(item)];
+		assert.deepEqual(
+			n,
+			{
+				site: item.job.url,
+				recipient: item.job.email,
+				downloadLink: item.download_link,
+				expiresAt: item.expires_at,
+				files: item.job.files,
+			},
+			'Prepare Notification item',
+		);
+	}
+}
+
+/**
+ * The details of a poll cycle that passed.
+ * @param {TriggerExecution} x
+ * @param {Json[]} rows
+ * @param {number} insertedAt
+ */
+function describeCycle(x, rows, insertedAt) {
+	const others = x.items.length - rows.length;
+	return `execution ${x.id} (mode trigger, success) ${seconds(Date.now() - insertedAt)} after the insert: ${rows.map((d) => `download #${d.id} (job ${d.job_id})`).join(', ')}${others ? ` + ${others} other new download(s) from the workflows running meanwhile` : ''}; each with job.url, expires_at = created_at + 24 h, is_expired false; Prepare Notification mapped ${x.notification.length} item(s)`;
+}
+
+/**
+ * The node and credential types n8n start serves over REST; returns the details.
+ * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @param {number} readyMs
+ */
+async function servesThePack(srv, readyMs) {
+	const nodeTypes = await srv.nodeTypes();
+	assert.deepEqual(
+		(nodeTypes.byPackage[PACKAGE] || []).sort(),
+		[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
+		'node types',
+	);
+	const cred = (await srv.credentialTypes()).find(
+		(/** @type {Json} */ c) => c.name === CREDENTIAL_TYPE,
+	);
+	assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
+	for (const type of [NODE_TYPE, TRIGGER_TYPE])
+		assert.ok(
+			cred.supportedNodes.includes(type),
+			`supportedNodes ${cred.supportedNodes} lacks ${type}`,
+		);
+	return `ready in ${seconds(readyMs)}; /types/nodes.json has the 3 node types, /types/credentials.json has ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`;
+}
+
+/**
+ * Every download the suite inserted was emitted exactly once, nothing older at all, over at least
+ * three executions, and every poll answered; returns the details.
+ * @param {{ executions: Map<string, TriggerExecution>, inserted: Json[], baseline: Json, seqBefore: number }} run
+ */
+async function exactlyOnceAcrossCycles({ executions, inserted, baseline, seqBefore }) {
+	const emu = /** @type {Emulator} */ (ctx.emu);
+	const seeds = /** @type {NonNullable<typeof ctx.seeds>} */ (ctx.seeds);
+	const all = [...executions.values()];
+	const counts = countIds(all.map((x) => x.items.map((d) => d.id)));
+	const twice = [...counts].filter(([, c]) => c > 1);
+	assert.deepEqual(twice, [], 'downloads emitted more than once');
+	for (const d of inserted)
+		assert.equal(
+			counts.get(d.id),
+			1,
+			`inserted download #${d.id} emitted ${counts.get(d.id) || 0} times`,
+		);
+	assert.ok(
+		!counts.has(baseline.id),
+		`baseline download #${baseline.id} (inserted before activation) was emitted`,
+	);
+	for (const seed of [seeds.validSeed, seeds.expiredSeed])
+		assert.ok(!counts.has(seed.id), `pre-existing download #${seed.id} was emitted`);
+	const withInserted = all.filter((x) => x.items.some((d) => inserted.some((i) => i.id === d.id)));
+	assert.ok(
+		withInserted.length >= 3,
+		`inserted downloads spread over ${withInserted.length} executions`,
+	);
+	const polls = (await emu.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
+	assert.ok(
+		polls.every((e) => e.status === 200 || e.status === 206),
+		`poll statuses ${polls.map((e) => e.status)}`,
+	);
+	return `${inserted.length} inserted downloads in ${withInserted.length} executions, each exactly once; ${counts.size} distinct downloads emitted in ${all.length} executions, none twice; baseline #${baseline.id} and older ones not emitted; ${polls.length} polls (activation + ${polls.length - 1} scheduled, one a minute)`;
+}
+
+/**
+ * The server logged no error but one per tool call the MCP checks made fail; returns the details.
+ * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @param {string[]} failedTools
+ */
+function serverLogClean(srv, failedTools) {
+	// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
+	const expected = failedTools.map((name) => `Error while executing Tool ${name}: `);
+	const errorLines = srv.logs().filter((/** @type {Json} */ l) => l.level === 'error');
+	const errors = errorLines.filter(
+		(/** @type {Json} */ l) => !expected.some((start) => String(l.message).startsWith(start)),
+	);
+	assert.deepEqual(
+		errors.map((/** @type {Json} */ l) => l.message),
+		[],
+		'error lines',
+	);
+	assert.equal(errorLines.length, failedTools.length, 'one error line per tool call made to fail');
+	return `${srv.logs().length} log lines, none at level error${failedTools.length ? ` but the ${failedTools.length} tool calls the MCP checks made fail` : ''}`;
+}
+
+/**
+ * The trigger live in `n8n start`: the pack served, three poll cycles, each download once; then,
+ * with the workflows done, the credential test, the MCP checks and the server log.
+ * @param {Json} workflow
+ * @param {Json} baseline the download inserted before n8n started
+ * @param {number} seqBefore the emulator's last request before n8n started
+ * @param {Promise<unknown>} workflowsDone
+ */
 async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	const { emu } = ctx;
 	const t0 = Date.now();
 	const srv = await n8n.startN8n({ env: ctx.env, timeoutMs: 180_000 });
 	ctx.server = srv;
 	const readyMs = Date.now() - t0;
-	await check('n8n start serves the pack (types over REST)', async () => {
-		const nodeTypes = await srv.nodeTypes();
-		assert.deepEqual(
-			(nodeTypes.byPackage[PACKAGE] || []).sort(),
-			[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
-			'node types',
-		);
-		const cred = (await srv.credentialTypes()).find((c) => c.name === CREDENTIAL_TYPE);
-		assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
-		for (const type of [NODE_TYPE, TRIGGER_TYPE])
-			assert.ok(
-				cred.supportedNodes.includes(type),
-				`supportedNodes ${cred.supportedNodes} lacks ${type}`,
-			);
-		return `ready in ${seconds(readyMs)}; /types/nodes.json has the 3 node types, /types/credentials.json has ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`;
-	});
+	await check('n8n start serves the pack (types over REST)', () => servesThePack(srv, readyMs));
 
 	// Activation polls once (the baseline): only after it may new downloads go in.
-	const deadline = Date.now() + 60_000;
-	let firstPoll;
-	while (!(firstPoll = (await emu.log()).find((e) => e.seq > seqBefore && isTriggerPoll(e)))) {
-		if (Date.now() > deadline)
-			throw new Error(
-				`no poll of the trigger reached the emulator within 60 s of n8n being ready; server log: ${srv.logFile}`,
-			);
-		await n8n.sleep(250);
-	}
+	const firstPoll = await waitForTriggerPoll(
+		emu,
+		seqBefore,
+		60_000,
+		`no poll of the trigger reached the emulator within 60 s of n8n being ready; server log: ${srv.logFile}`,
+	);
 	note(
 		`trigger active: baseline poll ${seconds(firstPoll.at - t0)} after n8n start (status ${firstPoll.status}); baseline download #${baseline.id} inserted before activation`,
 	);
 
 	const executions = new Map(); // id → { id, mode, status, startedAt, items, notification }
-	const collect = async () => {
-		for (const e of await srv.executions({ workflowId: workflow.id })) {
-			if (executions.has(e.id) || ['new', 'running', 'waiting'].includes(e.status)) continue;
-			const full = await srv.execution(e.id);
-			const runData = (full.data && full.data.resultData && full.data.resultData.runData) || {};
-			const out = (name) =>
-				(
-					(runData[name] &&
-						runData[name][0] &&
-						runData[name][0].data &&
-						runData[name][0].data.main[0]) ||
-					[]
-				).map((i) => i.json);
-			executions.set(e.id, {
-				id: e.id,
-				mode: full.mode,
-				status: full.status,
-				error: full.data && full.data.resultData && full.data.resultData.error,
-				items: out('Website Export Trigger'),
-				notification: out('Prepare Notification'),
-			});
-		}
-	};
-	const containing = (id) =>
-		[...executions.values()].filter((x) => x.items.some((d) => d.id === id));
-
+	const collect = () =>
+		collectFinishedExecutions(srv, workflow.id, executions, (full, runData, id) => ({
+			id,
+			mode: full.mode,
+			status: full.status,
+			error: full.data && full.data.resultData && full.data.resultData.error,
+			items: nodeJson(runData, 'Website Export Trigger'),
+			notification: nodeJson(runData, 'Prepare Notification'),
+		}));
 	const batches = [['cycle-1'], ['cycle-2a', 'cycle-2b'], ['cycle-3']];
-	const inserted = [];
-	let previous = null;
+	const inserted = /** @type {Json[]} */ ([]);
+	let previous = /** @type {TriggerExecution | null} */ (null);
 	for (const [index, labels] of batches.entries()) {
 		const rows = await insertTriggerDownloads(labels);
 		inserted.push(...rows);
 		const insertedAt = Date.now();
-		const ok = await check(
-			`trigger poll cycle ${index + 1} (trigger-download-ready, live)`,
-			async () => {
-				const until = insertedAt + TRIGGER_CYCLE_TIMEOUT_MS;
-				while (!rows.every((d) => containing(d.id).length > 0)) {
-					if (Date.now() > until)
-						throw new Error(
-							`downloads ${rows.map((d) => `#${d.id}`).join(', ')} not emitted within ${TRIGGER_CYCLE_TIMEOUT_MS / 1000} s; executions so far: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`,
-						);
-					await n8n.sleep(1000);
-					await collect();
-				}
-				const execs = [...new Set(rows.flatMap((d) => containing(d.id)))];
-				assert.equal(
-					execs.length,
-					1,
-					`one execution holds the whole batch (inserted in one statement): ${execs.map((x) => x.id)}`,
-				);
-				const [x] = execs;
-				assert.equal(x.mode, 'trigger', 'execution mode');
-				assert.equal(x.status, 'success', `execution status (${x.error && x.error.message})`);
-				if (previous) assert.notEqual(x.id, previous.id, 'a later poll than the previous cycle');
-				for (const row of rows) {
-					const item = x.items.find((d) => d.id === row.id);
-					assertDownload(item, { what: 'emitted download' });
-					assert.equal(item.job_id, row.job_id, 'job_id');
-					assert.equal(
-						item.job.url,
-						`https://${labels[rows.indexOf(row)]}.trigger.e2e.example.com/`,
-						'job.url (Include Job)',
-					);
-					assert.equal(item.job.status, 'finished', 'job.status');
-					const n = x.notification[x.items.indexOf(item)];
-					assert.deepEqual(
-						n,
-						{
-							site: item.job.url,
-							recipient: item.job.email,
-							downloadLink: item.download_link,
-							expiresAt: item.expires_at,
-							files: item.job.files,
-						},
-						'Prepare Notification item',
-					);
-				}
-				const others = x.items.length - rows.length;
+		const ok = await check(`trigger poll cycle ${index + 1} (trigger-download-ready, live)`, () =>
+			pollCycle({ rows, labels, insertedAt, executions, collect, previous }).then((x) => {
 				previous = x;
-				return `execution ${x.id} (mode trigger, success) ${seconds(Date.now() - insertedAt)} after the insert: ${rows.map((d) => `download #${d.id} (job ${d.job_id})`).join(', ')}${others ? ` + ${others} other new download(s) from the workflows running meanwhile` : ''}; each with job.url, expires_at = created_at + 24 h, is_expired false; Prepare Notification mapped ${x.notification.length} item(s)`;
-			},
+				return describeCycle(x, rows, insertedAt);
+			}),
 		);
 		if (!ok) break;
 	}
 
 	await collect();
-	await check(
-		'trigger exactly once across poll cycles (trigger-download-ready, live)',
-		async () => {
-			const all = [...executions.values()];
-			const counts = new Map();
-			for (const x of all) for (const d of x.items) counts.set(d.id, (counts.get(d.id) || 0) + 1);
-			const twice = [...counts].filter(([, c]) => c > 1);
-			assert.deepEqual(twice, [], 'downloads emitted more than once');
-			for (const d of inserted)
-				assert.equal(
-					counts.get(d.id),
-					1,
-					`inserted download #${d.id} emitted ${counts.get(d.id) || 0} times`,
-				);
-			assert.ok(
-				!counts.has(baseline.id),
-				`baseline download #${baseline.id} (inserted before activation) was emitted`,
-			);
-			for (const seed of [ctx.seeds.validSeed, ctx.seeds.expiredSeed])
-				assert.ok(!counts.has(seed.id), `pre-existing download #${seed.id} was emitted`);
-			const withInserted = all.filter((x) =>
-				x.items.some((d) => inserted.some((i) => i.id === d.id)),
-			);
-			assert.ok(
-				withInserted.length >= 3,
-				`inserted downloads spread over ${withInserted.length} executions`,
-			);
-			const polls = (await emu.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
-			assert.ok(
-				polls.every((e) => e.status === 200 || e.status === 206),
-				`poll statuses ${polls.map((e) => e.status)}`,
-			);
-			return `${inserted.length} inserted downloads in ${withInserted.length} executions, each exactly once; ${counts.size} distinct downloads emitted in ${all.length} executions, none twice; baseline #${baseline.id} and older ones not emitted; ${polls.length} polls (activation + ${polls.length - 1} scheduled, one a minute)`;
-		},
+	await check('trigger exactly once across poll cycles (trigger-download-ready, live)', () =>
+		exactlyOnceAcrossCycles({ executions, inserted, baseline, seqBefore }),
 	);
 
 	// Alone, once the workflows are done: no `n8n execute` logs in meanwhile, so the token check
@@ -920,25 +1123,7 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 	await credentialTest(srv);
 	const failedTools = await mcpChecks(srv);
 
-	await check('n8n server log has no errors', () => {
-		// n8n logs each tool call that failed at level error: the MCP checks made these fail on purpose.
-		const expected = failedTools.map((name) => `Error while executing Tool ${name}: `);
-		const errorLines = srv.logs().filter((l) => l.level === 'error');
-		const errors = errorLines.filter(
-			(l) => !expected.some((start) => String(l.message).startsWith(start)),
-		);
-		assert.deepEqual(
-			errors.map((l) => l.message),
-			[],
-			'error lines',
-		);
-		assert.equal(
-			errorLines.length,
-			failedTools.length,
-			'one error line per tool call made to fail',
-		);
-		return `${srv.logs().length} log lines, none at level error${failedTools.length ? ` but the ${failedTools.length} tool calls the MCP checks made fail` : ''}`;
-	});
+	await check('n8n server log has no errors', () => serverLogClean(srv, failedTools));
 	await srv.stop();
 	ctx.server = null;
 }

@@ -14,13 +14,29 @@ const counts = { passed: 0, failed: 0 };
 
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 
+/** A duration for a report line: `12.3 s`. */
+const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Whether an n8n version is a 1.x one (no MCP Server Trigger, no task scheduler, other env names). */
+const isN8n1 = (/** @type {string} */ n8nVersion) => /^1\./.test(n8nVersion);
+
+/**
+ * @param {boolean} ok
+ * @param {string} name
+ * @param {unknown} detail
+ */
 function report(ok, name, detail) {
 	if (ok) counts.passed++;
 	else counts.failed++;
 	console.log(`${ok ? 'ok  ' : 'FAIL '}${name}: ${String(detail).split('\n').join('\n      ')}`);
 }
 
-/** Runs fn (which throws on a failed expectation and returns the details), prints one line. */
+/**
+ * Runs fn (which throws on a failed expectation and returns the details), prints one line.
+ * @param {string} name
+ * @param {() => unknown} fn
+ * @returns {Promise<boolean>}
+ */
 async function check(name, fn) {
 	try {
 		report(true, name, await fn());
@@ -35,9 +51,13 @@ async function check(name, fn) {
 	}
 }
 
-const note = (text) => console.log(`--   ${text}`);
+const note = (/** @type {string} */ text) => console.log(`--   ${text}`);
 
-/** `npm <args>` in the repository; resolves to its output, rejects with the end of it. */
+/**
+ * `npm <args>` in the repository; resolves to its output, rejects with the end of it.
+ * @param {string[]} args
+ * @returns {Promise<string>}
+ */
 function runNpm(args) {
 	return new Promise((resolve, reject) => {
 		const child = spawn('npm', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -56,9 +76,13 @@ function runNpm(args) {
 /**
  * Runs `main`, then `finish` (which stops what the suite started) and the summary. Returns
  * `end(exitCode?)`, for a timer that gives up on a hung suite.
+ * @param {() => Promise<unknown>} main
+ * @param {{ finish: () => Promise<unknown>, summary?: () => string[] }} ending
+ * @returns {(exitCode?: number) => Promise<void>}
  */
 function runSuite(main, { finish, summary = () => [] }) {
 	let ending = false;
+	/** @param {number} [exitCode] */
 	const end = async (exitCode) => {
 		if (ending) return;
 		ending = true;
@@ -79,4 +103,16 @@ function runSuite(main, { finish, summary = () => [] }) {
 	return end;
 }
 
-module.exports = { REPO, started, counts, elapsed, report, check, note, runNpm, runSuite };
+module.exports = {
+	REPO,
+	started,
+	counts,
+	elapsed,
+	seconds,
+	isN8n1,
+	report,
+	check,
+	note,
+	runNpm,
+	runSuite,
+};

@@ -4,14 +4,21 @@
  * against the central directory. Throws an Error saying what is wrong; returns
  * { entries: [{ name, size, method, crcOk }] }.
  */
+
+/** @typedef {{ name: string, size: number, method: number, crcOk: boolean }} ZipEntry */
 const AdmZip = require('adm-zip');
 
+/**
+ * @param {Buffer} buf
+ * @returns {{ entries: ZipEntry[] }}
+ */
 function inspectZip(buf) {
 	if (buf.length < 4 || buf.readUInt32LE(0) !== 0x04034b50) {
 		throw new Error(
 			`does not start with the ZIP signature PK\\x03\\x04 (starts with ${buf.subarray(0, 4).toString('hex')})`,
 		);
 	}
+	/** @type {ZipEntry[]} */
 	const entries = [];
 	for (const entry of new AdmZip(buf).getEntries()) {
 		// getData() inflates the entry and throws when its CRC-32 does not match.
