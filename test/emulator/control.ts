@@ -44,13 +44,8 @@ async function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Prom
 			return jsonReply(200, { ok: true });
 		case 'GET /clock':
 			return jsonReply(200, { now: core.clock.now() });
-		case 'POST /clock': {
-			const body = jsonObject(req);
-			if (typeof body.advanceMs === 'number') await core.advanceClock(body.advanceMs);
-			else if (typeof body.setMs === 'number') await core.setClock(body.setMs);
-			else throw new Error('send { "advanceMs": n } or { "setMs": n }');
-			return jsonReply(200, { now: core.clock.now() });
-		}
+		case 'POST /clock':
+			return moveClock(req, core);
 		case 'PATCH /settings':
 			return jsonReply(200, core.updateSettings(jsonObject(req)));
 		case 'GET /settings':
@@ -66,29 +61,45 @@ async function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Prom
 		case 'DELETE /log':
 			core.log.clear();
 			return jsonReply(200, { ok: true });
-		case 'POST /users': {
-			const body = jsonObject(req);
-			if (typeof body.email !== 'string' || typeof body.password !== 'string')
-				throw new Error('send { email, password, plan? }');
-			return jsonReply(
-				201,
-				await core.addUser({
-					email: body.email,
-					password: body.password,
-					plan: body.plan as Plan | undefined,
-				}),
-			);
-		}
+		case 'POST /users':
+			return addUser(req, core);
 	}
 	if (rowsTable !== undefined && req.method === 'GET')
 		return jsonReply(200, await core.rows(rowsTable));
-	if (rowsTable !== undefined && req.method === 'POST') {
-		const body = jsonObject(req);
-		if (!Array.isArray(body.rows)) throw new Error('send { "rows": [...], "owner"?: email }');
-		const owner = typeof body.owner === 'string' ? body.owner : undefined;
-		return jsonReply(201, await core.insert(rowsTable, body.rows as object[], { owner }));
-	}
+	if (rowsTable !== undefined && req.method === 'POST') return insertRows(req, core, rowsTable);
 	throw new ControlError(404, `no control endpoint ${key}`);
+}
+
+/** POST /clock: advance the emulator's clock by, or set it to, a number of milliseconds. */
+async function moveClock(req: EmuRequest, core: EmulatorCore): Promise<Reply> {
+	const body = jsonObject(req);
+	if (typeof body.advanceMs === 'number') await core.advanceClock(body.advanceMs);
+	else if (typeof body.setMs === 'number') await core.setClock(body.setMs);
+	else throw new Error('send { "advanceMs": n } or { "setMs": n }');
+	return jsonReply(200, { now: core.clock.now() });
+}
+
+/** POST /users: an account with an email address, a password and optionally a plan. */
+async function addUser(req: EmuRequest, core: EmulatorCore): Promise<Reply> {
+	const body = jsonObject(req);
+	if (typeof body.email !== 'string' || typeof body.password !== 'string')
+		throw new Error('send { email, password, plan? }');
+	return jsonReply(
+		201,
+		await core.addUser({
+			email: body.email,
+			password: body.password,
+			plan: body.plan as Plan | undefined,
+		}),
+	);
+}
+
+/** POST /rows/<table>: rows written straight into a table, owned by the given user if any. */
+async function insertRows(req: EmuRequest, core: EmulatorCore, table: string): Promise<Reply> {
+	const body = jsonObject(req);
+	if (!Array.isArray(body.rows)) throw new Error('send { "rows": [...], "owner"?: email }');
+	const owner = typeof body.owner === 'string' ? body.owner : undefined;
+	return jsonReply(201, await core.insert(table, body.rows as object[], { owner }));
 }
 
 function jsonObject(req: EmuRequest): Record<string, unknown> {

@@ -81,74 +81,74 @@ export function handleAuth(req: EmuRequest, ctx: AuthContext): Reply {
 
 function token(req: EmuRequest, ctx: AuthContext): Reply {
 	const grantType = new URLSearchParams(req.query).get('grant_type') ?? '';
-	if (grantType === 'password') {
-		const params = jsonBody(req);
-		const email = typeof params.email === 'string' ? params.email : '';
-		const phone = typeof params.phone === 'string' ? params.phone : '';
-		if (email && phone) {
-			throw authError(
-				req,
-				400,
-				'validation_failed',
-				'Only an email address or phone number should be provided on login.',
-			);
-		}
-		if (phone) throw authError(req, 422, 'phone_provider_disabled', 'Phone logins are disabled');
-		if (!email) throw authError(req, 400, 'validation_failed', 'missing email or phone');
-		const account = ctx.accounts.findByEmail(email);
-		if (!account || account.password !== params.password) {
-			throw authError(req, 400, 'invalid_credentials', 'Invalid login credentials');
-		}
-		account.lastSignInMs = ctx.nowMs;
-		const { sessionId, refreshToken } = ctx.accounts.startSession(account.id);
-		return jsonReply(200, session(account, sessionId, refreshToken, ctx));
-	}
-	if (grantType === 'refresh_token') {
-		const params = jsonBody(req);
-		const refreshToken = typeof params.refresh_token === 'string' ? params.refresh_token : '';
-		if (
-			refreshToken.length < 12 ||
-			(refreshToken.length === 12 && !/^[a-z0-9]{12}$/.test(refreshToken))
-		) {
-			throw authError(req, 400, 'validation_failed', 'Refresh token is not valid');
-		}
-		const rotated = ctx.accounts.rotate(refreshToken);
-		const account = rotated.ok ? ctx.accounts.findById(rotated.userId) : undefined;
-		if (!rotated.ok && rotated.reason === 'already_used') {
-			throw authError(
-				req,
-				400,
-				'refresh_token_already_used',
-				'Invalid Refresh Token: Already Used',
-			);
-		}
-		if (!rotated.ok || !account) {
-			throw authError(
-				req,
-				400,
-				'refresh_token_not_found',
-				'Invalid Refresh Token: Refresh Token Not Found',
-			);
-		}
-		return jsonReply(200, session(account, rotated.sessionId, rotated.refreshToken, ctx));
-	}
+	if (grantType === 'password') return passwordGrant(req, ctx);
+	if (grantType === 'refresh_token') return refreshTokenGrant(req, ctx);
 	// GoTrue files an unknown grant type under invalid_credentials.
 	throw authError(req, 400, 'invalid_credentials', 'unsupported_grant_type');
+}
 
-	function jsonBody(r: EmuRequest): Record<string, unknown> {
-		try {
-			const parsed: unknown = JSON.parse(r.body.toString('utf8'));
-			return typeof parsed === 'object' && parsed !== null
-				? (parsed as Record<string, unknown>)
-				: {};
-		} catch (error) {
-			throw authError(
-				r,
-				400,
-				'bad_json',
-				`Could not parse request body as JSON: ${(error as Error).message}`,
-			);
-		}
+/** grant_type=password: an email address (phone logins are off) and its password start a session. */
+function passwordGrant(req: EmuRequest, ctx: AuthContext): Reply {
+	const params = jsonBody(req);
+	const email = typeof params.email === 'string' ? params.email : '';
+	const phone = typeof params.phone === 'string' ? params.phone : '';
+	if (email && phone) {
+		throw authError(
+			req,
+			400,
+			'validation_failed',
+			'Only an email address or phone number should be provided on login.',
+		);
+	}
+	if (phone) throw authError(req, 422, 'phone_provider_disabled', 'Phone logins are disabled');
+	if (!email) throw authError(req, 400, 'validation_failed', 'missing email or phone');
+	const account = ctx.accounts.findByEmail(email);
+	if (!account || account.password !== params.password) {
+		throw authError(req, 400, 'invalid_credentials', 'Invalid login credentials');
+	}
+	account.lastSignInMs = ctx.nowMs;
+	const { sessionId, refreshToken } = ctx.accounts.startSession(account.id);
+	return jsonReply(200, session(account, sessionId, refreshToken, ctx));
+}
+
+/** grant_type=refresh_token: a refresh token is used once, and rotated into a new session token. */
+function refreshTokenGrant(req: EmuRequest, ctx: AuthContext): Reply {
+	const params = jsonBody(req);
+	const refreshToken = typeof params.refresh_token === 'string' ? params.refresh_token : '';
+	if (
+		refreshToken.length < 12 ||
+		(refreshToken.length === 12 && !/^[a-z0-9]{12}$/.test(refreshToken))
+	) {
+		throw authError(req, 400, 'validation_failed', 'Refresh token is not valid');
+	}
+	const rotated = ctx.accounts.rotate(refreshToken);
+	const account = rotated.ok ? ctx.accounts.findById(rotated.userId) : undefined;
+	if (!rotated.ok && rotated.reason === 'already_used') {
+		throw authError(req, 400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+	}
+	if (!rotated.ok || !account) {
+		throw authError(
+			req,
+			400,
+			'refresh_token_not_found',
+			'Invalid Refresh Token: Refresh Token Not Found',
+		);
+	}
+	return jsonReply(200, session(account, rotated.sessionId, rotated.refreshToken, ctx));
+}
+
+/** The request's JSON object body (anything else counts as empty); unparsable JSON is GoTrue's bad_json. */
+function jsonBody(req: EmuRequest): Record<string, unknown> {
+	try {
+		const parsed: unknown = JSON.parse(req.body.toString('utf8'));
+		return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+	} catch (error) {
+		throw authError(
+			req,
+			400,
+			'bad_json',
+			`Could not parse request body as JSON: ${(error as Error).message}`,
+		);
 	}
 }
 

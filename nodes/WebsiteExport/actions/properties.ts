@@ -11,34 +11,14 @@ export function selectByProperties(
 	noun: string,
 	fields: Array<{ name: string; value: string }>,
 ): INodeProperties[] {
-	const defaultField = fields[0].value;
-	// Same name and value 'id' in both versions, so stored workflows keep their choice; in version 2
-	// that choice is a locator (From List, By ID, By URL), not just an ID.
-	const selectBy = (
-		idChoice: { name: string; description: string },
-		versions: IDisplayOptions['show'],
-	): INodeProperties => ({
-		displayName: 'Select By',
-		name: 'selectBy',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{ name: idChoice.name, value: 'id', description: idChoice.description },
-			{
-				name: 'Another Field',
-				value: 'field',
-				description: `A field whose value identifies one ${noun}`,
-			},
-		],
-		default: 'id',
-		displayOptions: { show: versions },
-	});
 	return [
-		selectBy(
+		selectByOption(
+			noun,
 			{ name: 'ID', description: `The ${noun}'s ID, as listed by Get Many` },
 			ONLY_VERSION_1,
 		),
-		selectBy(
+		selectByOption(
+			noun,
 			{
 				name: 'Record',
 				description: `The ${noun} picked from the list, by ID${noun === 'job' ? ' or by URL' : ''}`,
@@ -56,6 +36,44 @@ export function selectByProperties(
 			displayOptions: { show: { selectBy: ['id'], ...ONLY_VERSION_1 } },
 		},
 		recordLocatorProperty(noun, 'recordId', { selectBy: ['id'] }),
+		...selectByFieldProperties(noun, fields),
+	];
+}
+
+/**
+ * The "Select By" choice itself. Same name and value 'id' in both versions, so stored workflows
+ * keep their choice; in version 2 that choice is a locator (From List, By ID, By URL), not just an ID.
+ */
+function selectByOption(
+	noun: string,
+	idChoice: { name: string; description: string },
+	versions: IDisplayOptions['show'],
+): INodeProperties {
+	return {
+		displayName: 'Select By',
+		name: 'selectBy',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: idChoice.name, value: 'id', description: idChoice.description },
+			{
+				name: 'Another Field',
+				value: 'field',
+				description: `A field whose value identifies one ${noun}`,
+			},
+		],
+		default: 'id',
+		displayOptions: { show: versions },
+	};
+}
+
+/** Select By "Another Field": which field, and the value it must equal. */
+function selectByFieldProperties(
+	noun: string,
+	fields: Array<{ name: string; value: string }>,
+): INodeProperties[] {
+	const defaultField = fields[0].value;
+	return [
 		{
 			displayName: 'Field',
 			name: 'selectField',

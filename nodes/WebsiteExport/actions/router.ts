@@ -31,18 +31,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const continueOnFail = this.continueOnFail();
-	const asErrorItem = (
-		error: Error & { description?: unknown },
-		itemIndex: number,
-	): INodeExecutionData[] => [
-		{
-			json: {
-				error: error.message,
-				...(error.description ? { details: error.description as string } : {}),
-			},
-			pairedItem: { item: itemIndex },
-		},
-	];
 
 	// Every item is read and validated before the first request: a bad item sends nothing at all.
 	const prepared = items.map((_, itemIndex) => {
@@ -79,6 +67,22 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	});
 	return [perItem.flat()];
+}
+
+/** The output of a failed item under Continue On Fail: its message and details, paired to it. */
+function asErrorItem(
+	error: Error & { description?: unknown },
+	itemIndex: number,
+): INodeExecutionData[] {
+	return [
+		{
+			json: {
+				error: error.message,
+				...(error.description ? { details: error.description as string } : {}),
+			},
+			pairedItem: { item: itemIndex },
+		},
+	];
 }
 
 /** The error as n8n shows it, pointing at the item: service answers as NodeApiError, the rest as NodeOperationError. */

@@ -105,20 +105,7 @@ export async function waitForJob(
 			if (download) break;
 		}
 		const remaining = deadline - Date.now();
-		if (remaining <= 0) {
-			const state =
-				job.status === 'finished'
-					? 'finished, but its download link is not there yet,'
-					: `still ${job.status}`;
-			throw new NodeOperationError(
-				this.getNode(),
-				`Job ${id} is ${state} after ${settings.timeoutSeconds} s`,
-				{
-					itemIndex,
-					description: `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`,
-				},
-			);
-		}
+		if (remaining <= 0) throw timedOut(this, job, settings, itemIndex);
 		await sleep(Math.min(settings.intervalSeconds * 1000, remaining), signal);
 		if (signal?.aborted)
 			throw new NodeOperationError(
@@ -128,18 +115,43 @@ export async function waitForJob(
 			);
 	}
 
-	if (job.status === 'failed') {
-		throw new NodeApiError(
-			this.getNode(),
-			{ message: 'failed', job_id: id, status: job.status } as JsonObject,
-			{
-				message: `The export of job ${id} failed`,
-				description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
-				itemIndex,
-			},
-		);
-	}
+	if (job.status === 'failed') throw exportFailed(this, job, itemIndex);
 	return { ...job, download: withExpiry(download as DownloadRecord, client.serviceNow()) };
+}
+
+/** Out of time: the job goes on, and the error tells how to fetch it later. */
+function timedOut(
+	context: IExecuteFunctions,
+	job: JobRecord,
+	settings: WaitSettings,
+	itemIndex: number,
+): NodeOperationError {
+	const { id } = job;
+	const state =
+		job.status === 'finished'
+			? 'finished, but its download link is not there yet,'
+			: `still ${job.status}`;
+	return new NodeOperationError(
+		context.getNode(),
+		`Job ${id} is ${state} after ${settings.timeoutSeconds} s`,
+		{
+			itemIndex,
+			description: `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`,
+		},
+	);
+}
+
+/** The service's verdict that the export failed. */
+function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: number): NodeApiError {
+	return new NodeApiError(
+		context.getNode(),
+		{ message: 'failed', job_id: job.id, status: job.status } as JsonObject,
+		{
+			message: `The export of job ${job.id} failed`,
+			description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
+			itemIndex,
+		},
+	);
 }
 
 /** The newest download row of a job, if the service has written one. */
