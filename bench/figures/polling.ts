@@ -1,7 +1,7 @@
 /** Paging and polling counts, against an emulator in this process (counts only). */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { startEmulator } from '../../test/emulator';
+import { startEmulator, type Emulator } from '../../test/emulator';
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
 import { harnessFor, runNode } from '../nodes';
 import { count, range, ratio } from '../stats';
@@ -106,6 +106,86 @@ export async function idleTriggerPoll(small: number, large: number): Promise<Row
 	);
 }
 
+/** Rows returned twice, and rows missing that existed throughout. */
+interface ChurnCount {
+	twice: number;
+	missing: number;
+}
+
+/**
+ * Before every jobs page after the first: 7 new jobs, and 7 not yet returned (newest first, 1 000
+ * a page) deleted. Returns the stop function of the listener.
+ */
+function churnBeforeEachPage(
+	emulator: Emulator,
+	existing: number[],
+	deleted: Set<number>,
+): () => void {
+	let pages = 0;
+	return onArrival(emulator, async (entry) => {
+		if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
+		await emulator.insert(
+			'jobs',
+			range(7).map((i) => ({
+				url: `https://new${pages}-${i}.example.com`,
+				email: 'bench@example.com',
+			})),
+		);
+		const victims = existing
+			.slice(-(pages * 1000 + 7), -(pages * 1000))
+			.filter((id) => !deleted.has(id));
+		for (const id of victims) deleted.add(id);
+		await emulator.remove('jobs', victims);
+	});
+}
+
+/** From a fresh `total` jobs, one Return All (`returnAll` gives the ids) under churn, counted. */
+async function countUnderChurn(
+	emulator: Emulator,
+	total: number,
+	returnAll: () => Promise<number[]>,
+): Promise<ChurnCount> {
+	await emulator.reset();
+	const existing = (
+		(await emulator.insert(
+			'jobs',
+			range(total).map((i) => ({
+				url: `https://site${i}.example.com`,
+				email: 'bench@example.com',
+			})),
+		)) as Array<{ id: number }>
+	).map((job) => job.id);
+	const deleted = new Set<number>();
+	const stop = churnBeforeEachPage(emulator, existing, deleted);
+	try {
+		const ids = await returnAll();
+		const twice = ids.length - new Set(ids).size;
+		const returned = new Set(ids);
+		const missing = existing.filter((id) => !deleted.has(id) && !returned.has(id)).length;
+		return { twice, missing };
+	} finally {
+		stop();
+	}
+}
+
+/** Offset paging's count reported, keyset paging's judged (none twice, none missing). */
+function churnRows(total: number, before: ChurnCount, after: ChurnCount): Row[] {
+	const figure = `Return All of ${count(total)} jobs (newest first) while 7 are created and 7 deleted before each page: rows twice / missing`;
+	return [
+		reported(`${figure}, offset paging (before)`, `${before.twice} / ${before.missing}`),
+		judged(
+			{
+				figure: `${figure}, keyset paging (now)`,
+				measured: `${after.twice} / ${after.missing}`,
+				target: '0 / 0',
+				strict: true,
+			},
+			after.twice === 0 && after.missing === 0,
+			'rows repeated or skipped',
+		),
+	];
+}
+
 /**
  * Return All (newest first) of `total` jobs while 7 jobs are created and 7 not yet returned are
  * deleted before every page after the first: rows returned twice and rows missing (that existed
@@ -114,50 +194,12 @@ export async function idleTriggerPoll(small: number, large: number): Promise<Row
 export async function returnAllUnderChurn(total: number): Promise<Row[]> {
 	const emulator = await startEmulator({ port: 0 });
 	try {
-		const measure = async (returnAll: () => Promise<number[]>) => {
-			await emulator.reset();
-			const existing = (
-				(await emulator.insert(
-					'jobs',
-					range(total).map((i) => ({
-						url: `https://site${i}.example.com`,
-						email: 'bench@example.com',
-					})),
-				)) as Array<{ id: number }>
-			).map((job) => job.id);
-			const deleted = new Set<number>();
-			let pages = 0;
-			const stop = onArrival(emulator, async (entry) => {
-				if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
-				await emulator.insert(
-					'jobs',
-					range(7).map((i) => ({
-						url: `https://new${pages}-${i}.example.com`,
-						email: 'bench@example.com',
-					})),
-				);
-				const victims = existing
-					.slice(-(pages * 1000 + 7), -(pages * 1000))
-					.filter((id) => !deleted.has(id));
-				for (const id of victims) deleted.add(id);
-				await emulator.remove('jobs', victims);
-			});
-			try {
-				const ids = await returnAll();
-				const twice = ids.length - new Set(ids).size;
-				const returned = new Set(ids);
-				const missing = existing.filter((id) => !deleted.has(id) && !returned.has(id)).length;
-				return { twice, missing };
-			} finally {
-				stop();
-			}
-		};
-		const before = await measure(async () =>
+		const before = await countUnderChurn(emulator, total, async () =>
 			(await offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', 1)).rows.map(
 				(row) => row.id,
 			),
 		);
-		const after = await measure(async () =>
+		const after = await countUnderChurn(emulator, total, async () =>
 			(
 				await runNode(harnessFor(emulator), {
 					resource: 'job',
@@ -166,20 +208,7 @@ export async function returnAllUnderChurn(total: number): Promise<Row[]> {
 				})
 			).map((item) => item.json.id as number),
 		);
-		const figure = `Return All of ${count(total)} jobs (newest first) while 7 are created and 7 deleted before each page: rows twice / missing`;
-		return [
-			reported(`${figure}, offset paging (before)`, `${before.twice} / ${before.missing}`),
-			judged(
-				{
-					figure: `${figure}, keyset paging (now)`,
-					measured: `${after.twice} / ${after.missing}`,
-					target: '0 / 0',
-					strict: true,
-				},
-				after.twice === 0 && after.missing === 0,
-				'rows repeated or skipped',
-			),
-		];
+		return churnRows(total, before, after);
 	} finally {
 		await emulator.close();
 	}

@@ -27,66 +27,81 @@ const complete = (output: INodeExecutionData[], n: number) =>
 	output.length === n &&
 	output.every((item) => item.json.id !== undefined && item.json.error === undefined);
 
+/** One single-record operation to count: its label, its parameters and its input items. */
+type SingleRecordCase = [string, INodeParameters, INodeExecutionData[]];
+
+/** `n` options, jobs and downloads in the emulator, and the operations on them, one case each. */
+async function singleRecordCases(emulator: Emulator, n: number): Promise<SingleRecordCase[]> {
+	const options = await emulator.insert(
+		'options',
+		range(n).map(() => ({ mode: 'offline' })),
+	);
+	const jobs = await emulator.insert('jobs', jobRows(n));
+	const downloads = await emulator.insert(
+		'downloads',
+		range(n).map(() => ({ job_id: null })),
+	);
+	const blank = range(n).map(() => ({ json: {} }));
+	return [
+		['option.create', { resource: 'option', operation: 'create', mode: 'offline' }, blank],
+		['option.get', byId('option', 'get'), idItems(options)],
+		[
+			'option.update',
+			byId('option', 'update', { updateFields: { mode: 'offline' } }),
+			idItems(options),
+		],
+		['option.delete', byId('option', 'delete'), idItems(options)],
+		[
+			'job.create',
+			{
+				resource: 'job',
+				operation: 'create',
+				url: 'https://example.com',
+				email: 'bench@example.com',
+			},
+			blank,
+		],
+		['job.get', byId('job', 'get'), idItems(jobs)],
+		[
+			'job.update',
+			byId('job', 'update', { updateFields: { email: 'changed@example.com' } }),
+			idItems(jobs),
+		],
+		['job.delete', byId('job', 'delete'), idItems(jobs)],
+		['download.get', byId('download', 'get'), idItems(downloads)],
+	];
+}
+
+/** One execution of a case with a fresh credential, judged on its REST and token requests. */
+async function singleRecordRow(
+	emulator: Emulator,
+	n: number,
+	[label, parameters, items]: SingleRecordCase,
+): Promise<Row> {
+	emulator.clearLog();
+	const output = await runNode(harnessFor(emulator), parameters, items);
+	const { rest, token } = emulator.stats();
+	// A delete reads its record first until the service has shown that it returns deleted
+	// rows: once per execution when it does (so that "not found" stays a fact if it does not).
+	const expected = label.endsWith('.delete') ? n + 1 : n;
+	const row = {
+		figure: `Requests: ${count(n)} items of ${label}, one execution`,
+		measured: `${count(rest)} + ${token} token`,
+		target: `${count(expected)} + ≤ 1 token`,
+		strict: true,
+	};
+	const why = !complete(output, n)
+		? `${output.length} output items, some not records`
+		: `${rest - expected} extra REST and ${token} token requests`;
+	return judged(row, rest === expected && token <= 1 && complete(output, n), why);
+}
+
 /** Requests for N items of each single-record operation, each in one execution with a fresh credential. */
 export async function singleRecordRequests(n: number): Promise<Row[]> {
 	return await withEmulator(async (emulator) => {
-		const options = await emulator.insert(
-			'options',
-			range(n).map(() => ({ mode: 'offline' })),
-		);
-		const jobs = await emulator.insert('jobs', jobRows(n));
-		const downloads = await emulator.insert(
-			'downloads',
-			range(n).map(() => ({ job_id: null })),
-		);
-		const blank = range(n).map(() => ({ json: {} }));
-		const cases: Array<[string, INodeParameters, INodeExecutionData[]]> = [
-			['option.create', { resource: 'option', operation: 'create', mode: 'offline' }, blank],
-			['option.get', byId('option', 'get'), idItems(options)],
-			[
-				'option.update',
-				byId('option', 'update', { updateFields: { mode: 'offline' } }),
-				idItems(options),
-			],
-			['option.delete', byId('option', 'delete'), idItems(options)],
-			[
-				'job.create',
-				{
-					resource: 'job',
-					operation: 'create',
-					url: 'https://example.com',
-					email: 'bench@example.com',
-				},
-				blank,
-			],
-			['job.get', byId('job', 'get'), idItems(jobs)],
-			[
-				'job.update',
-				byId('job', 'update', { updateFields: { email: 'changed@example.com' } }),
-				idItems(jobs),
-			],
-			['job.delete', byId('job', 'delete'), idItems(jobs)],
-			['download.get', byId('download', 'get'), idItems(downloads)],
-		];
 		const rows: Row[] = [];
-		for (const [label, parameters, items] of cases) {
-			emulator.clearLog();
-			const output = await runNode(harnessFor(emulator), parameters, items);
-			const { rest, token } = emulator.stats();
-			// A delete reads its record first until the service has shown that it returns deleted
-			// rows: once per execution when it does (so that "not found" stays a fact if it does not).
-			const expected = label.endsWith('.delete') ? n + 1 : n;
-			const row = {
-				figure: `Requests: ${count(n)} items of ${label}, one execution`,
-				measured: `${count(rest)} + ${token} token`,
-				target: `${count(expected)} + ≤ 1 token`,
-				strict: true,
-			};
-			const why = !complete(output, n)
-				? `${output.length} output items, some not records`
-				: `${rest - expected} extra REST and ${token} token requests`;
-			rows.push(judged(row, rest === expected && token <= 1 && complete(output, n), why));
-		}
+		for (const singleRecordCase of await singleRecordCases(emulator, n))
+			rows.push(await singleRecordRow(emulator, n, singleRecordCase));
 		return rows;
 	});
 }

@@ -40,6 +40,113 @@ function expectRecords(output: INodeExecutionData[], n: number, what: string): v
 		throw new Error(`${what} returned ${output.length} items, not ${n} records`);
 }
 
+type Variant = (items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
+
+/** Per variant, one figure for each measured round. */
+type PerRound = Record<string, number[]>;
+
+/** The three ways of sending the same N job reads: the node, n8n's bare helper loop, raw undici. */
+function variantsFor(
+	emulator: RemoteEmulator,
+	harness: NodeHarness,
+	pool: Pool,
+): Record<string, Variant> {
+	const token = harness.credential.accessToken as string;
+	const bare = bareHelperLoop(emulator.baseUrl);
+	const parameters = { recordId: '={{ $json.id }}' };
+	return {
+		node: (input) => runNode(harness, jobGet(1), input),
+		helper: async (input) => (await harness.execute(bare, { parameters, items: input }))[0],
+		undici: async (input) => {
+			const output: INodeExecutionData[] = [];
+			for (const item of input) {
+				const { body } = await pool.request({
+					method: 'GET',
+					path: `/rest/v1/jobs?select=*&id=eq.${item.json.id as number}&limit=2`,
+					headers: {
+						apikey: emulator.apiKey,
+						authorization: `Bearer ${token}`,
+						accept: 'application/json',
+					},
+				});
+				output.push({ json: ((await body.json()) as INodeExecutionData['json'][])[0] });
+			}
+			return output;
+		},
+	};
+}
+
+/** The variants compare only if they send the very same requests: checked on the first 3 items. */
+async function expectSameRequests(
+	emulator: RemoteEmulator,
+	variants: Record<string, Variant>,
+	items: INodeExecutionData[],
+): Promise<void> {
+	const sent: string[][] = [];
+	for (const name of Object.keys(variants)) {
+		await emulator.clearLog();
+		await variants[name](items.slice(0, 3));
+		sent.push(
+			(await emulator.log()).log.map((entry) => `${entry.method} ${entry.path}?${entry.query}`),
+		);
+	}
+	if (sent.some((requests) => JSON.stringify(requests) !== JSON.stringify(sent[0])))
+		throw new Error(`the variants send different requests: ${JSON.stringify(sent)}`);
+}
+
+/** Wall and CPU seconds of every variant in each round, in a rotating order, after one warm-up round. */
+async function timeRounds(
+	variants: Record<string, Variant>,
+	items: INodeExecutionData[],
+	rounds: number,
+): Promise<{ times: PerRound; cpu: PerRound }> {
+	const names = Object.keys(variants);
+	const times: PerRound = Object.fromEntries(names.map((name) => [name, []]));
+	const cpu: PerRound = Object.fromEntries(names.map((name) => [name, []]));
+	for (let round = -1; round < rounds; round++) {
+		const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
+		for (const name of order) {
+			collectGarbage();
+			const before = process.cpuUsage();
+			const { seconds: took, value } = await timed(() => variants[name](items));
+			const used = process.cpuUsage(before);
+			expectRecords(value, items.length, name);
+			if (round < 0) continue;
+			times[name].push(took);
+			cpu[name].push((used.user + used.system) / 1e6);
+		}
+	}
+	return { times, cpu };
+}
+
+/** Each round's own ratio (the runs of one round share the machine's load of the moment), then their median. */
+const perRound = (of: PerRound, a: string, b: string): number =>
+	median(of[a].map((value, round) => value / of[b][round]));
+
+/** The overhead row (judged) and n8n's floor row (reported) from the rounds' times. */
+function overheadRows(n: number, rounds: number, times: PerRound, cpu: PerRound): Row[] {
+	const [node, helper, undici] = ['node', 'helper', 'undici'].map((name) => median(times[name]));
+	const overhead = perRound(times, 'node', 'helper');
+	const spread = (name: string) =>
+		`${Math.min(...times[name]).toFixed(2)}–${Math.max(...times[name]).toFixed(2)} s`;
+	return [
+		judged(
+			{
+				figure: `Our overhead: ${count(n)} × job.get (1 in flight) vs n8n's bare helper loop, median of ${rounds} rounds`,
+				measured: `${ratio(overhead)} (medians ${seconds(node)} vs ${seconds(helper)}; CPU-time ratio ${ratio(perRound(cpu, 'node', 'helper'))})`,
+				target: '≤ 1.10',
+			},
+			overhead <= 1.1,
+			`the node took ${(((node - helper) / n) * 1e6).toFixed(0)} µs more per item than n8n's helper alone, whose own rounds took ${spread('helper')}`,
+		),
+		reported(
+			`n8n's floor: bare helper loop vs raw undici keep-alive loop, median of ${rounds} rounds`,
+			`${ratio(perRound(times, 'helper', 'undici'))} (medians ${seconds(helper)} vs ${seconds(undici)})`,
+			'reported (about 8)',
+		),
+	];
+}
+
 /**
  * Our overhead (the node vs n8n's bare helper loop) and n8n's floor (the bare helper loop vs raw
  * undici on a keep-alive connection): the same N requests, one at a time, same process, the
@@ -49,82 +156,10 @@ export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]
 	const { emulator, harness, items } = await prepare(n);
 	const pool = new Pool(emulator.baseUrl, { connections: 1 });
 	try {
-		const token = harness.credential.accessToken as string;
-		const bare = bareHelperLoop(emulator.baseUrl);
-		const parameters = { recordId: '={{ $json.id }}' };
-		const variants: Record<string, (items: INodeExecutionData[]) => Promise<INodeExecutionData[]>> =
-			{
-				node: (input) => runNode(harness, jobGet(1), input),
-				helper: async (input) => (await harness.execute(bare, { parameters, items: input }))[0],
-				undici: async (input) => {
-					const output: INodeExecutionData[] = [];
-					for (const item of input) {
-						const { body } = await pool.request({
-							method: 'GET',
-							path: `/rest/v1/jobs?select=*&id=eq.${item.json.id as number}&limit=2`,
-							headers: {
-								apikey: emulator.apiKey,
-								authorization: `Bearer ${token}`,
-								accept: 'application/json',
-							},
-						});
-						output.push({ json: ((await body.json()) as INodeExecutionData['json'][])[0] });
-					}
-					return output;
-				},
-			};
-		const names = Object.keys(variants);
-
-		// The three send the very same requests.
-		const sent: string[][] = [];
-		for (const name of names) {
-			await emulator.clearLog();
-			await variants[name](items.slice(0, 3));
-			sent.push(
-				(await emulator.log()).log.map((entry) => `${entry.method} ${entry.path}?${entry.query}`),
-			);
-		}
-		if (sent.some((requests) => JSON.stringify(requests) !== JSON.stringify(sent[0])))
-			throw new Error(`the variants send different requests: ${JSON.stringify(sent)}`);
-
-		const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-		const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-		for (let round = -1; round < rounds; round++) {
-			const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
-			for (const name of order) {
-				collectGarbage();
-				const before = process.cpuUsage();
-				const { seconds: took, value } = await timed(() => variants[name](items));
-				const used = process.cpuUsage(before);
-				expectRecords(value, n, name);
-				if (round < 0) continue;
-				times[name].push(took);
-				cpu[name].push((used.user + used.system) / 1e6);
-			}
-		}
-		// Each round's own ratio (the runs of one round share the machine's load of the moment), then their median.
-		const perRound = (of: Record<string, number[]>, a: string, b: string) =>
-			median(of[a].map((value, round) => value / of[b][round]));
-		const [node, helper, undici] = names.map((name) => median(times[name]));
-		const overhead = perRound(times, 'node', 'helper');
-		const spread = (name: string) =>
-			`${Math.min(...times[name]).toFixed(2)}–${Math.max(...times[name]).toFixed(2)} s`;
-		return [
-			judged(
-				{
-					figure: `Our overhead: ${count(n)} × job.get (1 in flight) vs n8n's bare helper loop, median of ${rounds} rounds`,
-					measured: `${ratio(overhead)} (medians ${seconds(node)} vs ${seconds(helper)}; CPU-time ratio ${ratio(perRound(cpu, 'node', 'helper'))})`,
-					target: '≤ 1.10',
-				},
-				overhead <= 1.1,
-				`the node took ${(((node - helper) / n) * 1e6).toFixed(0)} µs more per item than n8n's helper alone, whose own rounds took ${spread('helper')}`,
-			),
-			reported(
-				`n8n's floor: bare helper loop vs raw undici keep-alive loop, median of ${rounds} rounds`,
-				`${ratio(perRound(times, 'helper', 'undici'))} (medians ${seconds(helper)} vs ${seconds(undici)})`,
-				'reported (about 8)',
-			),
-		];
+		const variants = variantsFor(emulator, harness, pool);
+		await expectSameRequests(emulator, variants, items);
+		const { times, cpu } = await timeRounds(variants, items, rounds);
+		return overheadRows(n, rounds, times, cpu);
 	} finally {
 		await pool.close();
 		await emulator.close();

@@ -83,13 +83,36 @@ interface RunReport {
 	daysOff: number;
 }
 
-async function run(
-	service: Service,
-	random: Random,
-	persistence: Persistence,
-	emitExisting: boolean,
-): Promise<RunReport> {
-	const emu = service.emulator;
+type Emulator = Service['emulator'];
+
+/** The downloads inserted so far, and how to insert one more (for a random job) created at `createdMs`. */
+interface Downloads {
+	rows: Inserted[];
+	insert: (createdMs: number) => Promise<void>;
+}
+
+/** A successful poll: when, and whether it started from a kept state. */
+interface Chance {
+	at: number;
+	stateful: boolean;
+}
+
+/** What one randomised run has done and seen so far. */
+interface RunState {
+	emu: Emulator;
+	random: Random;
+	trigger: ActiveTrigger;
+	downloads: Downloads;
+	/** Each emitted download's id, with the poll that emitted it. */
+	emitted: Map<number, number>;
+	chances: Chance[];
+	/** The first successful poll whose state n8n kept: it took the baseline (rows older than the lookback then). */
+	baselineAt: number | undefined;
+	report: RunReport;
+}
+
+/** Five jobs, and an insert of downloads that belong to one of them at random. */
+async function downloadsFor(emu: Emulator, random: Random): Promise<Downloads> {
 	const jobs = (await emu.insert(
 		'jobs',
 		Array.from({ length: 5 }, (_, i) => ({
@@ -104,20 +127,120 @@ async function run(
 		])) as IDataObject[];
 		rows.push({ id: row.id as number, createdMs, visibleAt: emu.clock.now() });
 	};
+	return { rows, insert };
+}
 
-	// History before activation: some links valid, some expired.
-	for (let i = 0; i < 40; i++)
-		await insert(emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500);
+/** Before a poll, 0 to 3 new downloads: mostly just created, some committed late, some on a recent time stamp. */
+async function arrivals({ emu, random, downloads, report }: RunState): Promise<void> {
+	const now = emu.clock.now();
+	for (let n = random.int(0, 3); n > 0; n--) {
+		const roll = random.next();
+		// Whole seconds plus 500 ms, so a link never expires on the exact second of a poll.
+		if (roll < 0.7) await downloads.insert(now - random.int(0, 2) * SECOND - 500);
+		// Committed late: its created_at is older than rows already emitted (within the overlap).
+		else if (roll < 0.9) {
+			await downloads.insert(now - random.int(60, OVERLAP_MS / SECOND - 60) * SECOND - 500);
+			report.lateCommits++;
+		} else {
+			// Same time stamp as a recent row.
+			const recent = downloads.rows.filter((row) => row.createdMs >= now - OVERLAP_MS + MINUTE);
+			await downloads.insert(recent.length > 0 ? random.pick(recent).createdMs : now - 500);
+			report.sameTimestamp++;
+		}
+	}
+}
 
-	const trigger = new ActiveTrigger(service.harness, { options: { emitExisting } }, persistence);
-	const emitted = new Map<number, number>();
-	/**
-	 * The successful polls: when, whether they started from a kept state, and, for the first
-	 * one whose state n8n kept, that it took the baseline (rows older than the lookback then).
-	 */
-	const chances: Array<{ at: number; stateful: boolean }> = [];
-	let baselineAt: number | undefined;
-	const report: RunReport = {
+/** A poll's emitted downloads: none emitted before, none with an expired link by the service's clock. */
+function expectNewAndValid(
+	emitted: Map<number, number>,
+	jsons: IDataObject[],
+	poll: number,
+	at: number,
+): void {
+	for (const json of jsons) {
+		const id = json.id as number;
+		if (emitted.has(id))
+			throw new Error(
+				`seed ${SEED}: download ${id} emitted twice (polls ${emitted.get(id)} and ${poll})`,
+			);
+		emitted.set(id, poll);
+		// Never an expired link, by the service's clock.
+		expect(Date.parse(json.created_at as string) + DAY).toBeGreaterThan(at);
+		expect(json.is_expired).toBe(false);
+	}
+}
+
+/** The state stays bounded: only ids the next query can return again. */
+function expectBoundedState(state: IDataObject, rows: Inserted[]): void {
+	const seen = Object.keys((state.seen ?? {}) as IDataObject).map(Number);
+	const byId = new Map(rows.map((row) => [row.id, row]));
+	for (const id of seen)
+		expect(byId.get(id)!.createdMs).toBeGreaterThanOrEqual((state.newest as number) - OVERLAP_MS);
+}
+
+/** One poll, with this poll's random faults, checked and recorded in the run's state. */
+async function pollOnce(run: RunState, poll: number): Promise<void> {
+	const { emu, trigger, report } = run;
+	const faults = faultsFor(run.random);
+	for (const fault of faults) emu.fault(fault);
+	const since = emu.log.length;
+	const stateful = Object.keys(trigger.state).length > 0;
+	const result = await trigger.poll();
+	emu.clearFaults();
+	const at = emu.clock.now();
+	if (!result.ok) {
+		report.failed++;
+		return;
+	}
+	expectNewAndValid(run.emitted, result.emitted, poll, at);
+	// n8n keeps the activation poll's state in its default mode; with durable cursors only
+	// when it emitted: until a state is kept, every poll starts without one.
+	run.chances.push({ at, stateful });
+	if (!stateful && Object.keys(trigger.state).length > 0) run.baselineAt = at;
+	if (faults.length === 0 && result.emitted.length === 0) {
+		report.idlePolls++;
+		// An idle poll: one request, whatever the history.
+		// (A token that expired during a long pause adds one refused request and a login.)
+		expect(restRequests(emu, since).all.filter((entry) => entry.status !== 401)).toHaveLength(1);
+	}
+	expectBoundedState(trigger.state, run.downloads.rows);
+}
+
+/**
+ * A row must have been emitted iff some successful poll that could see it found its link
+ * valid (with a second to spare: the Date header counts whole seconds) and counted it as new:
+ * a poll with a kept state counts every row it has not seen; one without counts the rows
+ * created within the lookback, so that a state n8n did not keep never makes a row skipped.
+ * Rows older than that at the poll whose state was kept first are the baseline: never emitted.
+ * Returns the rows that must have been emitted and those that may have been.
+ */
+function expectedAndAllowed(
+	run: RunState,
+	emitExisting: boolean,
+): { expected: Set<number>; allowed: Set<number> } {
+	const { baselineAt } = run;
+	const expected = new Set<number>();
+	const allowed = new Set<number>();
+	for (const row of run.downloads.rows) {
+		if (
+			!emitExisting &&
+			baselineAt !== undefined &&
+			row.visibleAt <= baselineAt &&
+			row.createdMs < baselineAt - LOOKBACK
+		)
+			continue;
+		const times = run.chances.filter((c) => c.at >= row.visibleAt);
+		const counts = (c: Chance, slack: number) =>
+			c.stateful || emitExisting || row.createdMs >= c.at - LOOKBACK + slack;
+		if (times.some((c) => row.createdMs + DAY > c.at + SECOND && counts(c, SECOND)))
+			expected.add(row.id);
+		if (times.some((c) => row.createdMs + DAY > c.at && counts(c, -SECOND))) allowed.add(row.id);
+	}
+	return { expected, allowed };
+}
+
+function emptyReport(): RunReport {
+	return {
 		polls: POLLS,
 		failed: 0,
 		inserted: 0,
@@ -129,96 +252,41 @@ async function run(
 		sameTimestamp: 0,
 		daysOff: 0,
 	};
+}
 
+async function run(
+	service: Service,
+	random: Random,
+	persistence: Persistence,
+	emitExisting: boolean,
+): Promise<RunReport> {
+	const emu = service.emulator;
+	const downloads = await downloadsFor(emu, random);
+	// History before activation: some links valid, some expired.
+	for (let i = 0; i < 40; i++)
+		await downloads.insert(emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500);
+
+	const trigger = new ActiveTrigger(service.harness, { options: { emitExisting } }, persistence);
+	const state: RunState = {
+		emu,
+		random,
+		trigger,
+		downloads,
+		emitted: new Map(),
+		chances: [],
+		baselineAt: undefined,
+		report: emptyReport(),
+	};
 	for (let poll = 0; poll < POLLS; poll++) {
-		const now = emu.clock.now();
-		for (let n = random.int(0, 3); n > 0; n--) {
-			const roll = random.next();
-			// Whole seconds plus 500 ms, so a link never expires on the exact second of a poll.
-			if (roll < 0.7) await insert(now - random.int(0, 2) * SECOND - 500);
-			// Committed late: its created_at is older than rows already emitted (within the overlap).
-			else if (roll < 0.9) {
-				await insert(now - random.int(60, OVERLAP_MS / SECOND - 60) * SECOND - 500);
-				report.lateCommits++;
-			} else {
-				// Same time stamp as a recent row.
-				const recent = rows.filter((row) => row.createdMs >= now - OVERLAP_MS + MINUTE);
-				await insert(recent.length > 0 ? random.pick(recent).createdMs : now - 500);
-				report.sameTimestamp++;
-			}
-		}
-
-		const faults = faultsFor(random);
-		for (const fault of faults) emu.fault(fault);
-		const since = emu.log.length;
-		const stateful = Object.keys(trigger.state).length > 0;
-		const result = await trigger.poll();
-		emu.clearFaults();
-		const at = emu.clock.now();
-
-		if (!result.ok) {
-			report.failed++;
-		} else {
-			for (const json of result.emitted) {
-				const id = json.id as number;
-				if (emitted.has(id))
-					throw new Error(
-						`seed ${SEED}: download ${id} emitted twice (polls ${emitted.get(id)} and ${poll})`,
-					);
-				emitted.set(id, poll);
-				// Never an expired link, by the service's clock.
-				expect(Date.parse(json.created_at as string) + DAY).toBeGreaterThan(at);
-				expect(json.is_expired).toBe(false);
-			}
-			// n8n keeps the activation poll's state in its default mode; with durable cursors only
-			// when it emitted: until a state is kept, every poll starts without one.
-			chances.push({ at, stateful });
-			if (!stateful && Object.keys(trigger.state).length > 0) baselineAt = at;
-			if (faults.length === 0 && result.emitted.length === 0) {
-				report.idlePolls++;
-				// An idle poll: one request, whatever the history.
-				// (A token that expired during a long pause adds one refused request and a login.)
-				expect(restRequests(emu, since).all.filter((entry) => entry.status !== 401)).toHaveLength(
-					1,
-				);
-			}
-			// The state stays bounded: only ids the next query can return again.
-			const state = trigger.state;
-			const seen = Object.keys((state.seen ?? {}) as IDataObject).map(Number);
-			const byId = new Map(rows.map((row) => [row.id, row]));
-			for (const id of seen)
-				expect(byId.get(id)!.createdMs).toBeGreaterThanOrEqual(
-					(state.newest as number) - OVERLAP_MS,
-				);
-		}
+		await arrivals(state);
+		await pollOnce(state, poll);
 		const wait = pause(random);
-		if (wait >= 20 * HOUR) report.daysOff++;
+		if (wait >= 20 * HOUR) state.report.daysOff++;
 		await emu.clock.advance(wait);
 	}
 
-	// A row must have been emitted iff some successful poll that could see it found its link
-	// valid (with a second to spare: the Date header counts whole seconds) and counted it as new:
-	// a poll with a kept state counts every row it has not seen; one without counts the rows
-	// created within the lookback, so that a state n8n did not keep never makes a row skipped.
-	// Rows older than that at the poll whose state was kept first are the baseline: never emitted.
-	const expected = new Set<number>();
-	const allowed = new Set<number>();
-	for (const row of rows) {
-		if (
-			!emitExisting &&
-			baselineAt !== undefined &&
-			row.visibleAt <= baselineAt &&
-			row.createdMs < baselineAt - LOOKBACK
-		)
-			continue;
-		const times = chances.filter((c) => c.at >= row.visibleAt);
-		const counts = (c: { at: number; stateful: boolean }, slack: number) =>
-			c.stateful || emitExisting || row.createdMs >= c.at - LOOKBACK + slack;
-		if (times.some((c) => row.createdMs + DAY > c.at + SECOND && counts(c, SECOND)))
-			expected.add(row.id);
-		if (times.some((c) => row.createdMs + DAY > c.at && counts(c, -SECOND))) allowed.add(row.id);
-	}
-	const got = new Set(emitted.keys());
+	const { expected, allowed } = expectedAndAllowed(state, emitExisting);
+	const got = new Set(state.emitted.keys());
 	for (const id of got)
 		if (!allowed.has(id))
 			throw new Error(`seed ${SEED}: download ${id} was emitted but never new and valid`);
@@ -226,8 +294,8 @@ async function run(
 	if (missing.length > 0)
 		throw new Error(`seed ${SEED}: downloads never emitted: ${missing.join(', ')}`);
 	return {
-		...report,
-		inserted: rows.length,
+		...state.report,
+		inserted: downloads.rows.length,
 		emitted: got.size,
 		expected: expected.size,
 		ambiguous: allowed.size - expected.size,
