@@ -185,7 +185,7 @@ async function prepare() {
 		n8n.packPackage(REPO),
 		runNpm(['run', '-s', 'build:tools']),
 	]);
-	// The time limit counts from here: a cold provision (6-12 min) is not the suite's own time.
+	// The time limit counts from here: a cold provision (README, Getting started) is not the suite's own time.
 	const suiteTimer = setTimeout(() => {
 		report(
 			false,
