@@ -1,3 +1,4 @@
+// Why: the action node: its resources and operations for the editor, and the router that runs them.
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -9,6 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as download from './actions/download/Download.resource';
 import * as job from './actions/job/Job.resource';
 import * as option from './actions/option/Option.resource';
+import { collection } from '../shared/collection';
 import { websiteExportApiTest } from '../shared/credentialTest';
 import { router } from './actions/router';
 import { searchDownloads, searchJobs, searchOptions } from './methods/listSearch';
@@ -55,24 +57,17 @@ export class WebsiteExport implements INodeType {
 			...job.description,
 			...option.description,
 			...download.description,
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Requests in Flight',
-						name: 'requestsInFlight',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 32 },
-						default: 8,
-						description: 'How many input items the node works on at once',
-						hint: 'Not set: 8 for reads, 1 for writes (8 with On Error: Continue); the README says what a failed write means when set',
-					},
-				],
-			},
+			collection('Options', 'options', 'Add Option', [
+				{
+					displayName: 'Requests in Flight',
+					name: 'requestsInFlight',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 32 },
+					default: 8,
+					description: 'How many input items the node works on at once',
+					hint: 'Not set: 8 for reads, 1 for writes (8 with On Error: Continue); the README says what a failed write means when set',
+				},
+			]),
 		],
 	};
 

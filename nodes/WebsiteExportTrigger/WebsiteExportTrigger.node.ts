@@ -1,3 +1,4 @@
+// Why: the polling trigger: emits each new finished download once, while its 24-hour link is valid.
 import type {
 	IDataObject,
 	INodeExecutionData,
@@ -7,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { collection } from '../shared/collection';
 import { CREDENTIAL_NAME } from '../shared/constants';
 import { websiteExportApiTest } from '../shared/credentialTest';
 import {
@@ -208,33 +210,26 @@ export class WebsiteExportTrigger implements INodeType {
 				description:
 					'Whether to add the job\'s URL, email, status and file count to each download, under "job" (one extra request per poll that finds new downloads)',
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Emit Downloads Already Available',
-						name: 'emitExisting',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether the first poll after activation also emits the downloads that already exist and are still valid',
-						hint: 'Off: only downloads that finish from about one poll interval before activation on',
-					},
-					{
-						displayName: 'Job URL Contains',
-						name: 'jobUrlContains',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. example.com',
-						description: "Only downloads whose job's URL contains this text (not case-sensitive)",
-						hint: 'Reads the jobs of new downloads for it, one request per poll, even with Include Job off',
-					},
-				],
-			},
+			collection('Options', 'options', 'Add Option', [
+				{
+					displayName: 'Emit Downloads Already Available',
+					name: 'emitExisting',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether the first poll after activation also emits the downloads that already exist and are still valid',
+					hint: 'Off: only downloads that finish from about one poll interval before activation on',
+				},
+				{
+					displayName: 'Job URL Contains',
+					name: 'jobUrlContains',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. example.com',
+					description: "Only downloads whose job's URL contains this text (not case-sensitive)",
+					hint: 'Reads the jobs of new downloads for it, one request per poll, even with Include Job off',
+				},
+			]),
 		],
 	};
 

@@ -1,3 +1,4 @@
+// Why: the credential's base URL, checked and normalised once for every request.
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: string };

@@ -1,3 +1,4 @@
+// Why: the service's error answers (PostgREST, GoTrue, storage) as messages a user can act on.
 import type { IDataObject } from 'n8n-workflow';
 
 /** What the service (or the network) said when a request failed, reduced to safe fields. */

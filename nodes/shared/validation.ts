@@ -1,3 +1,4 @@
+// Why: zod rules for user input, and their failures as NodeOperationError with the field's name.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';

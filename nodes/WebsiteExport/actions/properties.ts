@@ -1,5 +1,12 @@
-// Why: the editor properties several operations share: Select By, the record locators of version 2, the Job ID collections and Return All / Limit.
+// Why: the editor properties several operations share: where an operation's properties show, Select By, the record locators of version 2, the Job ID collections and Return All / Limit.
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { Resource } from './types';
+
+/** An operation's own properties, shown only while its resource and operation are chosen. */
+export const shownFor = (resource: Resource, operation: string, properties: INodeProperties[]) =>
+	updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
 
 export const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 

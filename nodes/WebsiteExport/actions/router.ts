@@ -1,3 +1,4 @@
+// Why: the per-item loop, written once for every operation.
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 

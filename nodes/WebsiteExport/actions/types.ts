@@ -1,3 +1,4 @@
+// Why: the contract between the router and each operation.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { WebsiteExportClient } from '../../shared/transport';

@@ -1,3 +1,4 @@
+// Why: which failed requests are retried, and after how long.
 import type { IHttpRequestMethods } from 'n8n-workflow';
 
 import type { ServiceFailure } from '../serviceError';

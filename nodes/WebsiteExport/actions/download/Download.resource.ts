@@ -1,47 +1,35 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+// Why: the Download resource: its operations and its Operation selector.
 import type { Operation } from '../types';
+import { resourceDescription } from '../resourceDescription';
 import * as downloadArchive from './downloadArchive.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
 // Downloads are created by the service when a job finishes: they can only be read (README, Operations).
-export const operations: Record<string, Operation> = {
-	get,
-	getAll,
-	downloadArchive,
-};
+export const operations: Record<string, Operation> = { get, getAll, downloadArchive };
 
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['download'] } },
-		options: [
-			{
-				name: 'Download Archive',
-				value: 'downloadArchive',
-				description: 'Download the exported website as a ZIP file (binary data)',
-				action: 'Download the archive of an export',
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Get a download link',
-				action: 'Get a download link',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'Get many download links',
-				action: 'Get many download links',
-			},
-		],
-		default: 'getAll',
-	},
-	...get.description,
-	...getAll.description,
-	...downloadArchive.description,
-];
+export const description = resourceDescription(
+	'download',
+	operations,
+	[
+		{
+			name: 'Download Archive',
+			value: 'downloadArchive',
+			description: 'Download the exported website as a ZIP file (binary data)',
+			action: 'Download the archive of an export',
+		},
+		{
+			name: 'Get',
+			value: 'get',
+			description: 'Get a download link',
+			action: 'Get a download link',
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			description: 'Get many download links',
+			action: 'Get many download links',
+		},
+	],
+	'getAll',
+);

@@ -1,17 +1,17 @@
+// Why: Download → Download Archive: the ZIP of an export as binary data, by download ID or by link.
 import type {
-	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 import { z } from 'zod';
 
 import type { Archive } from '../../../shared/transport';
 import { recordId, validate, webAddress } from '../../../shared/validation';
 import { readLocatorValue } from '../parameters';
-import { ONLY_VERSION_1, recordLocatorProperty } from '../properties';
+import { ONLY_VERSION_1, recordLocatorProperty, shownFor } from '../properties';
 import type { ItemRun } from '../types';
 import { fetchDownload } from './record';
 
@@ -73,10 +73,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['download'], operation: ['downloadArchive'] } },
-	properties,
-);
+export const description = shownFor('download', 'downloadArchive', properties);
 
 const binaryProperty = z
 	.string()
@@ -182,7 +179,7 @@ export async function execute(
 
 interface Target {
 	/** The output item's JSON, before the file's name and size. */
-	json: IDataObject;
+	json: INodeExecutionData['json'];
 	link: string;
 	/** How messages name the link. */
 	subject: string;

@@ -1,13 +1,14 @@
+// Why: Download → Get Many: download links, newest first, by default only those still valid by the service's clock.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { windowFilter, withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST, type Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
 import { readJobId, readResultLimit } from '../parameters';
-import { returnAllOrLimit, withJobId } from '../properties';
+import { returnAllOrLimit, shownFor, withJobId } from '../properties';
 import { toItems } from '../records';
+import { collection } from '../../../shared/collection';
 import type { ItemRun } from '../types';
 
 const properties: INodeProperties[] = [
@@ -21,22 +22,10 @@ const properties: INodeProperties[] = [
 			'Whether to return only downloads whose link still works (24 hours after its job finished)',
 		hint: 'Older records stay listed, but their archive is gone',
 	},
-	...withJobId(
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-		},
-		'Only the downloads of this job',
-	),
+	...withJobId(collection('Filters', 'filters', 'Add Filter'), 'Only the downloads of this job'),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['download'], operation: ['getAll'] } },
-	properties,
-);
+export const description = shownFor('download', 'getAll', properties);
 
 const filterSchema = z.object({ jobId: recordId.optional() });
 

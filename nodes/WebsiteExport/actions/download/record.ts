@@ -1,3 +1,4 @@
+// Why: what Select By may name a download by, and the one read of a download with its expiry.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';

@@ -1,3 +1,4 @@
+// Why: Job → Create: starts an export, optionally with its option, and optionally waits for it to finish.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -5,10 +6,11 @@ import type {
 	INodeProperties,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { validate } from '../../../shared/validation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
+import { shownFor } from '../properties';
 import type { ItemRun } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
 import { optionLookup } from '../option/fields';
@@ -51,10 +53,10 @@ const properties: INodeProperties[] = [
 	...waitProperties,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['create'] } },
-	properties,
-);
+/** Writes go one item after another unless the user asks for more (router). */
+export const writes = true;
+
+export const description = shownFor('job', 'create', properties);
 
 /** The export option of one item, or undefined for None. */
 function readOption(this: IExecuteFunctions, itemIndex: number): IDataObject | undefined {

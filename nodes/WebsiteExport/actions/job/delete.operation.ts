@@ -1,24 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
-
-import { prepareSelection, type Selection } from '../parameters';
-import { selectByProperties } from '../properties';
-import { deleteSelected } from '../records';
-import type { ItemRun } from '../types';
+// Why: Job → Delete: removes the one export job Select By names and returns it.
+import { deleteOperation } from '../selectedRecord';
 import { JOB_SELECT_BY_FIELDS } from './fields';
 
-const properties: INodeProperties[] = [...selectByProperties('job', JOB_SELECT_BY_FIELDS)];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['delete'] } },
-	properties,
+export const { description, prepare, execute, writes } = deleteOperation(
+	'job',
+	JOB_SELECT_BY_FIELDS,
 );
-
-export const prepare = prepareSelection('job');
-
-export async function execute(
-	this: IExecuteFunctions,
-	run: ItemRun<Selection>,
-): Promise<INodeExecutionData[]> {
-	return [{ json: await deleteSelected.call(this, run, 'jobs') }];
-}

@@ -1,3 +1,4 @@
+// Why: the job record: its type, statuses, validation rules and the fields Select By may use.
 import type { IDataObject } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 import { z } from 'zod';

@@ -1,24 +1,5 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
-
-import { prepareSelection, type Selection } from '../parameters';
-import { selectByProperties } from '../properties';
-import { fetchOne } from '../records';
-import type { ItemRun } from '../types';
+// Why: Job → Get: the one export job Select By names.
+import { getOperation } from '../selectedRecord';
 import { JOB_SELECT_BY_FIELDS } from './fields';
 
-const properties: INodeProperties[] = [...selectByProperties('job', JOB_SELECT_BY_FIELDS)];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['get'] } },
-	properties,
-);
-
-export const prepare = prepareSelection('job');
-
-export async function execute(
-	this: IExecuteFunctions,
-	run: ItemRun<Selection>,
-): Promise<INodeExecutionData[]> {
-	return [{ json: await fetchOne.call(this, run, 'jobs', run.input) }];
-}
+export const { description, prepare, execute } = getOperation('job', JOB_SELECT_BY_FIELDS);

@@ -1,66 +1,61 @@
+// Why: Job → Get Many: export jobs, filtered by creation time, email, status or URL, newest or oldest first.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';
 
 import type { Filter, OrderBy } from '../../../shared/transport';
 import { text, validate } from '../../../shared/validation';
 import { nonEmpty, readResultLimit } from '../parameters';
-import { returnAllOrLimit } from '../properties';
+import { returnAllOrLimit, shownFor } from '../properties';
 import { toItems } from '../records';
+import { collection } from '../../../shared/collection';
 import type { ItemRun } from '../types';
 import { instant, STATUS_OPTIONS, status } from './fields';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Created After',
-				name: 'createdAfter',
-				type: 'dateTime',
-				default: '',
-				description: 'Only jobs created at or after this moment',
-			},
-			{
-				displayName: 'Created Before',
-				name: 'createdBefore',
-				type: 'dateTime',
-				default: '',
-				description: 'Only jobs created before this moment',
-			},
-			{
-				displayName: 'Email',
-				name: 'email',
-				type: 'string',
-				default: '',
-				placeholder: 'name@email.com',
-				description: 'Only jobs for this recipient (exact match)',
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				options: STATUS_OPTIONS,
-				default: 'finished',
-				description: 'Only jobs in this state',
-				hint: 'The service documents only Finished; Queued, Running and Failed are the states an export passes through',
-			},
-			{
-				displayName: 'URL',
-				name: 'url',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. https://example.com',
-				description:
-					'Only jobs for this address (exact match, as it was given when the job was created)',
-			},
-		],
-	},
+	collection('Filters', 'filters', 'Add Filter', [
+		{
+			displayName: 'Created After',
+			name: 'createdAfter',
+			type: 'dateTime',
+			default: '',
+			description: 'Only jobs created at or after this moment',
+		},
+		{
+			displayName: 'Created Before',
+			name: 'createdBefore',
+			type: 'dateTime',
+			default: '',
+			description: 'Only jobs created before this moment',
+		},
+		{
+			displayName: 'Email',
+			name: 'email',
+			type: 'string',
+			default: '',
+			placeholder: 'name@email.com',
+			description: 'Only jobs for this recipient (exact match)',
+		},
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'options',
+			options: STATUS_OPTIONS,
+			default: 'finished',
+			description: 'Only jobs in this state',
+			hint: 'The service documents only Finished; Queued, Running and Failed are the states an export passes through',
+		},
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. https://example.com',
+			description:
+				'Only jobs for this address (exact match, as it was given when the job was created)',
+		},
+	]),
 	{
 		displayName: 'Sort',
 		name: 'sort',
@@ -74,10 +69,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['getAll'] } },
-	properties,
-);
+export const description = shownFor('job', 'getAll', properties);
 
 const filterSchema = (zone: string) =>
 	z.object({

@@ -1,22 +1,17 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
-
+// Why: Job → Update: changes the URL, email or status of the one export job Select By names.
 import { validate } from '../../../shared/validation';
-import { nonEmpty, readSelectedPatch, type SelectedPatch } from '../parameters';
-import { selectByProperties } from '../properties';
-import { updateSelected } from '../records';
-import type { ItemRun } from '../types';
+import { collection } from '../../../shared/collection';
+import { nonEmpty } from '../parameters';
+import { updateOperation } from '../selectedRecord';
 import { JOB_SELECT_BY_FIELDS, JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
 
-const properties: INodeProperties[] = [
-	...selectByProperties('job', JOB_SELECT_BY_FIELDS),
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
+const patchSchema = jobFields.partial().extend({ status: status.optional() });
+
+export const { description, prepare, execute, writes } = updateOperation(
+	'job',
+	JOB_SELECT_BY_FIELDS,
+	[
+		collection('Update Fields', 'updateFields', 'Add Field', [
 			{
 				displayName: 'Email',
 				name: 'email',
@@ -42,32 +37,15 @@ const properties: INodeProperties[] = [
 				placeholder: 'e.g. https://example.com',
 				description: 'Address of the website to download',
 			},
-		],
+		]),
+	],
+	function (fields, itemIndex) {
+		return validate(
+			this,
+			patchSchema,
+			{ url: nonEmpty(fields.url), email: nonEmpty(fields.email), status: nonEmpty(fields.status) },
+			itemIndex,
+			JOB_LABELS,
+		);
 	},
-];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['update'] } },
-	properties,
 );
-
-const patchSchema = jobFields.partial().extend({ status: status.optional() });
-
-export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPatch {
-	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, string>;
-	const patch = validate(
-		this,
-		patchSchema,
-		{ url: nonEmpty(fields.url), email: nonEmpty(fields.email), status: nonEmpty(fields.status) },
-		itemIndex,
-		JOB_LABELS,
-	);
-	return readSelectedPatch.call(this, 'job', itemIndex, patch);
-}
-
-export async function execute(
-	this: IExecuteFunctions,
-	run: ItemRun<SelectedPatch>,
-): Promise<INodeExecutionData[]> {
-	return [{ json: await updateSelected.call(this, run, 'jobs') }];
-}

@@ -1,3 +1,4 @@
+// Why: Wait for Completion of Job → Create: polls the job until it finishes, fails or the wait runs out.
 import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { z } from 'zod';

@@ -1,15 +1,16 @@
+// Why: Option → Create: an export option (how links are treated) for a job.
 import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
 import { readJobId } from '../parameters';
-import { withJobId } from '../properties';
+import { shownFor, withJobId } from '../properties';
+import { collection } from '../../../shared/collection';
 import type { ItemRun } from '../types';
 import { optionLookup } from './fields';
 import { MODE_LABELS, modeFields, modeProperties } from './mode';
@@ -17,21 +18,15 @@ import { MODE_LABELS, modeFields, modeProperties } from './mode';
 const properties: INodeProperties[] = [
 	...modeProperties(),
 	...withJobId(
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-		},
+		collection('Additional Fields', 'additionalFields', 'Add Field'),
 		'Job the option belongs to',
 	),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['option'], operation: ['create'] } },
-	properties,
-);
+/** Writes go one item after another unless the user asks for more (router). */
+export const writes = true;
+
+export const description = shownFor('option', 'create', properties);
 
 const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional() }));
 

@@ -1,24 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
-
-import { prepareSelection, type Selection } from '../parameters';
-import { selectByProperties } from '../properties';
-import { deleteSelected } from '../records';
-import type { ItemRun } from '../types';
+// Why: Option → Delete: removes the one export option Select By names and returns it.
+import { deleteOperation } from '../selectedRecord';
 import { OPTION_SELECT_BY_FIELDS } from './fields';
 
-const properties: INodeProperties[] = [...selectByProperties('option', OPTION_SELECT_BY_FIELDS)];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['option'], operation: ['delete'] } },
-	properties,
+export const { description, prepare, execute, writes } = deleteOperation(
+	'option',
+	OPTION_SELECT_BY_FIELDS,
 );
-
-export const prepare = prepareSelection('option');
-
-export async function execute(
-	this: IExecuteFunctions,
-	run: ItemRun<Selection>,
-): Promise<INodeExecutionData[]> {
-	return [{ json: await deleteSelected.call(this, run, 'options') }];
-}

@@ -1,43 +1,31 @@
+// Why: Option → Get Many: export options in ID order, by job and mode.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import type { Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
 import { readJobId, readResultLimit } from '../parameters';
-import { returnAllOrLimit, withJobId } from '../properties';
+import { returnAllOrLimit, shownFor, withJobId } from '../properties';
 import { toItems } from '../records';
+import { collection } from '../../../shared/collection';
 import type { ItemRun } from '../types';
 import { MODE_OPTIONS } from './mode';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
-	...withJobId(
+	...withJobId(collection('Filters', 'filters', 'Add Filter'), 'Only the options of this job', [
 		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'options',
+			options: MODE_OPTIONS,
+			default: 'offline',
+			description: 'Only options with this export mode',
 		},
-		'Only the options of this job',
-		[
-			{
-				displayName: 'Mode',
-				name: 'mode',
-				type: 'options',
-				options: MODE_OPTIONS,
-				default: 'offline',
-				description: 'Only options with this export mode',
-			},
-		],
-	),
+	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['option'], operation: ['getAll'] } },
-	properties,
-);
+export const description = shownFor('option', 'getAll', properties);
 
 const filterSchema = z.object({
 	jobId: recordId.optional(),

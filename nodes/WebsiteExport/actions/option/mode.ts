@@ -1,3 +1,4 @@
+// Why: the export mode of an option and the field each mode needs, shared by Create, Update and Get Many.
 import type { INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 

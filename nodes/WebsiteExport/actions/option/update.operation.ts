@@ -1,60 +1,13 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+// Why: Option → Update: changes the mode, its path or address, or the job of the one export option Select By names.
 import { z } from 'zod';
 
+import { collection } from '../../../shared/collection';
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { nonEmpty, readJobId, readSelectedPatch, type SelectedPatch } from '../parameters';
-import { selectByProperties, withJobId } from '../properties';
-import { updateSelected } from '../records';
-import type { ItemRun } from '../types';
+import { nonEmpty, readJobId } from '../parameters';
+import { withJobId } from '../properties';
+import { updateOperation } from '../selectedRecord';
 import { OPTION_SELECT_BY_FIELDS } from './fields';
 import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
-
-const properties: INodeProperties[] = [
-	...selectByProperties('option', OPTION_SELECT_BY_FIELDS),
-	...withJobId(
-		{
-			displayName: 'Update Fields',
-			name: 'updateFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-		},
-		'Job the option belongs to',
-		[
-			{
-				displayName: 'Mode',
-				name: 'mode',
-				type: 'options',
-				options: MODE_OPTIONS,
-				default: 'offline',
-				description: 'How links inside the exported site are treated',
-				hint: 'Relative needs a Relative Path, Absolute a Replace URL',
-			},
-			{
-				displayName: 'Relative Path',
-				name: 'relativePath',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. /docs/',
-				description: 'Path the links are made relative to (mode Relative)',
-			},
-			{
-				displayName: 'Replace URL',
-				name: 'replaceUrl',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. https://mirror.example.com',
-				description: 'Address the links are rewritten to (mode Absolute)',
-			},
-		],
-	),
-];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['option'], operation: ['update'] } },
-	properties,
-);
 
 const patchSchema = z
 	.object({
@@ -73,26 +26,48 @@ const patchSchema = z
 		path: ['replace_url'],
 	});
 
-export function prepare(this: IExecuteFunctions, itemIndex: number): SelectedPatch {
-	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, string>;
-	const patch = validate(
-		this,
-		patchSchema,
+export const { description, prepare, execute, writes } = updateOperation(
+	'option',
+	OPTION_SELECT_BY_FIELDS,
+	withJobId(collection('Update Fields', 'updateFields', 'Add Field'), 'Job the option belongs to', [
 		{
-			mode: nonEmpty(fields.mode),
-			relative_path: nonEmpty(fields.relativePath),
-			replace_url: nonEmpty(fields.replaceUrl),
-			job_id: readJobId(fields.jobId),
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'options',
+			options: MODE_OPTIONS,
+			default: 'offline',
+			description: 'How links inside the exported site are treated',
+			hint: 'Relative needs a Relative Path, Absolute a Replace URL',
 		},
-		itemIndex,
-		MODE_LABELS,
-	);
-	return readSelectedPatch.call(this, 'option', itemIndex, patch);
-}
-
-export async function execute(
-	this: IExecuteFunctions,
-	run: ItemRun<SelectedPatch>,
-): Promise<INodeExecutionData[]> {
-	return [{ json: await updateSelected.call(this, run, 'options') }];
-}
+		{
+			displayName: 'Relative Path',
+			name: 'relativePath',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. /docs/',
+			description: 'Path the links are made relative to (mode Relative)',
+		},
+		{
+			displayName: 'Replace URL',
+			name: 'replaceUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. https://mirror.example.com',
+			description: 'Address the links are rewritten to (mode Absolute)',
+		},
+	]),
+	function (fields, itemIndex) {
+		return validate(
+			this,
+			patchSchema,
+			{
+				mode: nonEmpty(fields.mode),
+				relative_path: nonEmpty(fields.relativePath),
+				replace_url: nonEmpty(fields.replaceUrl),
+				job_id: readJobId(fields.jobId),
+			},
+			itemIndex,
+			MODE_LABELS,
+		);
+	},
+);
