@@ -11,6 +11,7 @@ import { WebsiteExport } from '../nodes/WebsiteExport/WebsiteExport.node';
 import { NodeHarness } from '../test/harness';
 import { probeNode } from '../test/support';
 import type { Service } from './remote';
+import { range } from './stats';
 
 export const node = new WebsiteExport();
 
@@ -38,6 +39,10 @@ export function byId(
 
 export const jobGet = (requestsInFlight?: number) =>
 	byId('job', 'get', requestsInFlight === undefined ? {} : { options: { requestsInFlight } });
+
+/** `n` job rows to insert, one site each. */
+export const jobRows = (n: number) =>
+	range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }));
 
 export const idItems = (rows: object[]): INodeExecutionData[] =>
 	rows.map((row) => ({ json: { id: (row as IDataObject).id } }));

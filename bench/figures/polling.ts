@@ -3,7 +3,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../../test/emulator';
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
-import { harnessFor, runNode } from '../nodes';
+import { harnessFor, jobRows, runNode } from '../nodes';
 import { count, range, ratio } from '../stats';
 import { judged, reported, type Row } from '../table';
 import { onArrival } from '../../test/concurrency/scenarios';
@@ -13,13 +13,7 @@ import { offsetReturnAll } from '../offsetPaging';
 export async function returnAll(total: number, maxRows: number): Promise<Row> {
 	const emulator = await startEmulator({ port: 0, maxRows });
 	try {
-		await emulator.insert(
-			'jobs',
-			range(total).map((i) => ({
-				url: `https://site${i}.example.com`,
-				email: 'bench@example.com',
-			})),
-		);
+		await emulator.insert('jobs', jobRows(total));
 		const harness = harnessFor(emulator);
 		const output: INodeExecutionData[] = await runNode(harness, {
 			resource: 'job',
@@ -146,15 +140,9 @@ async function countUnderChurn(
 	returnAll: () => Promise<number[]>,
 ): Promise<ChurnCount> {
 	await emulator.reset();
-	const existing = (
-		(await emulator.insert(
-			'jobs',
-			range(total).map((i) => ({
-				url: `https://site${i}.example.com`,
-				email: 'bench@example.com',
-			})),
-		)) as Array<{ id: number }>
-	).map((job) => job.id);
+	const existing = ((await emulator.insert('jobs', jobRows(total))) as Array<{ id: number }>).map(
+		(job) => job.id,
+	);
 	const deleted = new Set<number>();
 	const stop = churnBeforeEachPage(emulator, existing, deleted);
 	try {

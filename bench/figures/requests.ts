@@ -6,7 +6,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { expireTokenMidRun, onArrival } from '../../test/concurrency/scenarios';
 import { startEmulator, type Emulator } from '../../test/emulator';
-import { byId, DEFAULT_IN_FLIGHT, harnessFor, idItems, jobGet, runNode } from '../nodes';
+import { byId, DEFAULT_IN_FLIGHT, harnessFor, idItems, jobGet, jobRows, runNode } from '../nodes';
 import { count, range } from '../stats';
 import { judged, type Row } from '../table';
 
@@ -18,9 +18,6 @@ async function withEmulator<T>(work: (emulator: Emulator) => Promise<T>): Promis
 		await emulator.close();
 	}
 }
-
-const jobRows = (n: number) =>
-	range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' }));
 
 /** Every output item is a record (no error item), one per input item. */
 const complete = (output: INodeExecutionData[], n: number) =>

@@ -11,9 +11,17 @@ import { Pool } from 'undici';
 import { offsetReturnAll } from '../offsetPaging';
 
 import type { NodeHarness } from '../../test/harness';
-import { bareHelperLoop, DEFAULT_IN_FLIGHT, harnessFor, idItems, jobGet, runNode } from '../nodes';
+import {
+	bareHelperLoop,
+	DEFAULT_IN_FLIGHT,
+	harnessFor,
+	idItems,
+	jobGet,
+	jobRows,
+	runNode,
+} from '../nodes';
 import { RemoteEmulator } from '../remote';
-import { collectGarbage, count, median, range, ratio, seconds, timed } from '../stats';
+import { collectGarbage, count, median, ratio, seconds, timed } from '../stats';
 import { judged, reported, type Row } from '../table';
 
 interface Bench {
@@ -25,10 +33,7 @@ interface Bench {
 /** A child emulator holding `n` jobs, and a harness already logged in (no login inside a timed run). */
 async function prepare(n: number): Promise<Bench> {
 	const emulator = await RemoteEmulator.start();
-	const jobs = await emulator.insert(
-		'jobs',
-		range(n).map((i) => ({ url: `https://site${i}.example.com`, email: 'bench@example.com' })),
-	);
+	const jobs = await emulator.insert('jobs', jobRows(n));
 	const items = idItems(jobs);
 	const harness = harnessFor(emulator);
 	await runNode(harness, jobGet(1), items.slice(0, 1));
@@ -254,13 +259,7 @@ export async function latencyBound(n: number, latencyMs: number, extra: number[]
 export async function returnAllLatency(total: number, latencyMs: number): Promise<Row> {
 	const emulator = await RemoteEmulator.start();
 	try {
-		await emulator.insert(
-			'jobs',
-			range(total).map((i) => ({
-				url: `https://site${i}.example.com`,
-				email: 'bench@example.com',
-			})),
-		);
+		await emulator.insert('jobs', jobRows(total));
 		const harness = harnessFor(emulator);
 		await runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true }); // login and warm-up
 		await emulator.settings({ latencyMs });
