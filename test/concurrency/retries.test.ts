@@ -1,9 +1,17 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { itemsOf, runNode } from '../nodes/helpers';
 import { requestsSince, startService, type Service } from '../support';
 
 const IN_FLIGHT = 8;
+
+/** A Job operation with IN_FLIGHT requests at a time. */
+const jobInFlight = (operation: string, parameters: INodeParameters): INodeParameters => ({
+	resource: 'job',
+	operation,
+	...parameters,
+	options: { requestsInFlight: IN_FLIGHT },
+});
 
 describe('Requests in Flight > 1: retries', () => {
 	let service: Service;
@@ -23,13 +31,7 @@ describe('Requests in Flight > 1: retries', () => {
 				email: 'me@example.com',
 			})),
 		)) as IDataObject[];
-		const parameters = {
-			resource: 'job',
-			operation: 'get',
-			selectBy: 'id',
-			recordId: '={{ $json.id }}',
-			options: { requestsInFlight: IN_FLIGHT },
-		};
+		const parameters = jobInFlight('get', { selectBy: 'id', recordId: '={{ $json.id }}' });
 		const items = itemsOf(...jobs.map((job) => ({ id: job.id })));
 		await runNode(service, parameters, { items: items.slice(0, 1) }); // logged in: the 8 requests start together
 		const before = service.emulator.log.length;
@@ -61,13 +63,7 @@ describe('Requests in Flight > 1: retries', () => {
 		const items = itemsOf(
 			...Array.from({ length: 10 }, (_, i) => ({ url: `https://site${i}.example.com` })),
 		);
-		const parameters = {
-			resource: 'job',
-			operation: 'create',
-			url: '={{ $json.url }}',
-			email: 'me@example.com',
-			options: { requestsInFlight: IN_FLIGHT },
-		};
+		const parameters = jobInFlight('create', { url: '={{ $json.url }}', email: 'me@example.com' });
 
 		const output = await runNode(service, parameters, { items, onError: 'continueRegularOutput' });
 

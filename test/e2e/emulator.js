@@ -2,98 +2,112 @@
 /**
  * The Website Export emulator as a child process (`node .build/test/emulator/cli.js`), driven
  * through its HTTP control API (/__emulator/*, see test/emulator/README.md). The compiled CLI
- * comes from `npm run -s build:tools`.
+ * comes from `npm run -s build:tools`; the process is handled by scripts/n8n/process.js.
  */
-const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
-const { getFreePort, httpRequest, sleep } = require('../../scripts/n8n/lib');
+const { getFreePort, killGroup, spawnServer, waitForHealth } = require('../../scripts/n8n/process');
 const { REPO } = require('./suite');
 
 const CLI = path.join(REPO, '.build/test/emulator/cli.js');
 
 /** @typedef {import('./types').Emulator} Emulator */
 /** @typedef {import('./types').EmulatorHealth} EmulatorHealth */
+/** @typedef {import('./types').Json} Json */
+/** @typedef {import('../../scripts/n8n/process').ServerProcess} ServerProcess */
 
-/** @type {Set<import('node:child_process').ChildProcess>} */
-const running = new Set();
-process.on('exit', () => {
-	for (const child of running) child.kill('SIGKILL');
-});
+/**
+ * One request to the emulator's control API (every answer is JSON): a body is sent as JSON.
+ * @param {string} method
+ * @param {string} url
+ * @param {{ body?: unknown, timeoutMs?: number }} [options]
+ * @returns {Promise<Response>}
+ */
+function request(method, url, { body, timeoutMs = 15000 } = {}) {
+	return fetch(url, {
+		method,
+		headers: body === undefined ? {} : { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+		signal: AbortSignal.timeout(timeoutMs),
+	});
+}
 
 /**
  * Starts the emulator on a free port; resolves once /__emulator/health answers.
+ * getFreePort() closes its probe before the emulator binds: another process may take the port
+ * in between. Then the emulator exits at once (EADDRINUSE) and another port is tried.
  * @param {{ jobMs?: number, readyTimeoutMs?: number }} [options]
  * @returns {Promise<Emulator>}
  */
 async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {}) {
-	let lastError;
-	// getFreePort() closes its probe before the emulator binds: another process may take the
-	// port in between. Then the emulator exits at once (EADDRINUSE) and another port is tried.
-	for (let attempt = 1; attempt <= 3; attempt++) {
+	for (let attempt = 1; ; attempt++) {
 		const port = await getFreePort();
-		const child = spawn(
+		const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'website-export-emulator-'));
+		const logFile = path.join(logDir, 'emulator.log');
+		const output = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
+		const server = spawnServer(
 			process.execPath,
 			[CLI, '--port', String(port), '--job-ms', String(jobMs)],
-			{
-				cwd: REPO,
-				stdio: ['ignore', 'pipe', 'pipe'],
-			},
+			{ cwd: REPO, logFile, append: false },
 		);
-		running.add(child);
-		let output = '';
-		child.stdout.on('data', (d) => (output += d));
-		child.stderr.on('data', (d) => (output += d));
-		/** @type {{ code: number | null, signal: NodeJS.Signals | null } | null} */
-		let exited = null;
-		/** @type {Promise<unknown>} */
-		const exitPromise = new Promise((resolve) =>
-			child.on('exit', (code, signal) => {
-				exited = { code, signal };
-				running.delete(child);
-				resolve(exited);
-			}),
-		);
-		const baseUrl = `http://127.0.0.1:${port}`;
-		const deadline = Date.now() + readyTimeoutMs;
-		while (!exited && Date.now() < deadline) {
-			try {
-				const res = await httpRequest('GET', `${baseUrl}/__emulator/health`, { timeoutMs: 2000 });
-				if (res.status === 200 && res.json && res.json.ok)
-					return handle(child, exitPromise, res.json, () => output);
-			} catch {
-				/* not listening yet */
-			}
-			await sleep(100);
+		// 'exit' handlers must be synchronous: a suite that ends abruptly leaves no emulator behind.
+		const killOnExit = () => server.exited() || killGroup(server.pid, 'SIGKILL');
+		process.on('exit', killOnExit);
+		/** @param {{ timeoutMs?: number }} [options] */
+		const stop = async (options) => {
+			process.removeListener('exit', killOnExit);
+			await server.stop(options);
+			fs.rmSync(logDir, { recursive: true, force: true });
+		};
+		try {
+			const health = await waitForHealth(server, {
+				timeoutMs: readyTimeoutMs,
+				intervalMs: 100,
+				probe: async () => {
+					const url = `http://127.0.0.1:${port}/__emulator/health`;
+					const res = await request('GET', url, { timeoutMs: 2000 });
+					/** @type {EmulatorHealth | undefined} */
+					const answer = res.ok ? await res.json() : undefined;
+					return answer && answer.ok ? answer : undefined;
+				},
+				failure: (exited) =>
+					new Error(
+						`emulator on port ${port} did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timed out'}): ${output().trim().slice(-2000)}`,
+					),
+			});
+			return handle(server, health, output, stop);
+		} catch (error) {
+			const portTaken = server.exited() !== null && output().includes('EADDRINUSE');
+			await stop({ timeoutMs: 2000 });
+			if (!portTaken || attempt === 3) throw error;
 		}
-		if (!exited) child.kill('SIGKILL');
-		lastError = new Error(
-			`emulator on port ${port} did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timed out'}): ${output.trim().slice(-2000)}`,
-		);
 	}
-	throw lastError;
 }
 
 /**
  * The control API of a started emulator.
- * @param {import('node:child_process').ChildProcess} child
- * @param {Promise<unknown>} exitPromise settles when the child has exited
+ * @param {ServerProcess} server
  * @param {EmulatorHealth} health
  * @param {() => string} output what the emulator printed so far
+ * @param {(options?: { timeoutMs?: number }) => Promise<void>} stop stops it, cleans up after it
  * @returns {Emulator}
  */
-function handle(child, exitPromise, health, output) {
+function handle(server, health, output, stop) {
 	/**
 	 * @param {string} method
 	 * @param {string} p
 	 * @param {unknown} [body]
-	 * @returns {Promise<import('./types').Json>} the answer's JSON
+	 * @returns {Promise<Json>} the answer's JSON
 	 */
 	const call = async (method, p, body) => {
-		const res = await httpRequest(method, health.baseUrl + p, { body, timeoutMs: 15000 });
-		if (res.status < 200 || res.status >= 300)
-			throw new Error(`emulator ${method} ${p} → ${res.status} ${res.text.slice(0, 500)}`);
-		return res.json;
+		const res = await request(method, health.baseUrl + p, { body });
+		if (!res.ok)
+			throw new Error(
+				`emulator ${method} ${p} → ${res.status} ${(await res.text()).slice(0, 500)}`,
+			);
+		return res.json();
 	};
 	/** @returns {Promise<import('./types').LogEntry[]>} */
 	const log = async () => (await call('GET', '/__emulator/log')).log;
@@ -103,7 +117,7 @@ function handle(child, exitPromise, health, output) {
 		demoUser: health.demoUser,
 		/** A login whose account has no Business plan: the API refuses it (403, 42501). */
 		freeUser: health.freeUser,
-		pid: child.pid,
+		pid: server.pid,
 		output,
 		/** The emulator's clock (ms): created_at of rows, token expiry, link validity. */
 		now: async () => (await call('GET', '/__emulator/clock')).now,
@@ -122,17 +136,12 @@ function handle(child, exitPromise, health, output) {
 		log,
 		/** The seq of the newest request logged (0 before any): what came later has a greater one. */
 		lastSeq: async () => (await log()).reduce((max, e) => Math.max(max, e.seq), 0),
-		async stop() {
-			if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-			const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-			await exitPromise;
-			clearTimeout(timer);
-		},
+		stop: () => stop({ timeoutMs: 5000 }),
 	};
 }
 
 /** Rows of an answer: the answer itself when it is an array, else its `rows`. */
-const asArray = (/** @type {import('./types').Json} */ body) =>
+const asArray = (/** @type {Json} */ body) =>
 	Array.isArray(body) ? body : (body && body.rows) || [];
 
 module.exports = { startEmulatorProcess };

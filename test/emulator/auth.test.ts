@@ -13,6 +13,19 @@ beforeEach(() => emu.reset());
 
 const tokenPath = '/auth/v1/token?grant_type=password';
 
+/** GoTrue's error body in its default (pre-2024-01-01) format. */
+const goTrueError = (code: number, errorCode: string, msg: string) => ({
+	code,
+	error_code: errorCode,
+	msg,
+});
+
+/** Trades a refresh token for a new session. */
+const refresh = (refreshToken: string) =>
+	call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+		body: { refresh_token: refreshToken },
+	});
+
 describe('gateway (Kong key-auth)', () => {
 	it('refuses a request without apikey', async () => {
 		const res = await call(emu, 'GET', '/rest/v1/jobs', { apikey: null });
@@ -105,37 +118,37 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 			[
 				{ email: 'demo@example.com', password: 'wrong' },
 				400,
-				{ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+				goTrueError(400, 'invalid_credentials', 'Invalid login credentials'),
 			],
 			[
 				{ email: 'nobody@example.com', password: 'x' },
 				400,
-				{ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+				goTrueError(400, 'invalid_credentials', 'Invalid login credentials'),
 			],
 			[
 				{ email: 'demo@example.com' },
 				400,
-				{ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+				goTrueError(400, 'invalid_credentials', 'Invalid login credentials'),
 			],
 			[
 				{ password: 'demo-password' },
 				400,
-				{ code: 400, error_code: 'validation_failed', msg: 'missing email or phone' },
+				goTrueError(400, 'validation_failed', 'missing email or phone'),
 			],
 			['{not json', 400, { code: 400, error_code: 'bad_json' }],
 			[
 				{ email: 'demo@example.com', phone: '+15550100', password: 'x' },
 				400,
-				{
-					code: 400,
-					error_code: 'validation_failed',
-					msg: 'Only an email address or phone number should be provided on login.',
-				},
+				goTrueError(
+					400,
+					'validation_failed',
+					'Only an email address or phone number should be provided on login.',
+				),
 			],
 			[
 				{ phone: '+15550100', password: 'x' },
 				422,
-				{ code: 422, error_code: 'phone_provider_disabled', msg: 'Phone logins are disabled' },
+				goTrueError(422, 'phone_provider_disabled', 'Phone logins are disabled'),
 			],
 		];
 		for (const [body, status, expected] of cases) {
@@ -149,11 +162,7 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 	it('refuses an unknown grant type', async () => {
 		const res = await call(emu, 'POST', '/auth/v1/token?grant_type=magic', { body: {} });
 		expect(res.status).toBe(400);
-		expect(res.json).toEqual({
-			code: 400,
-			error_code: 'invalid_credentials',
-			msg: 'unsupported_grant_type',
-		});
+		expect(res.json).toEqual(goTrueError(400, 'invalid_credentials', 'unsupported_grant_type'));
 	});
 
 	it('answers in the 2024-01-01 error format when the client asks for it', async () => {
@@ -183,40 +192,24 @@ describe('refresh tokens', () => {
 	it('rotates: a refresh token works once', async () => {
 		const first = (await call(emu, 'POST', tokenPath, { body: emu.demoUser })).json;
 		await emu.clock.advance(1000);
-		const refreshed = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
-			body: { refresh_token: first.refresh_token },
-		});
+		const refreshed = await refresh(first.refresh_token);
 		expect(refreshed.status).toBe(200);
 		expect(refreshed.json.refresh_token).not.toBe(first.refresh_token);
 		expect(refreshed.json.expires_at).toBe(first.expires_at + 1);
-		const again = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
-			body: { refresh_token: first.refresh_token },
-		});
+		const again = await refresh(first.refresh_token);
 		expect(again.status).toBe(400);
-		expect(again.json).toEqual({
-			code: 400,
-			error_code: 'refresh_token_already_used',
-			msg: 'Invalid Refresh Token: Already Used',
-		});
+		expect(again.json).toEqual(
+			goTrueError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used'),
+		);
 	});
 
 	it('refuses unknown and malformed refresh tokens', async () => {
-		const unknown = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
-			body: { refresh_token: 'abcdefabcdef' },
-		});
-		expect(unknown.json).toEqual({
-			code: 400,
-			error_code: 'refresh_token_not_found',
-			msg: 'Invalid Refresh Token: Refresh Token Not Found',
-		});
-		const short = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
-			body: { refresh_token: 'abc' },
-		});
-		expect(short.json).toEqual({
-			code: 400,
-			error_code: 'validation_failed',
-			msg: 'Refresh token is not valid',
-		});
+		const unknown = await refresh('abcdefabcdef');
+		expect(unknown.json).toEqual(
+			goTrueError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found'),
+		);
+		const short = await refresh('abc');
+		expect(short.json).toEqual(goTrueError(400, 'validation_failed', 'Refresh token is not valid'));
 	});
 });
 
@@ -235,11 +228,9 @@ describe('GET /auth/v1/user and logout', () => {
 	it('refuses missing, forged and expired tokens with GoTrue bodies', async () => {
 		const none = await call(emu, 'GET', '/auth/v1/user');
 		expect(none.status).toBe(401);
-		expect(none.json).toEqual({
-			code: 401,
-			error_code: 'no_authorization',
-			msg: 'This endpoint requires a valid Bearer token',
-		});
+		expect(none.json).toEqual(
+			goTrueError(401, 'no_authorization', 'This endpoint requires a valid Bearer token'),
+		);
 		const token = await login(emu);
 		const forged = await call(emu, 'GET', '/auth/v1/user', { token: `${token.slice(0, -4)}AAAA` });
 		expect(forged.status).toBe(403);
@@ -252,11 +243,7 @@ describe('GET /auth/v1/user and logout', () => {
 			'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired',
 		);
 		const anonKey = await call(emu, 'GET', '/auth/v1/user', { token: emu.apiKey });
-		expect(anonKey.json).toEqual({
-			code: 403,
-			error_code: 'bad_jwt',
-			msg: 'invalid claim: missing sub claim',
-		});
+		expect(anonKey.json).toEqual(goTrueError(403, 'bad_jwt', 'invalid claim: missing sub claim'));
 	});
 
 	it('logout ends the session: its refresh token stops working', async () => {
@@ -268,9 +255,7 @@ describe('GET /auth/v1/user and logout', () => {
 		expect(
 			(await call(emu, 'POST', '/auth/v1/logout', { token: session.access_token })).status,
 		).toBe(204);
-		const res = await call(emu, 'POST', '/auth/v1/token?grant_type=refresh_token', {
-			body: { refresh_token: session.refresh_token },
-		});
+		const res = await refresh(session.refresh_token);
 		expect(res.json.error_code).toBe('refresh_token_not_found');
 	});
 });

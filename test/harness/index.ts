@@ -121,6 +121,22 @@ function nodeTypesOf(nodeType: INodeType): INodeTypes {
 	};
 }
 
+/** The one-node workflow every run of the harness happens in (inactive unless said otherwise). */
+function workflowOf(
+	node: INode,
+	nodeType: INodeType,
+	options: { active?: boolean; staticData?: IDataObject } = {},
+): Workflow {
+	return new Workflow({
+		id: 'workflow-1',
+		nodes: [node],
+		connections: {},
+		active: options.active ?? false,
+		nodeTypes: nodeTypesOf(nodeType),
+		staticData: options.staticData,
+	});
+}
+
 /**
  * Runs this pack's nodes through n8n-core's own execution contexts (ExecuteContext,
  * PollContext): parameters, expressions, continueOnFail, binary data and
@@ -203,13 +219,7 @@ export class NodeHarness {
 			options.onError,
 			options.typeVersion,
 		);
-		const workflow = new Workflow({
-			id: 'workflow-1',
-			nodes: [node],
-			connections: {},
-			active: false,
-			nodeTypes: nodeTypesOf(nodeType),
-		});
+		const workflow = workflowOf(node, nodeType);
 		const items = options.items ?? [{ json: {} }];
 		const inputData = { main: [items] };
 		const context = new ExecuteContext(
@@ -242,12 +252,8 @@ export class NodeHarness {
 			options.parameters,
 			options.nodeName ?? 'Website Export Trigger',
 		);
-		const workflow = new Workflow({
-			id: 'workflow-1',
-			nodes: [node],
-			connections: {},
+		const workflow = workflowOf(node, nodeType, {
 			active: options.mode !== 'manual',
-			nodeTypes: nodeTypesOf(nodeType),
 			staticData: JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject,
 		});
 		const mode = options.mode ?? 'trigger';
@@ -271,13 +277,7 @@ export class NodeHarness {
 		typeVersion = 2,
 	): Promise<INodeListSearchResult> {
 		const node = this.node(nodeType, {}, undefined, undefined, typeVersion);
-		const workflow = new Workflow({
-			id: 'workflow-1',
-			nodes: [node],
-			connections: {},
-			active: false,
-			nodeTypes: nodeTypesOf(nodeType),
-		});
+		const workflow = workflowOf(node, nodeType);
 		const context = new LoadOptionsContext(
 			workflow,
 			node,

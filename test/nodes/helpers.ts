@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
 import type { Service } from '../support';
@@ -61,18 +61,27 @@ export async function until(
 	}
 }
 
-/**
- * Asserts that a run fails on bad input the way users need it to: a NodeOperationError whose
- * message names the field, pointing at item 0, found before any request was sent.
- */
-export async function expectInputError(
+/** The node's parameters for an operation on the record with this ID (or expression). */
+export const byId = (
+	resource: string,
+	operation: string,
+	recordId: string | number,
+	parameters: INodeParameters = {},
+): INodeParameters => ({
+	resource,
+	operation,
+	selectBy: 'id',
+	recordId: String(recordId),
+	...parameters,
+});
+
+/** Asserts that a run fails with the service's answer (a NodeApiError) saying `message`. */
+export async function expectServiceError(
 	service: Service,
 	parameters: INodeParameters,
 	message: string,
 ): Promise<void> {
 	const error = await runError(service, parameters);
-	expect(error).toBeInstanceOf(NodeOperationError);
-	expect(error.message).toContain(message);
-	expect((error as unknown as NodeOperationError).context.itemIndex).toBe(0);
-	expect(service.emulator.log).toHaveLength(0);
+	expect(error).toBeInstanceOf(NodeApiError);
+	expect(error.message).toBe(message);
 }

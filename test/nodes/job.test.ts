@@ -3,13 +3,18 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { getGlobalState, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { requestsSince, startService, type Service } from '../support';
-import { expectInputError, itemsOf, runError, runJson, runNode, until } from './helpers';
+import { byId, expectServiceError, itemsOf, runError, runJson, runNode, until } from './helpers';
+import { badIdCases, itRejectsInput, type InputErrorCase } from './inputErrors';
 
 const job = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
 	resource: 'job',
 	operation,
 	...parameters,
 });
+
+/** The operation on the job with this ID (or expression). */
+const jobById = (operation: string, recordId: string | number, parameters: INodeParameters = {}) =>
+	byId('job', operation, recordId, parameters);
 
 const HOUR = 3_600_000;
 
@@ -25,6 +30,11 @@ describe('Website Export node: Job resource', () => {
 
 	const addJobs = async (...rows: IDataObject[]) =>
 		(await service.emulator.insert('jobs', rows)) as IDataObject[];
+	const addJobsAAndB = () =>
+		addJobs(
+			{ url: 'https://a.example.com', email: 'a@example.com' },
+			{ url: 'https://b.example.com', email: 'b@example.com' },
+		);
 	const restCalls = () =>
 		requestsSince(service.emulator)
 			.entries.filter((e) => e.kind === 'rest')
@@ -196,13 +206,8 @@ describe('Website Export node: Job resource', () => {
 
 	describe('get', () => {
 		it('gets a job by ID and by URL', async () => {
-			const [first, second] = await addJobs(
-				{ url: 'https://a.example.com', email: 'a@example.com' },
-				{ url: 'https://b.example.com', email: 'b@example.com' },
-			);
-			expect(
-				await runJson(service, job('get', { selectBy: 'id', recordId: String(first.id) })),
-			).toEqual([first]);
+			const [first, second] = await addJobsAAndB();
+			expect(await runJson(service, jobById('get', String(first.id)))).toEqual([first]);
 			expect(
 				await runJson(
 					service,
@@ -220,15 +225,12 @@ describe('Website Export node: Job resource', () => {
 				{ url: 'https://a.example.com', email: 'same@example.com' },
 				{ url: 'https://b.example.com', email: 'same@example.com' },
 			);
-			const ambiguous = await runError(
+			await expectServiceError(
 				service,
 				job('get', { selectBy: 'field', selectField: 'email', selectValue: 'same@example.com' }),
+				'2 records match the job with email "same@example.com"',
 			);
-			expect(ambiguous).toBeInstanceOf(NodeApiError);
-			expect(ambiguous.message).toBe('2 records match the job with email "same@example.com"');
-			const missing = await runError(service, job('get', { selectBy: 'id', recordId: '4242' }));
-			expect(missing).toBeInstanceOf(NodeApiError);
-			expect(missing.message).toBe('No job with ID 4242 was found');
+			await expectServiceError(service, jobById('get', '4242'), 'No job with ID 4242 was found');
 		});
 
 		it('sends one request per item and logs in at most once', async () => {
@@ -243,7 +245,7 @@ describe('Website Export node: Job resource', () => {
 			const output = await runJson(
 				service,
 				{
-					...job('get', { selectBy: 'id', recordId: '={{ $json.id }}' }),
+					...jobById('get', '={{ $json.id }}'),
 					options: { requestsInFlight: 4 },
 				},
 				{
@@ -374,9 +376,7 @@ describe('Website Export node: Job resource', () => {
 			const [stored] = await addJobs({ url: 'https://a.example.com', email: 'a@example.com' });
 			const [updated] = await runJson(
 				service,
-				job('update', {
-					selectBy: 'id',
-					recordId: String(stored.id),
+				jobById('update', String(stored.id), {
 					updateFields: {
 						url: 'https://new.example.com',
 						email: 'new@example.com',
@@ -393,11 +393,16 @@ describe('Website Export node: Job resource', () => {
 			expect(restCalls()).toEqual(['PATCH jobs']);
 		});
 
-		it('updates a job selected by its email', async () => {
-			const [, stored] = await addJobs(
-				{ url: 'https://a.example.com', email: 'a@example.com' },
-				{ url: 'https://b.example.com', email: 'b@example.com' },
+		it('says when the job does not exist', async () => {
+			await expectServiceError(
+				service,
+				jobById('update', '4242', { updateFields: { status: 'failed' } }),
+				'No job with ID 4242 was found',
 			);
+		});
+
+		it('updates a job selected by its email', async () => {
+			const [, stored] = await addJobsAAndB();
 			const [updated] = await runJson(
 				service,
 				job('update', {
@@ -410,40 +415,27 @@ describe('Website Export node: Job resource', () => {
 			expect(updated).toMatchObject({ id: stored.id, status: 'failed' });
 			expect(restCalls()).toEqual(['GET jobs', 'PATCH jobs']);
 		});
-
-		it('says when the job does not exist', async () => {
-			const error = await runError(
-				service,
-				job('update', { selectBy: 'id', recordId: '4242', updateFields: { status: 'failed' } }),
-			);
-			expect(error).toBeInstanceOf(NodeApiError);
-			expect(error.message).toBe('No job with ID 4242 was found');
-		});
 	});
 
 	describe('delete', () => {
 		it('deletes a job and outputs it', async () => {
-			const [stored, kept] = await addJobs(
-				{ url: 'https://a.example.com', email: 'a@example.com' },
-				{ url: 'https://b.example.com', email: 'b@example.com' },
-			);
-			expect(
-				await runJson(service, job('delete', { selectBy: 'id', recordId: String(stored.id) })),
-			).toEqual([{ deleted: true, ...stored }]);
+			const [stored, kept] = await addJobsAAndB();
+			expect(await runJson(service, jobById('delete', String(stored.id)))).toEqual([
+				{ deleted: true, ...stored },
+			]);
 			expect(await service.emulator.rows('jobs')).toEqual([kept]);
 		});
 
 		it('says when the job does not exist', async () => {
-			const error = await runError(
+			await expectServiceError(
 				service,
 				job('delete', {
 					selectBy: 'field',
 					selectField: 'url',
 					selectValue: 'https://none.example.com',
 				}),
+				'No job with url "https://none.example.com" was found',
 			);
-			expect(error).toBeInstanceOf(NodeApiError);
-			expect(error.message).toBe('No job with url "https://none.example.com" was found');
 			expect(restCalls()).toEqual(['GET jobs']);
 		});
 	});
@@ -451,18 +443,12 @@ describe('Website Export node: Job resource', () => {
 	describe('validation, before any request', () => {
 		const create = (parameters: INodeParameters) =>
 			job('create', { url: 'https://example.com', email: 'me@example.com', ...parameters });
-		const cases: Array<[string, INodeParameters, string]> = [
+		const update = (updateFields: INodeParameters) => jobById('update', '1', { updateFields });
+		const NOT_AN_ADDRESS = 'URL must be a full http:// or https:// address';
+		const cases: InputErrorCase[] = [
 			['an empty URL', create({ url: '' }), 'URL is required'],
-			[
-				'a URL without http(s)',
-				create({ url: 'ftp://example.com' }),
-				'URL must be a full http:// or https:// address',
-			],
-			[
-				'a URL that is no address',
-				create({ url: 'example' }),
-				'URL must be a full http:// or https:// address',
-			],
+			['a URL without http(s)', create({ url: 'ftp://example.com' }), NOT_AN_ADDRESS],
+			['a URL that is no address', create({ url: 'example' }), NOT_AN_ADDRESS],
 			['an empty email', create({ email: ' ' }), 'Email is required'],
 			['a bad email', create({ email: 'me-at-example.com' }), 'Email must be an email address'],
 			[
@@ -495,43 +481,21 @@ describe('Website Export node: Job resource', () => {
 				create({ waitForCompletion: true, pollInterval: 0 }),
 				'Check Every (Seconds) must be at least 1',
 			],
-			...['abc', '0', '1.5'].flatMap(
-				(bad): Array<[string, INodeParameters, string]> => [
-					[
-						`get with Job ID "${bad}"`,
-						job('get', { selectBy: 'id', recordId: bad }),
-						'Job ID must be a whole number greater than 0',
-					],
-					[
-						`update with Job ID "${bad}"`,
-						job('update', { selectBy: 'id', recordId: bad, updateFields: { status: 'failed' } }),
-						'Job ID must be a whole number greater than 0',
-					],
-					[
-						`delete with Job ID "${bad}"`,
-						job('delete', { selectBy: 'id', recordId: bad }),
-						'Job ID must be a whole number greater than 0',
-					],
-				],
-			),
+			...badIdCases('Job ID', {
+				get: (bad) => jobById('get', bad),
+				update: (bad) => jobById('update', bad, { updateFields: { status: 'failed' } }),
+				delete: (bad) => jobById('delete', bad),
+			}),
 			[
 				'update without fields',
-				job('update', { selectBy: 'id', recordId: '1', updateFields: {} }),
+				update({}),
 				'Nothing to update: add at least one field under Update Fields',
 			],
-			[
-				'update to a bad URL',
-				job('update', { selectBy: 'id', recordId: '1', updateFields: { url: 'example' } }),
-				'URL must be a full http:// or https:// address',
-			],
-			[
-				'update to a bad email',
-				job('update', { selectBy: 'id', recordId: '1', updateFields: { email: 'nobody' } }),
-				'Email must be an email address',
-			],
+			['update to a bad URL', update({ url: 'example' }), NOT_AN_ADDRESS],
+			['update to a bad email', update({ email: 'nobody' }), 'Email must be an email address'],
 			[
 				'update to an unknown status',
-				job('update', { selectBy: 'id', recordId: '1', updateFields: { status: 'done' } }),
+				update({ status: 'done' }),
 				'Status must be one of queued, running, finished, failed',
 			],
 			[
@@ -559,12 +523,7 @@ describe('Website Export node: Job resource', () => {
 			],
 		];
 
-		it.each(cases)(
-			'%s: NodeOperationError naming the field and the item, no request',
-			async (_name, parameters, message) => {
-				await expectInputError(service, parameters, message);
-			},
-		);
+		itRejectsInput(cases, () => service);
 
 		it('names the second item when it is the bad one, and sends nothing for any item', async () => {
 			const error = await runError(

@@ -88,12 +88,20 @@ describe('Website Export node v2: resource locators', () => {
 	});
 
 	describe('picking a record', () => {
-		const get = (resource: string, recordId: unknown): INodeParameters => ({
+		/** An operation on the record `recordId` picks (a locator, or version 1's plain ID). */
+		const pick = (
+			resource: string,
+			operation: string,
+			recordId: unknown,
+			extra: INodeParameters = {},
+		): INodeParameters => ({
 			resource,
-			operation: 'get',
+			operation,
 			selectBy: 'id',
 			recordId: recordId as string,
+			...extra,
 		});
+		const get = (resource: string, recordId: unknown) => pick(resource, 'get', recordId);
 
 		it.each(['list', 'id'])('gets a job picked %s', async (mode) => {
 			const [, job] = await jobs(3);
@@ -107,26 +115,11 @@ describe('Website Export node v2: resource locators', () => {
 			expect((await runJson(service, get('job', byUrl), V2))[0].id).toBe(job.id);
 			const [updated] = await runJson(
 				service,
-				{
-					resource: 'job',
-					operation: 'update',
-					selectBy: 'id',
-					recordId: byUrl as unknown as string,
-					updateFields: { email: 'new@example.com' },
-				},
+				pick('job', 'update', byUrl, { updateFields: { email: 'new@example.com' } }),
 				V2,
 			);
 			expect(updated).toMatchObject({ id: job.id, email: 'new@example.com' });
-			const [deleted] = await runJson(
-				service,
-				{
-					resource: 'job',
-					operation: 'delete',
-					selectBy: 'id',
-					recordId: byUrl as unknown as string,
-				},
-				V2,
-			);
+			const [deleted] = await runJson(service, pick('job', 'delete', byUrl), V2);
 			expect(deleted).toMatchObject({ deleted: true, id: job.id });
 		});
 

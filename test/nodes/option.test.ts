@@ -2,13 +2,21 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { requestsSince, startService, type Service } from '../support';
-import { expectInputError, itemsOf, runError, runJson, runNode } from './helpers';
+import { byId, expectServiceError, itemsOf, runError, runJson, runNode } from './helpers';
+import { badIdCases, itRejectsInput, type InputErrorCase } from './inputErrors';
 
 const option = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
 	resource: 'option',
 	operation,
 	...parameters,
 });
+
+/** The operation on the option with this ID (or expression). */
+const optionById = (
+	operation: string,
+	recordId: string | number,
+	parameters: INodeParameters = {},
+) => byId('option', operation, recordId, parameters);
 
 describe('Website Export node: Option resource', () => {
 	let service: Service;
@@ -87,10 +95,7 @@ describe('Website Export node: Option resource', () => {
 				{ mode: 'offline' },
 				{ mode: 'relative', relative_path: '/a/' },
 			);
-			const [found] = await runJson(
-				service,
-				option('get', { selectBy: 'id', recordId: String(stored.id) }),
-			);
+			const [found] = await runJson(service, optionById('get', String(stored.id)));
 			expect(found).toEqual(stored);
 		});
 
@@ -118,7 +123,7 @@ describe('Website Export node: Option resource', () => {
 		});
 
 		it('says when the option does not exist', async () => {
-			const error = await runError(service, option('get', { selectBy: 'id', recordId: '4242' }));
+			const error = await runError(service, optionById('get', '4242'));
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect(error.message).toBe('No option with ID 4242 was found');
 			expect((error as unknown as NodeApiError).httpCode).toBe('404');
@@ -171,9 +176,7 @@ describe('Website Export node: Option resource', () => {
 			const [stored] = await addOptions({ mode: 'relative', relative_path: '/a/' });
 			const [updated] = await runJson(
 				service,
-				option('update', {
-					selectBy: 'id',
-					recordId: String(stored.id),
+				optionById('update', String(stored.id), {
 					updateFields: { mode: 'absolute', replaceUrl: 'https://m.example.com' },
 				}),
 			);
@@ -206,30 +209,28 @@ describe('Website Export node: Option resource', () => {
 		});
 
 		it('says when the option to update does not exist', async () => {
-			const error = await runError(
+			await expectServiceError(
 				service,
-				option('update', { selectBy: 'id', recordId: '4242', updateFields: { mode: 'offline' } }),
+				optionById('update', '4242', { updateFields: { mode: 'offline' } }),
+				'No option with ID 4242 was found',
 			);
-			expect(error).toBeInstanceOf(NodeApiError);
-			expect(error.message).toBe('No option with ID 4242 was found');
 		});
 	});
 
 	describe('delete', () => {
 		it('deletes an option and outputs it', async () => {
 			const [stored, kept] = await addOptions({ mode: 'offline' }, { mode: 'offline' });
-			const [deleted] = await runJson(
-				service,
-				option('delete', { selectBy: 'id', recordId: String(stored.id) }),
-			);
+			const [deleted] = await runJson(service, optionById('delete', String(stored.id)));
 			expect(deleted).toEqual({ deleted: true, ...stored });
 			expect(await service.emulator.rows('options')).toEqual([kept]);
 		});
 
 		it('says when the option to delete does not exist, by ID or by another field', async () => {
-			const byId = await runError(service, option('delete', { selectBy: 'id', recordId: '4242' }));
-			expect(byId).toBeInstanceOf(NodeApiError);
-			expect(byId.message).toBe('No option with ID 4242 was found');
+			await expectServiceError(
+				service,
+				optionById('delete', '4242'),
+				'No option with ID 4242 was found',
+			);
 			const byField = await runError(
 				service,
 				option('delete', { selectBy: 'field', selectField: 'job_id', selectValue: '4242' }),
@@ -244,84 +245,49 @@ describe('Website Export node: Option resource', () => {
 	});
 
 	describe('validation, before any request', () => {
-		const cases: Array<[string, INodeParameters, string]> = [
+		const update = (updateFields: INodeParameters, recordId = '1') =>
+			optionById('update', recordId, { updateFields });
+		const relative = (relativePath: string) => option('create', { mode: 'relative', relativePath });
+		const absolute = (replaceUrl: string) => option('create', { mode: 'absolute', replaceUrl });
+		const NOT_AN_ADDRESS = 'Replace URL must be a full http:// or https:// address';
+		const cases: InputErrorCase[] = [
 			[
 				'relative without a path',
-				option('create', { mode: 'relative', relativePath: '  ' }),
+				relative('  '),
 				'Relative Path is required when the mode is Relative',
 			],
-			[
-				'a path with ".."',
-				option('create', { mode: 'relative', relativePath: '/a/../b' }),
-				'Relative Path must not contain ".."',
-			],
-			[
-				'absolute without a Replace URL',
-				option('create', { mode: 'absolute', replaceUrl: '' }),
-				'Replace URL is required',
-			],
-			[
-				'a Replace URL that is not http(s)',
-				option('create', { mode: 'absolute', replaceUrl: 'ftp://m.example.com' }),
-				'Replace URL must be a full http:// or https:// address',
-			],
-			[
-				'a Replace URL that is no address',
-				option('create', { mode: 'absolute', replaceUrl: 'mirror' }),
-				'Replace URL must be a full http:// or https:// address',
-			],
-			...['abc', '0', '1.5'].flatMap(
-				(bad): Array<[string, INodeParameters, string]> => [
-					[
-						`create with Job ID "${bad}"`,
-						option('create', { mode: 'offline', additionalFields: { jobId: bad } }),
-						'Job ID must be a whole number greater than 0',
-					],
-					[
-						`get with Option ID "${bad}"`,
-						option('get', { selectBy: 'id', recordId: bad }),
-						'Option ID must be a whole number greater than 0',
-					],
-					[
-						`delete with Option ID "${bad}"`,
-						option('delete', { selectBy: 'id', recordId: bad }),
-						'Option ID must be a whole number greater than 0',
-					],
-					[
-						`getAll with Job ID "${bad}"`,
-						option('getAll', { returnAll: true, filters: { jobId: bad } }),
-						'Job ID must be a whole number greater than 0',
-					],
-					[
-						`update to Job ID "${bad}"`,
-						option('update', { selectBy: 'id', recordId: '1', updateFields: { jobId: bad } }),
-						'Job ID must be a whole number greater than 0',
-					],
-				],
-			),
+			['a path with ".."', relative('/a/../b'), 'Relative Path must not contain ".."'],
+			['absolute without a Replace URL', absolute(''), 'Replace URL is required'],
+			['a Replace URL that is not http(s)', absolute('ftp://m.example.com'), NOT_AN_ADDRESS],
+			['a Replace URL that is no address', absolute('mirror'), NOT_AN_ADDRESS],
+			...badIdCases('Option ID', {
+				get: (bad) => optionById('get', bad),
+				delete: (bad) => optionById('delete', bad),
+			}),
+			...badIdCases('Job ID', {
+				create: (bad) => option('create', { mode: 'offline', additionalFields: { jobId: bad } }),
+				getAll: (bad) => option('getAll', { returnAll: true, filters: { jobId: bad } }),
+				update: (bad) => update({ jobId: bad }),
+			}),
 			[
 				'update to relative without a path',
-				option('update', { selectBy: 'id', recordId: '1', updateFields: { mode: 'relative' } }),
+				update({ mode: 'relative' }),
 				'Relative Path is required when the mode is changed to Relative',
 			],
 			[
 				'update to absolute without a Replace URL',
-				option('update', { selectBy: 'id', recordId: '1', updateFields: { mode: 'absolute' } }),
+				update({ mode: 'absolute' }),
 				'Replace URL is required when the mode is changed to Absolute',
 			],
-			[
-				'update to a bad Replace URL',
-				option('update', { selectBy: 'id', recordId: '1', updateFields: { replaceUrl: 'mirror' } }),
-				'Replace URL must be a full http:// or https:// address',
-			],
+			['update to a bad Replace URL', update({ replaceUrl: 'mirror' }), NOT_AN_ADDRESS],
 			[
 				'update with a bad Option ID',
-				option('update', { selectBy: 'id', recordId: 'x', updateFields: { mode: 'offline' } }),
+				update({ mode: 'offline' }, 'x'),
 				'Option ID must be a whole number greater than 0',
 			],
 			[
 				'update without fields',
-				option('update', { selectBy: 'id', recordId: '1', updateFields: {} }),
+				update({}),
 				'Nothing to update: add at least one field under Update Fields',
 			],
 			[
@@ -336,12 +302,7 @@ describe('Website Export node: Option resource', () => {
 			],
 		];
 
-		it.each(cases)(
-			'%s: NodeOperationError naming the field and the item, no request',
-			async (_name, parameters, message) => {
-				await expectInputError(service, parameters, message);
-			},
-		);
+		itRejectsInput(cases, () => service);
 
 		it('names the item that failed, and sends nothing for any item', async () => {
 			const error = await runError(

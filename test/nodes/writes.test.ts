@@ -5,7 +5,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { trackInFlight } from '../concurrency/scenarios';
 import { requestsSince, startService, type Service } from '../support';
-import { itemsOf, runError, runJson, runNode } from './helpers';
+import { byId, itemsOf, runError, runJson, runNode } from './helpers';
 
 const create = (extra: INodeParameters = {}): INodeParameters => ({
 	resource: 'job',
@@ -17,6 +17,14 @@ const create = (extra: INodeParameters = {}): INodeParameters => ({
 
 const sites = (n: number, email = 'me@example.com') =>
 	itemsOf(...Array.from({ length: n }, (_, i) => ({ url: `https://site${i}.example.com`, email })));
+
+/** An update or delete of the job with this ID (or expression). */
+const jobById = (operation: 'update' | 'delete', recordId: string, parameters?: INodeParameters) =>
+	byId('job', operation, recordId, parameters);
+
+/** Gives the job with this ID a new email. */
+const newEmail = (recordId: string) =>
+	jobById('update', recordId, { updateFields: { email: 'new@example.com' } });
 
 const POST_JOBS = { method: 'POST', path: '/rest/v1/jobs' };
 
@@ -33,6 +41,10 @@ describe('Website Export node: writes', () => {
 	const posts = () =>
 		requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest' && e.method === 'POST');
 	const jobs = async () => (await service.emulator.rows('jobs')) as IDataObject[];
+	const addJob = async (url = 'https://example.com') =>
+		(
+			(await service.emulator.insert('jobs', [{ url, email: 'me@example.com' }])) as IDataObject[]
+		)[0];
 
 	describe('a failing item stops the writes after it', () => {
 		it('sends nothing after the item the service refused (10 creates, the 3rd refused)', async () => {
@@ -78,13 +90,7 @@ describe('Website Export node: writes', () => {
 			service.emulator.fault({ match: { method: 'PATCH', path: '/rest/v1/jobs' }, status: 409 });
 			await runError(
 				service,
-				{
-					resource: 'job',
-					operation: 'update',
-					selectBy: 'id',
-					recordId: '={{ $json.id }}',
-					updateFields: { status: 'finished' },
-				},
+				jobById('update', '={{ $json.id }}', { updateFields: { status: 'finished' } }),
 				{ items: ids },
 			);
 			expect((await jobs()).map((job) => job.status)).toEqual([
@@ -162,52 +168,26 @@ describe('Website Export node: writes', () => {
 			['a 503 after the commit', { status: 503, applyAfterHandling: true }],
 			['a connection reset after the commit', { reset: true, applyAfterHandling: true }],
 		])('delete: retried after %s, reports the job deleted', async (_, fault) => {
-			const [stored] = (await service.emulator.insert('jobs', [
-				{ url: 'https://example.com', email: 'me@example.com' },
-			])) as IDataObject[];
+			const stored = await addJob();
 			// Known to return rows: the DELETE is the first request of this item.
-			await runNode(
-				service,
-				{ resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' },
-				{
-					items: itemsOf({
-						id: (
-							(
-								await service.emulator.insert('jobs', [
-									{ url: 'https://other.example.com', email: 'me@example.com' },
-								])
-							)[0] as IDataObject
-						).id,
-					}),
-				},
-			);
-			service.emulator.fault({ match: { method: 'DELETE', path: '/rest/v1/jobs' }, ...fault });
-			const [output] = await runJson(service, {
-				resource: 'job',
-				operation: 'delete',
-				selectBy: 'id',
-				recordId: String(stored.id),
+			const other = await addJob('https://other.example.com');
+			await runNode(service, jobById('delete', '={{ $json.id }}'), {
+				items: itemsOf({ id: other.id }),
 			});
+			service.emulator.fault({ match: { method: 'DELETE', path: '/rest/v1/jobs' }, ...fault });
+			const [output] = await runJson(service, jobById('delete', String(stored.id)));
 			expect(output).toMatchObject({ deleted: true, id: stored.id });
 			expect(await jobs()).toEqual([]);
 		});
 
 		it('update: retried after a 502 after the commit, returns the record with the new values', async () => {
-			const [stored] = (await service.emulator.insert('jobs', [
-				{ url: 'https://example.com', email: 'me@example.com' },
-			])) as IDataObject[];
+			const stored = await addJob();
 			service.emulator.fault({
 				match: { method: 'PATCH', path: '/rest/v1/jobs' },
 				status: 502,
 				applyAfterHandling: true,
 			});
-			const [output] = await runJson(service, {
-				resource: 'job',
-				operation: 'update',
-				selectBy: 'id',
-				recordId: String(stored.id),
-				updateFields: { email: 'new@example.com' },
-			});
+			const [output] = await runJson(service, newEmail(String(stored.id)));
 			expect(output).toMatchObject({ id: stored.id, email: 'new@example.com' });
 			expect(
 				requestsSince(service.emulator).entries.filter((e) => e.method === 'PATCH'),
@@ -269,24 +249,10 @@ describe('Website Export node: writes', () => {
 		});
 
 		it('update returns the record with the new values; a missing record is "not found"', async () => {
-			const [stored] = (await service.emulator.insert('jobs', [
-				{ url: 'https://example.com', email: 'me@example.com' },
-			])) as IDataObject[];
-			const [output] = await runJson(service, {
-				resource: 'job',
-				operation: 'update',
-				selectBy: 'id',
-				recordId: String(stored.id),
-				updateFields: { email: 'new@example.com' },
-			});
+			const stored = await addJob();
+			const [output] = await runJson(service, newEmail(String(stored.id)));
 			expect(output).toMatchObject({ id: stored.id, email: 'new@example.com' });
-			const error = await runError(service, {
-				resource: 'job',
-				operation: 'update',
-				selectBy: 'id',
-				recordId: '4242',
-				updateFields: { email: 'new@example.com' },
-			});
+			const error = await runError(service, newEmail('4242'));
 			expect(error.message).toBe('No job with ID 4242 was found');
 		});
 
@@ -295,20 +261,13 @@ describe('Website Export node: writes', () => {
 				'jobs',
 				sites(2).map((item) => item.json),
 			)) as IDataObject[];
-			const output = await runJson(
-				service,
-				{ resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' },
-				{ items: itemsOf(...stored.map((job) => ({ id: job.id }))) },
-			);
+			const output = await runJson(service, jobById('delete', '={{ $json.id }}'), {
+				items: itemsOf(...stored.map((job) => ({ id: job.id }))),
+			});
 			expect(output).toEqual(stored.map((job) => ({ deleted: true, ...job })));
 			expect(await jobs()).toEqual([]);
 			service.emulator.clearLog();
-			const error = await runError(service, {
-				resource: 'job',
-				operation: 'delete',
-				selectBy: 'id',
-				recordId: '4242',
-			});
+			const error = await runError(service, jobById('delete', '4242'));
 			expect(error.message).toBe('No job with ID 4242 was found');
 			expect(
 				requestsSince(service.emulator).entries.filter((e) => e.method === 'DELETE'),

@@ -7,6 +7,7 @@ import {
 	type OrderBy,
 } from '../../nodes/shared/transport';
 import { onArrival } from '../concurrency/scenarios';
+import type { FaultSpec } from '../emulator/types';
 import { probeNode, requestsSince, startService, type Service } from '../support';
 
 /** Runs `work` with a real client inside n8n's ExecuteContext and returns what it produced. */
@@ -127,16 +128,23 @@ describe('WebsiteExportClient against the emulator', () => {
 		const fastRetry = {
 			retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterMs: 5000 },
 		};
+		const GET_JOBS = { method: 'GET', path: '/rest/v1/jobs' };
+		const selectJobs = () => withClient(service, (client) => client.select('jobs', {}), fastRetry);
+		/** Inserts one job with a fast-retrying client while the service meets its POST with `fault`. */
+		const insertJobDespite = (fault: FaultSpec) => {
+			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, ...fault });
+			return withClient(
+				service,
+				(client) =>
+					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
+				fastRetry,
+			);
+		};
 
 		it('retries a GET after 429, waiting Retry-After', async () => {
-			service.emulator.fault({
-				match: { method: 'GET', path: '/rest/v1/jobs' },
-				status: 429,
-				retryAfter: 1,
-				times: 1,
-			});
+			service.emulator.fault({ match: GET_JOBS, status: 429, retryAfter: 1, times: 1 });
 			const started = Date.now();
-			const page = await withClient(service, (client) => client.select('jobs', {}), fastRetry);
+			const page = await selectJobs();
 			expect(Date.now() - started).toBeGreaterThanOrEqual(950);
 			expect(page.rows).toEqual([]);
 			expect(
@@ -147,35 +155,13 @@ describe('WebsiteExportClient against the emulator', () => {
 		});
 
 		it('retries a POST refused with 429 (not processed) without creating a duplicate', async () => {
-			service.emulator.fault({
-				match: { method: 'POST', path: '/rest/v1/jobs' },
-				status: 429,
-				retryAfter: 0,
-				times: 2,
-			});
-			const row = await withClient(
-				service,
-				(client) =>
-					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
-				fastRetry,
-			);
+			const row = await insertJobDespite({ status: 429, retryAfter: 0, times: 2 });
 			expect(row.url).toBe('https://example.com');
 			expect(await service.emulator.count('jobs')).toBe(1);
 		});
 
 		it('never re-sends a POST whose outcome is unknown (500 after the write): it finds the row instead', async () => {
-			service.emulator.fault({
-				match: { method: 'POST', path: '/rest/v1/jobs' },
-				status: 500,
-				applyAfterHandling: true,
-				times: 1,
-			});
-			const row = await withClient(
-				service,
-				(client) =>
-					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
-				fastRetry,
-			);
+			const row = await insertJobDespite({ status: 500, applyAfterHandling: true, times: 1 });
 			expect(row).toMatchObject({
 				url: 'https://example.com',
 				email: 'a@example.com',
@@ -190,17 +176,7 @@ describe('WebsiteExportClient against the emulator', () => {
 		});
 
 		it('says the row may exist when a POST whose answer was lost left nothing to find', async () => {
-			service.emulator.fault({
-				match: { method: 'POST', path: '/rest/v1/jobs' },
-				status: 502,
-				times: 1,
-			});
-			const error = await withClient(
-				service,
-				(client) =>
-					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
-				fastRetry,
-			).catch((e: Error) => e);
+			const error = await insertJobDespite({ status: 502, times: 1 }).catch((e: Error) => e);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect((error as NodeApiError).description).toMatch(
 				/may have created the job\. No job with these values was created since the request was sent, so it was most likely not created\. Look for it with Job → Get Many/,
@@ -209,24 +185,10 @@ describe('WebsiteExportClient against the emulator', () => {
 		});
 
 		it('retries idempotent requests after 5xx, then gives up with the service message', async () => {
-			service.emulator.fault({
-				match: { method: 'GET', path: '/rest/v1/jobs' },
-				status: 503,
-				times: 2,
-			});
-			await expect(
-				withClient(service, (client) => client.select('jobs', {}), fastRetry),
-			).resolves.toMatchObject({ rows: [] });
-			service.emulator.fault({
-				match: { method: 'GET', path: '/rest/v1/jobs' },
-				status: 500,
-				times: 10,
-			});
-			const error = await withClient(
-				service,
-				(client) => client.select('jobs', {}),
-				fastRetry,
-			).catch((e: Error) => e);
+			service.emulator.fault({ match: GET_JOBS, status: 503, times: 2 });
+			await expect(selectJobs()).resolves.toMatchObject({ rows: [] });
+			service.emulator.fault({ match: GET_JOBS, status: 500, times: 10 });
+			const error = await selectJobs().catch((e: Error) => e);
 			expect((error as { description?: string }).description).toMatch(/Gave up after 4 attempts/);
 		});
 	});

@@ -50,6 +50,14 @@ describe('Website Export Trigger', () => {
 	describe('against the emulator', () => {
 		let jobId: number;
 
+		/** A trigger with its baseline taken (its first poll), a minute ago. */
+		const activatedAMinuteAgo = async (): Promise<ActiveTrigger> => {
+			const trigger = new ActiveTrigger(service.harness);
+			await trigger.ids();
+			await emu().clock.advance(MINUTE);
+			return trigger;
+		};
+
 		beforeEach(async () => {
 			service = await startFrozenService();
 			const [job] = (await emu().insert('jobs', [
@@ -121,9 +129,7 @@ describe('Website Export Trigger', () => {
 		);
 
 		it('after a state that was not kept, re-reads and emits nothing twice', async () => {
-			const trigger = new ActiveTrigger(service.harness, {}, 'emits');
-			await trigger.ids();
-			await emu().clock.advance(MINUTE);
+			const trigger = await activatedAMinuteAgo();
 			const [first] = await insertDownloads(emu(), [now()], jobId);
 			await emu().clock.advance(MINUTE);
 			expect(await trigger.ids()).toEqual([first]);
@@ -158,9 +164,7 @@ describe('Website Export Trigger', () => {
 		});
 
 		it('costs one request per idle poll, and one more (for all jobs) per poll with new downloads', async () => {
-			const trigger = new ActiveTrigger(service.harness);
-			await trigger.ids();
-			await emu().clock.advance(MINUTE);
+			const trigger = await activatedAMinuteAgo();
 			let since = emu().log.length;
 			await trigger.ids();
 			expect(restRequests(emu(), since).all).toHaveLength(1);
@@ -189,9 +193,7 @@ describe('Website Export Trigger', () => {
 		});
 
 		it('emits downloads sharing a time stamp, including one committed after the others were emitted', async () => {
-			const trigger = new ActiveTrigger(service.harness);
-			await trigger.ids();
-			await emu().clock.advance(MINUTE);
+			const trigger = await activatedAMinuteAgo();
 			const stamp = now();
 			const pair = await insertDownloads(emu(), [stamp, stamp]);
 			expect(await trigger.ids()).toEqual(pair);
@@ -202,9 +204,7 @@ describe('Website Export Trigger', () => {
 		});
 
 		it('emits a download committed late with an earlier created_at, within the overlap', async () => {
-			const trigger = new ActiveTrigger(service.harness);
-			await trigger.ids();
-			await emu().clock.advance(MINUTE);
+			const trigger = await activatedAMinuteAgo();
 			const onTime = await insertDownloads(emu(), [now()]);
 			expect(await trigger.ids()).toEqual(onTime);
 			await emu().clock.advance(2 * MINUTE);
@@ -255,9 +255,7 @@ describe('Website Export Trigger', () => {
 			])(
 				'throws and changes no state when %s; the next poll emits what was missed, once',
 				async (_, fault, httpCode) => {
-					const trigger = new ActiveTrigger(service.harness);
-					await trigger.ids();
-					await emu().clock.advance(MINUTE);
+					const trigger = await activatedAMinuteAgo();
 					const missed = await insertDownloads(emu(), [now() - SECOND, now()], jobId);
 					const before = JSON.stringify(trigger.state);
 
@@ -287,9 +285,7 @@ describe('Website Export Trigger', () => {
 		});
 
 		it('survives a restart: static data through JSON, a new harness (new login) and a new node instance', async () => {
-			const first = new ActiveTrigger(service.harness);
-			await first.ids();
-			await emu().clock.advance(MINUTE);
+			const first = await activatedAMinuteAgo();
 			const before = await insertDownloads(emu(), [now()]);
 			expect(await first.ids()).toEqual(before);
 
@@ -304,9 +300,7 @@ describe('Website Export Trigger', () => {
 		});
 
 		it('never emits links that expired while the workflow was inactive, and emits the ones still valid', async () => {
-			const trigger = new ActiveTrigger(service.harness);
-			await trigger.ids();
-			await emu().clock.advance(MINUTE);
+			const trigger = await activatedAMinuteAgo();
 			const early = await insertDownloads(emu(), [now()]);
 			await emu().clock.advance(3 * HOUR);
 			const later = await insertDownloads(emu(), [now()]);
