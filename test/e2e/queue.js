@@ -2,8 +2,9 @@
 'use strict';
 // Why: proves the pack in n8n's queue mode (Postgres, Redis, main + workers), which run.js's single sqlite process cannot show.
 /**
- * The queue-mode end-to-end suite: n8n 2.41.1 with EXECUTIONS_MODE=queue, Postgres and Redis
- * (Debian's packages, private throwaway instances on loopback, see scripts/n8n/services.js), one
+ * The queue-mode end-to-end suite: n8n 2.41.1 with EXECUTIONS_MODE=queue, Postgres (the
+ * emulator's embedded one) and Redis (Debian's package), private throwaway instances on loopback
+ * (scripts/n8n/services.js), one
  * main process and 2 workers (scripts/n8n/queue.js), this pack installed in the shared user
  * folder, the Website Export emulator.
  *
@@ -218,8 +219,8 @@ const WF = {
 /**
  * ctx once the stack is up (startStack): the emulator and the cluster are there.
  * @typedef {Awaited<ReturnType<typeof queue.startCluster>>} Cluster
- * @typedef {{ emu: import('./types').Emulator, cluster: Cluster & { pg: { psql(sql: string): string } } }} Started
- *   (the suite lets the cluster start its own Postgres, which has psql)
+ * @typedef {{ emu: import('./types').Emulator, cluster: Cluster & { pg: { query(sql: string): Promise<Record<string, unknown>[]> } } }} Started
+ *   (the suite lets the cluster start its own Postgres, which answers queries)
  */
 
 /**
@@ -242,18 +243,17 @@ const ctx = { emu: null, uf: null, cluster: null, packDir: null };
 /**
  * Executions of a workflow in Postgres: [{ id, status, mode }].
  * @param {string} workflowId
- * @returns {{ id: string, status: string, mode: string }[]}
+ * @returns {Promise<{ id: string, status: string, mode: string }[]>}
  */
-function dbExecutions(workflowId) {
-	const out = /** @type {Started} */ (ctx).cluster.pg.psql(
+async function dbExecutions(workflowId) {
+	const rows = await /** @type {Started} */ (ctx).cluster.pg.query(
 		`select id, status, mode from execution_entity where "workflowId" = '${workflowId}' order by id`,
 	);
-	return out
-		? out.split('\n').map((l) => {
-				const [id, status, mode] = l.split('|');
-				return { id, status, mode };
-			})
-		: [];
+	return rows.map((row) => ({
+		id: String(row.id),
+		status: String(row.status),
+		mode: String(row.mode),
+	}));
 }
 const DONE = new Set(['success', 'error', 'crashed', 'canceled']);
 /**
@@ -266,7 +266,7 @@ const DONE = new Set(['success', 'error', 'crashed', 'canceled']);
 async function waitExecutions(workflowId, count, timeoutMs, { settled = true } = {}) {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const all = dbExecutions(workflowId);
+		const all = await dbExecutions(workflowId);
 		const done = all.filter((e) => DONE.has(e.status));
 		if ((settled ? done.length : all.length) >= count) return all;
 		if (Date.now() > deadline)
@@ -372,8 +372,9 @@ async function startStack() {
 		},
 	});
 	const { cluster } = /** @type {Started} */ (ctx);
+	const [{ server_version: pgVersion }] = await cluster.pg.query('show server_version');
 	note(
-		`n8n ${p.n8nVersion} queue mode: Postgres ${cluster.pg.psql('show server_version')} on :${cluster.pg.port}, Redis on :${cluster.redis.port}${svc.installed.length ? ` (installed ${svc.installed.join(', ')})` : ''}, main :${cluster.main.port} (pid ${cluster.main.pid}, ready in ${seconds(cluster.main.startMs)}), ${WORKERS} workers --concurrency=${CONCURRENCY} (${cluster.workers.map((w) => `pid ${w.pid} ready in ${seconds(w.startMs)}`).join(', ')}); cluster up in ${seconds(Date.now() - t0)} incl. imports (${elapsed()})`,
+		`n8n ${p.n8nVersion} queue mode: Postgres ${pgVersion} on :${cluster.pg.port}, Redis on :${cluster.redis.port}${svc.installed.length ? ` (installed ${svc.installed.join(', ')})` : ''}, main :${cluster.main.port} (pid ${cluster.main.pid}, ready in ${seconds(cluster.main.startMs)}), ${WORKERS} workers --concurrency=${CONCURRENCY} (${cluster.workers.map((w) => `pid ${w.pid} ready in ${seconds(w.startMs)}`).join(', ')}); cluster up in ${seconds(Date.now() - t0)} incl. imports (${elapsed()})`,
 	);
 	return trigger;
 }
@@ -484,7 +485,7 @@ async function triggerOnceOnWorkers(trigger, downloadsBefore) {
 		want = (await emu.rows('downloads')).filter(
 			(d) => jobIds.has(d.job_id) && !downloadsBefore.has(d.id),
 		);
-		execs = dbExecutions(trigger.id).filter((e) => DONE.has(e.status));
+		execs = (await dbExecutions(trigger.id)).filter((e) => DONE.has(e.status));
 		counts = new Map();
 		for (const e of execs) {
 			const full = cache.get(e.id) || (await cluster.main.execution(e.id));
@@ -648,8 +649,9 @@ async function main() {
 	);
 	if (!ctx.figures) {
 		const tokens = (await tokenRequests()).slice(tokensBefore);
+		const created = await dbExecutions(WF.create.id);
 		note(
-			`(a) figures: ${tokens.length} token requests; per worker ${perWorker(dbExecutions(WF.create.id).map((e) => e.id)).join(' / ')}`,
+			`(a) figures: ${tokens.length} token requests; per worker ${perWorker(created.map((e) => e.id)).join(' / ')}`,
 		);
 	}
 
