@@ -108,13 +108,6 @@ export function readResultLimit(this: IExecuteFunctions, itemIndex: number): num
 	return limit;
 }
 
-/** `prepare` of the operations that only pick a record (Get, Delete): what Select By names. */
-export function prepareSelection(noun: string) {
-	return function (this: IExecuteFunctions, itemIndex: number): Selection {
-		return readSelection.call(this, noun, itemIndex);
-	};
-}
-
 export interface SelectedPatch {
 	selection: Selection;
 	patch: IDataObject;

@@ -8,16 +8,16 @@ import type { Resource } from './types';
 export const shownFor = (resource: Resource, operation: string, properties: INodeProperties[]) =>
 	updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
 
+/** The fields besides the ID that Select By may name a record by. */
+export type SelectByFields = Array<{ name: string; value: string }>;
+
 export const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 /**
  * "Select By": the record an operation acts on, by ID (the recommended way) or by
  * another field that identifies it; the node checks that such a value matches exactly one record.
  */
-export function selectByProperties(
-	noun: string,
-	fields: Array<{ name: string; value: string }>,
-): INodeProperties[] {
+export function selectByProperties(noun: string, fields: SelectByFields): INodeProperties[] {
 	return [
 		selectByOption(
 			noun,
@@ -75,10 +75,7 @@ function selectByOption(
 }
 
 /** Select By "Another Field": which field, and the value it must equal. */
-function selectByFieldProperties(
-	noun: string,
-	fields: Array<{ name: string; value: string }>,
-): INodeProperties[] {
+function selectByFieldProperties(noun: string, fields: SelectByFields): INodeProperties[] {
 	const defaultField = fields[0].value;
 	return [
 		{

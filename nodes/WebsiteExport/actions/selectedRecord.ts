@@ -1,4 +1,4 @@
-// Why: Get, Update and Delete of every resource act on the record Select By names; one builder each gives their properties, prepare and execute.
+// Why: Get, Update and Delete of every resource act on the record Select By names; one builder gives each its properties, prepare and execute.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -7,20 +7,15 @@ import type {
 } from 'n8n-workflow';
 
 import type { ResourceName } from '../../shared/constants';
-import {
-	prepareSelection,
-	readSelectedPatch,
-	type SelectedPatch,
-	type Selection,
-} from './parameters';
-import { selectByProperties, shownFor } from './properties';
+import { readSelectedPatch, readSelection, type SelectedPatch, type Selection } from './parameters';
+import { selectByProperties, shownFor, type SelectByFields } from './properties';
 import { deleteSelected, fetchOne, updateSelected } from './records';
 import type { ItemRun, Operation, Resource } from './types';
 
-type SelectByFields = Array<{ name: string; value: string }>;
-type ActOnSelected = (
+/** What an operation does with the selected record, in the resource's table; resolves to its output record. */
+type ActOnSelected<Input> = (
 	this: IExecuteFunctions,
-	run: ItemRun<Selection>,
+	run: ItemRun<Input>,
 	table: ResourceName,
 ) => Promise<IDataObject>;
 
@@ -28,11 +23,16 @@ type ActOnSelected = (
 export function getOperation(
 	resource: Resource,
 	selectByFields: SelectByFields,
-	fetch: ActOnSelected = async function (run, table) {
+	fetch: ActOnSelected<Selection> = async function (run, table) {
 		return await fetchOne.call(this, run, table, run.input);
 	},
 ): Operation<Selection> {
-	return selectedRecordOperation(resource, 'get', selectByFields, fetch);
+	return selectedRecordOperation(resource, 'get', selectByFields, [], {
+		prepare(itemIndex) {
+			return readSelection.call(this, resource, itemIndex);
+		},
+		act: fetch,
+	});
 }
 
 /** Delete: removes the selected record and returns it, marked `deleted: true`. */
@@ -40,7 +40,13 @@ export function deleteOperation(
 	resource: Resource,
 	selectByFields: SelectByFields,
 ): Operation<Selection> {
-	return selectedRecordOperation(resource, 'delete', selectByFields, deleteSelected);
+	return selectedRecordOperation(resource, 'delete', selectByFields, [], {
+		prepare(itemIndex) {
+			return readSelection.call(this, resource, itemIndex);
+		},
+		act: deleteSelected,
+		writes: true,
+	});
 }
 
 /**
@@ -57,40 +63,39 @@ export function updateOperation(
 		itemIndex: number,
 	) => IDataObject,
 ): Operation<SelectedPatch> {
-	const table = `${resource}s` as const;
-	return {
-		description: shownFor(resource, 'update', [
-			...selectByProperties(resource, selectByFields),
-			...updateFields,
-		]),
-		prepare(this: IExecuteFunctions, itemIndex: number): SelectedPatch {
-			const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<
-				string,
-				unknown
-			>;
+	return selectedRecordOperation(resource, 'update', selectByFields, updateFields, {
+		prepare(itemIndex) {
+			const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 			const patch = readPatch.call(this, fields, itemIndex);
 			return readSelectedPatch.call(this, resource, itemIndex, patch);
 		},
-		async execute(this: IExecuteFunctions, run): Promise<INodeExecutionData[]> {
-			return [{ json: await updateSelected.call(this, run, table) }];
-		},
+		act: updateSelected,
 		writes: true,
-	};
+	});
 }
 
-function selectedRecordOperation(
+/** The operation: Select By and `ownProperties` in the editor, `act` on the record in the resource's table. */
+function selectedRecordOperation<Input>(
 	resource: Resource,
-	operation: 'get' | 'delete',
+	operation: 'get' | 'update' | 'delete',
 	selectByFields: SelectByFields,
-	act: ActOnSelected,
-): Operation<Selection> {
-	const table = `${resource}s` as const;
+	ownProperties: INodeProperties[],
+	{
+		prepare,
+		act,
+		writes,
+	}: Pick<Operation<Input>, 'prepare' | 'writes'> & { act: ActOnSelected<Input> },
+): Operation<Input> {
+	const table: ResourceName = `${resource}s`;
 	return {
-		description: shownFor(resource, operation, selectByProperties(resource, selectByFields)),
-		prepare: prepareSelection(resource),
+		description: shownFor(resource, operation, [
+			...selectByProperties(resource, selectByFields),
+			...ownProperties,
+		]),
+		prepare,
 		async execute(this: IExecuteFunctions, run): Promise<INodeExecutionData[]> {
 			return [{ json: await act.call(this, run, table) }];
 		},
-		writes: operation === 'delete',
+		writes,
 	};
 }
