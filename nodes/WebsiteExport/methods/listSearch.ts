@@ -4,14 +4,15 @@
  */
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { isoInstant, parseTimestamp } from '../../shared/timestamps';
+import { DateTime } from 'luxon';
+
+import { parseTimestamp } from '../../shared/timestamps';
 import type { ResourceName } from '../../shared/constants';
 import { NEWEST_FIRST, WebsiteExportClient, type Filter } from '../../shared/transport';
 
 const PAGE = 50;
 
 interface Search {
-	resource: ResourceName;
 	select: string[];
 	/** What the typed text narrows the list by. */
 	narrow(text: string): { filters?: Filter[]; anyOf?: Filter[] };
@@ -29,12 +30,13 @@ const jobOf = (row: IDataObject) => `job ${row.job_id === null ? '—' : `#${Str
 /** `2026-11-22 18:07 UTC`, or the value as given when it is not a timestamp. */
 function when(value: unknown): string {
 	const ms = parseTimestamp(value);
-	return Number.isNaN(ms) ? String(value) : isoInstant(ms).slice(0, 16).replace('T', ' ') + ' UTC';
+	return Number.isNaN(ms)
+		? String(value)
+		: DateTime.fromMillis(ms, { zone: 'utc' }).toFormat("yyyy-MM-dd HH:mm 'UTC'");
 }
 
-const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
+const SEARCHES: Record<ResourceName, Search> = {
 	jobs: {
-		resource: 'jobs',
 		select: ['id', 'created_at', 'url', 'email', 'status'],
 		narrow: (text) => {
 			const id = wholeNumber(text);
@@ -51,7 +53,6 @@ const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
 			`#${String(row.id)} · ${String(row.url)} · ${String(row.email)} · ${String(row.status ?? '')} · ${when(row.created_at)}`,
 	},
 	options: {
-		resource: 'options',
 		select: ['id', 'created_at', 'job_id', 'mode'],
 		narrow: (text) => {
 			const id = wholeNumber(text);
@@ -63,7 +64,6 @@ const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
 			`#${String(row.id)} · ${String(row.mode)} · ${jobOf(row)} · ${when(row.created_at)}`,
 	},
 	downloads: {
-		resource: 'downloads',
 		select: ['id', 'created_at', 'job_id', 'download_link'],
 		narrow: (text) => {
 			const id = wholeNumber(text);
@@ -76,17 +76,17 @@ const SEARCHES: Record<'jobs' | 'options' | 'downloads', Search> = {
 
 async function search(
 	this: ILoadOptionsFunctions,
-	kind: keyof typeof SEARCHES,
+	resource: ResourceName,
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const spec = SEARCHES[kind];
+	const spec = SEARCHES[resource];
 	const client = await WebsiteExportClient.connect(this);
 	const text = (filter ?? '').trim();
 	const after = paginationToken
 		? (JSON.parse(paginationToken) as Record<string, unknown>)
 		: undefined;
-	const page = await client.select<IDataObject>(spec.resource, {
+	const page = await client.select<IDataObject>(resource, {
 		select: spec.select,
 		...(text ? spec.narrow(text) : {}),
 		order: NEWEST_FIRST,
