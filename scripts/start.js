@@ -25,8 +25,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n/lib');
-const { killGroup, spawnServer, waitForHealth } = require('./n8n/process');
-const { httpRequest } = require('./n8n/http');
+const { startEmulatorServer } = require('./emulator');
 const queue = require('./n8n/queue');
 
 const REPO = path.resolve(__dirname, '..');
@@ -218,47 +217,23 @@ function buildEmulatorInWorker() {
  * @param {{ cli: string, port: number, logFile: string }} options
  */
 async function startEmulator({ cli, port, logFile }) {
-	// own process group: a terminal's Ctrl-C reaches only us, and we stop it in order
-	const server = spawnServer(process.execPath, [cli, '--port', String(port)], {
-		cwd: REPO,
-		logFile,
-		append: false,
-	});
-	const killOnExit = () => server.exited() || killGroup(server.pid, 'SIGKILL'); // 'exit' handlers must be synchronous
-	process.on('exit', killOnExit);
-	const handle = {
+	let started;
+	try {
+		started = await startEmulatorServer({ cli, port, logFile, timeoutMs: 30000 });
+	} catch (e) {
+		throw new StartError(/** @type {Error} */ (e).message);
+	}
+	const { server, health, baseUrl, stop } = started;
+	return {
 		pid: server.pid,
 		logFile,
-		baseUrl: `http://127.0.0.1:${port}`,
+		baseUrl,
 		exited: server.exited,
 		whenExited: () => server.whenExited,
-		async stop({ timeoutMs = 5000 } = {}) {
-			process.removeListener('exit', killOnExit);
-			return server.stop({ timeoutMs });
-		},
+		stop,
+		apiKey: health.apiKey,
+		demoUser: health.demoUser,
 	};
-	try {
-		const health = await waitForHealth(server, {
-			timeoutMs: 30000,
-			intervalMs: 100,
-			probe: async () => {
-				const r = await httpRequest('GET', `${handle.baseUrl}/__emulator/health`, {
-					timeoutMs: 1000,
-				});
-				return r.status === 200 && r.json && r.json.ok ? r.json : undefined;
-			},
-			failure: (exited) =>
-				new StartError(
-					exited
-						? `The emulator stopped at start (${JSON.stringify(exited)}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`
-						: `The emulator did not answer on ${handle.baseUrl} within 30 s; see ${logFile}`,
-				),
-		});
-		return Object.assign(handle, { apiKey: health.apiKey, demoUser: health.demoUser });
-	} catch (e) {
-		await handle.stop();
-		throw e;
-	}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -593,10 +568,8 @@ function editorEnvironment(o, n8nVersion, userFolder) {
 		N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
 		[n8n.webhookUrlVariable(n8nVersion)]: `http://localhost:${o.n8nPort}/`,
 	};
-	const env = n8n.n8nEnv(userFolder, {
-		...editorEnv,
-		N8N_ENCRYPTION_KEY: n8n.DEFAULT_ENCRYPTION_KEY, // fixed: the folder keeps its first key
-	});
+	// n8nEnv sets the one fixed N8N_ENCRYPTION_KEY: the folder keeps its first key.
+	const env = n8n.n8nEnv(userFolder, editorEnv);
 	return { editorEnv, env };
 }
 

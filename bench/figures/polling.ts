@@ -6,7 +6,6 @@ import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteEx
 import { harnessFor, jobRows, runNode } from '../nodes';
 import { count, range, ratio } from '../stats';
 import { judged, reported, type Row } from '../table';
-import { onArrival } from '../../test/concurrency/scenarios';
 import { offsetReturnAll } from '../offsetPaging';
 
 /** Return All of `total` jobs when the service caps every page at `maxRows`. */
@@ -116,7 +115,7 @@ function churnBeforeEachPage(
 	deleted: Set<number>,
 ): () => void {
 	let pages = 0;
-	return onArrival(emulator, async (entry) => {
+	return emulator.onArrival(async (entry) => {
 		if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
 		await emulator.insert(
 			'jobs',

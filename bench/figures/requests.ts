@@ -4,7 +4,7 @@
  */
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { expireTokenMidRun, onArrival } from '../../test/concurrency/scenarios';
+import { expireTokenMidRun } from '../../test/concurrency/scenarios';
 import { startEmulator, type Emulator } from '../../test/emulator';
 import { byId, DEFAULT_IN_FLIGHT, harnessFor, idItems, jobGet, jobRows, runNode } from '../nodes';
 import { count, range } from '../stats';
@@ -177,7 +177,7 @@ export async function tokenRejectedUnforeseen(n: number, inFlight: number): Prom
 	return await withEmulator(async (emulator) => {
 		const items = idItems(await emulator.insert('jobs', jobRows(n)));
 		let rest = 0;
-		const stop = onArrival(emulator, async (entry) => {
+		const stop = emulator.onArrival(async (entry) => {
 			if (entry.kind === 'rest' && ++rest === Math.floor(n / 2))
 				await emulator.clock.advance(3_600_000 + 60_000);
 		});

@@ -6,7 +6,6 @@ const fsp = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
 const { run } = require('./process');
-const { n8nEnv } = require('./env');
 
 /**
  * @typedef {{ name: string, version: string, dir: string, nodes: string[], credentials: string[] }} InstalledPackage
@@ -142,8 +141,6 @@ async function makeUserFolder({ tarball, tarballs = [], dir, root } = {}) {
 		userFolder,
 		n8nDir,
 		packages,
-		/** @param {import('./env').N8nEnvExtra} [extra] */
-		env: (extra) => n8nEnv(userFolder, extra),
 		cleanup: () => fs.rmSync(userFolder, { recursive: true, force: true }),
 	};
 }

@@ -19,21 +19,17 @@ const {
 } = require('./process');
 const { httpRequest } = require('./http');
 const { provision } = require('./provision');
-const { DEFAULT_ENCRYPTION_KEY, DISABLED_MODULES, n8nEnv, webhookUrlVariable } = require('./env');
-const { packPackage, makeUserFolder, installCommunityPackage } = require('./community-package');
-const { parseLogLines } = require('./logs');
+const { n8nEnv, webhookUrlVariable } = require('./env');
+const { packPackage, makeUserFolder } = require('./community-package');
 const cli = require('./cli');
 const { DEFAULT_OWNER } = require('./rest');
 const { startN8n } = require('./server');
 
 module.exports = {
-	DEFAULT_ENCRYPTION_KEY,
 	DEFAULT_OWNER,
-	DISABLED_MODULES,
 	provision,
 	packPackage,
 	makeUserFolder,
-	installCommunityPackage,
 	n8nEnv,
 	webhookUrlVariable,
 	runN8n: cli.runN8n,
@@ -41,11 +37,9 @@ module.exports = {
 	importWorkflows: cli.importWorkflows,
 	publishWorkflow: cli.publishWorkflow,
 	executeWorkflow: cli.executeWorkflow,
-	extractRun: cli.extractRun,
 	nodeItems: cli.nodeItems,
 	listLoadedNodeTypes: cli.listLoadedNodeTypes,
 	startN8n,
-	parseLogLines,
 	getFreePort,
 	killActiveRuns,
 	spawnServer,

@@ -7,19 +7,11 @@ import { tokenExpiry } from '../../nodes/shared/transport';
 import type { Emulator, LogEntry } from '../emulator';
 import type { NodeHarness } from '../harness';
 
-/**
- * Calls `listener` as each request reaches the emulator, before the emulator handles it (the
- * log entry is written first). Returns the function that removes the hook.
- */
-export function onArrival(emulator: Emulator, listener: (entry: LogEntry) => unknown): () => void {
-	return emulator.onArrival(listener);
-}
-
 /** The most requests the emulator had received and not yet answered at the same moment. */
 export function trackInFlight(emulator: Emulator): { readonly max: number; stop(): void } {
 	const open = new Set<LogEntry>();
 	let max = 0;
-	const stop = onArrival(emulator, (entry) => {
+	const stop = emulator.onArrival((entry) => {
 		for (const other of open) if (other.status !== 0) open.delete(other);
 		open.add(entry);
 		max = Math.max(max, open.size);
@@ -69,7 +61,7 @@ export function expireTokenMidRun(
 	const clock = processClock();
 	let rest = 0;
 	let jumped = 0;
-	const stop = onArrival(emulator, (entry) => {
+	const stop = emulator.onArrival((entry) => {
 		if (entry.kind !== 'rest') return;
 		rest++;
 		if (rest === options.at) {

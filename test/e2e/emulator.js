@@ -2,13 +2,15 @@
 /**
  * The Website Export emulator as a child process (`node .build/test/emulator/cli.js`), driven
  * through its HTTP control API (/__emulator/*, see test/emulator/README.md). The compiled CLI
- * comes from `npm run -s build:tools`; the process is handled by scripts/n8n/process.js.
+ * comes from `npm run -s build:tools`; it is started by scripts/emulator.js, as `npm start` starts it.
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { getFreePort, killGroup, spawnServer, waitForHealth } = require('../../scripts/n8n/process');
+const { startEmulatorServer } = require('../../scripts/emulator');
+const { httpRequest } = require('../../scripts/n8n/http');
+const { getFreePort } = require('../../scripts/n8n/process');
 const { REPO } = require('./suite');
 
 const CLI = path.join(REPO, '.build/test/emulator/cli.js');
@@ -19,22 +21,6 @@ const CLI = path.join(REPO, '.build/test/emulator/cli.js');
 /** @typedef {import('../../scripts/n8n/process').ServerProcess} ServerProcess */
 
 /**
- * One request to the emulator's control API (every answer is JSON): a body is sent as JSON.
- * @param {string} method
- * @param {string} url
- * @param {{ body?: unknown, timeoutMs?: number }} [options]
- * @returns {Promise<Response>}
- */
-function request(method, url, { body, timeoutMs = 15000 } = {}) {
-	return fetch(url, {
-		method,
-		headers: body === undefined ? {} : { 'content-type': 'application/json' },
-		body: body === undefined ? undefined : JSON.stringify(body),
-		signal: AbortSignal.timeout(timeoutMs),
-	});
-}
-
-/**
  * Starts the emulator on a free port; resolves once /__emulator/health answers.
  * getFreePort() closes its probe before the emulator binds: another process may take the port
  * in between. Then the emulator exits at once (EADDRINUSE) and another port is tried.
@@ -43,44 +29,26 @@ function request(method, url, { body, timeoutMs = 15000 } = {}) {
  */
 async function startEmulatorProcess({ jobMs = 2000, readyTimeoutMs = 20000 } = {}) {
 	for (let attempt = 1; ; attempt++) {
-		const port = await getFreePort();
 		const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'website-export-emulator-'));
 		const logFile = path.join(logDir, 'emulator.log');
 		const output = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
-		const server = spawnServer(
-			process.execPath,
-			[CLI, '--port', String(port), '--job-ms', String(jobMs)],
-			{ cwd: REPO, logFile, append: false },
-		);
-		// 'exit' handlers must be synchronous: a suite that ends abruptly leaves no emulator behind.
-		const killOnExit = () => server.exited() || killGroup(server.pid, 'SIGKILL');
-		process.on('exit', killOnExit);
-		/** @param {{ timeoutMs?: number }} [options] */
-		const stop = async (options) => {
-			process.removeListener('exit', killOnExit);
-			await server.stop(options);
-			fs.rmSync(logDir, { recursive: true, force: true });
-		};
 		try {
-			const health = await waitForHealth(server, {
+			const started = await startEmulatorServer({
+				cli: CLI,
+				port: await getFreePort(),
+				logFile,
+				args: ['--job-ms', String(jobMs)],
 				timeoutMs: readyTimeoutMs,
-				intervalMs: 100,
-				probe: async () => {
-					const url = `http://127.0.0.1:${port}/__emulator/health`;
-					const res = await request('GET', url, { timeoutMs: 2000 });
-					/** @type {EmulatorHealth | undefined} */
-					const answer = res.ok ? await res.json() : undefined;
-					return answer && answer.ok ? answer : undefined;
-				},
-				failure: (exited) =>
-					new Error(
-						`emulator on port ${port} did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timed out'}): ${output().trim().slice(-2000)}`,
-					),
 			});
-			return handle(server, health, output, stop);
+			/** @param {{ timeoutMs?: number }} [options] */
+			const stop = async (options) => {
+				await started.stop(options);
+				fs.rmSync(logDir, { recursive: true, force: true });
+			};
+			return handle(started.server, started.health, output, stop);
 		} catch (error) {
-			const portTaken = server.exited() !== null && output().includes('EADDRINUSE');
-			await stop({ timeoutMs: 2000 });
+			const portTaken = output().includes('EADDRINUSE');
+			fs.rmSync(logDir, { recursive: true, force: true });
 			if (!portTaken || attempt === 3) throw error;
 		}
 	}
@@ -102,12 +70,10 @@ function handle(server, health, output, stop) {
 	 * @returns {Promise<Json>} the answer's JSON
 	 */
 	const call = async (method, p, body) => {
-		const res = await request(method, health.baseUrl + p, { body });
-		if (!res.ok)
-			throw new Error(
-				`emulator ${method} ${p} → ${res.status} ${(await res.text()).slice(0, 500)}`,
-			);
-		return res.json();
+		const res = await httpRequest(method, health.baseUrl + p, { body });
+		if (res.status < 200 || res.status >= 300)
+			throw new Error(`emulator ${method} ${p} → ${res.status} ${res.text.slice(0, 500)}`);
+		return res.json;
 	};
 	/** @returns {Promise<import('./types').LogEntry[]>} */
 	const log = async () => (await call('GET', '/__emulator/log')).log;

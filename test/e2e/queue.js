@@ -490,9 +490,8 @@ async function triggerOnceOnWorkers(trigger, downloadsBefore) {
 		for (const e of execs) {
 			const full = cache.get(e.id) || (await cluster.main.execution(e.id));
 			cache.set(e.id, full);
-			const rd = full.data.resultData.runData['Website Export Trigger'];
-			for (const it of (rd && rd[0].data.main[0]) || [])
-				counts.set(it.json.id, (counts.get(it.json.id) || 0) + 1);
+			for (const json of n8n.nodeItems(full, 'Website Export Trigger') || [])
+				counts.set(json.id, (counts.get(json.id) || 0) + 1);
 		}
 		if (want.length === jobIds.size && want.every((d) => (counts.get(d.id) ?? 0) >= 1)) break;
 		if (Date.now() > deadline)
@@ -515,7 +514,7 @@ async function triggerOnceOnWorkers(trigger, downloadsBefore) {
 		execs.every((e) => e.status === 'success'),
 		`statuses ${JSON.stringify(countBy(execs, (e) => e.status))}`,
 	);
-	return `${want.length} downloads (${EXECUTIONS} of (a), 1 of (b)) each emitted exactly once, in ${execs.length} trigger execution(s) (${execs.map((e) => cache.get(e.id).data.resultData.runData['Website Export Trigger'][0].data.main[0].length).join(' + ')} items), run on workers ${onWorkers.join(' / ')}`;
+	return `${want.length} downloads (${EXECUTIONS} of (a), 1 of (b)) each emitted exactly once, in ${execs.length} trigger execution(s) (${execs.map((e) => (n8n.nodeItems(cache.get(e.id), 'Website Export Trigger') || []).length).join(' + ')} items), run on workers ${onWorkers.join(' / ')}`;
 }
 
 /**

@@ -36,7 +36,6 @@ const {
 	insertFinishedDownloads,
 	isTriggerPoll,
 	iso,
-	nodeJson,
 	waitForTriggerPoll,
 } = require('./trigger-runs');
 const {
@@ -1088,13 +1087,13 @@ async function triggerLive(workflow, baseline, seqBefore, workflowsDone) {
 
 	const executions = new Map(); // id → { id, mode, status, startedAt, items, notification }
 	const collect = () =>
-		collectFinishedExecutions(srv, workflow.id, executions, (full, runData, id) => ({
+		collectFinishedExecutions(srv, workflow.id, executions, (full, id) => ({
 			id,
 			mode: full.mode,
 			status: full.status,
 			error: full.data && full.data.resultData && full.data.resultData.error,
-			items: nodeJson(runData, 'Website Export Trigger'),
-			notification: nodeJson(runData, 'Prepare Notification'),
+			items: n8n.nodeItems(full, 'Website Export Trigger') || [],
+			notification: n8n.nodeItems(full, 'Prepare Notification') || [],
 		}));
 	const batches = [['cycle-1'], ['cycle-2a', 'cycle-2b'], ['cycle-3']];
 	const inserted = /** @type {Json[]} */ ([]);

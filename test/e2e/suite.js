@@ -8,6 +8,8 @@ const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 
+const { isN8n1 } = require('../../scripts/n8n/provision');
+
 const REPO = path.resolve(__dirname, '../..');
 const started = Date.now();
 const counts = { passed: 0, failed: 0 };
@@ -16,9 +18,6 @@ const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 
 /** A duration for a report line: `12.3 s`. */
 const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
-
-/** Whether an n8n version is a 1.x one (no MCP Server Trigger, no task scheduler, other env names). */
-const isN8n1 = (/** @type {string} */ n8nVersion) => /^1\./.test(n8nVersion);
 
 /**
  * @param {boolean} ok

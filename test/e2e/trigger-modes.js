@@ -13,7 +13,6 @@ const {
 	collectFinishedExecutions,
 	countIds,
 	insertFinishedDownloads,
-	nodeJson,
 	waitForTriggerPoll,
 } = require('./trigger-runs');
 
@@ -93,9 +92,9 @@ async function runTriggerModes({ emu, env, check, note, template, triggerWorkflo
  * @param {string} workflowId
  */
 const collect = (live, workflowId) =>
-	collectFinishedExecutions(live.srv, workflowId, live.emitted, (full, runData) => ({
+	collectFinishedExecutions(live.srv, workflowId, live.emitted, (full) => ({
 		status: full.status,
-		ids: nodeJson(runData, 'Website Export Trigger').map((json) => json.id),
+		ids: (n8n.nodeItems(full, 'Website Export Trigger') || []).map((json) => json.id),
 	}));
 
 /**

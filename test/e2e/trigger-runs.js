@@ -75,35 +75,18 @@ async function waitForTriggerPoll(emu, since, timeoutMs, failure) {
 }
 
 /**
- * The JSON of the items a node emitted in an execution's run data (none when it did not run).
- * @param {Json} runData
- * @param {string} nodeName
- * @returns {Json[]}
- */
-const nodeJson = (runData, nodeName) =>
-	(
-		(runData[nodeName] &&
-			runData[nodeName][0] &&
-			runData[nodeName][0].data &&
-			runData[nodeName][0].data.main[0]) ||
-		[]
-	).map((/** @type {Json} */ item) => item.json);
-
-/**
  * Adds the workflow's finished executions that `seen` does not hold yet, each as
- * `describe(execution, runData, id)`.
+ * `describe(execution, id)`.
  * @template T
  * @param {import('./types').ExecutionSource} srv
  * @param {string} workflowId
  * @param {Map<string, T>} seen
- * @param {(execution: Json, runData: Json, id: string) => T} describe
+ * @param {(execution: Json, id: string) => T} describe
  */
 async function collectFinishedExecutions(srv, workflowId, seen, describe) {
 	for (const e of await srv.executions({ workflowId })) {
 		if (seen.has(e.id) || ['new', 'running', 'waiting'].includes(e.status)) continue;
-		const full = await srv.execution(e.id);
-		const runData = (full.data && full.data.resultData && full.data.resultData.runData) || {};
-		seen.set(e.id, describe(full, runData, e.id));
+		seen.set(e.id, describe(await srv.execution(e.id), e.id));
 	}
 }
 
@@ -123,7 +106,6 @@ module.exports = {
 	iso,
 	insertFinishedDownloads,
 	waitForTriggerPoll,
-	nodeJson,
 	collectFinishedExecutions,
 	countIds,
 };

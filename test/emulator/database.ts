@@ -35,7 +35,7 @@ export function ensurePostgresBinaries(): void {
 	});
 }
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.once('error', reject);

@@ -3,7 +3,7 @@
 // the token's time claims follow the service clock, and downloads' created_at its format.
 import type { EmulatorCore } from './core';
 import { signJwt, verifyJwt } from './jwt';
-import type { EmuRequest, Reply } from './reply';
+import { bearerToken, type EmuRequest, type Reply } from './reply';
 
 /** Hop-by-hop headers, the key (Kong's hide_credentials) and Origin (CORS is the gateway's, as Kong's cors plugin). */
 const DROPPED_REQUEST_HEADERS = new Set([
@@ -31,8 +31,9 @@ export async function proxyRest(req: EmuRequest, core: EmulatorCore): Promise<Re
 		if (name === 'prefer' && core.settings.ignorePrefer) continue;
 		headers[name] = value;
 	}
-	if (typeof headers.authorization === 'string')
-		headers.authorization = onPostgrestClock(headers.authorization, core);
+	const token = bearerToken(req);
+	const resigned = token ? onPostgrestClock(token, core) : undefined;
+	if (resigned) headers.authorization = `Bearer ${resigned}`;
 	const query = req.params.filter(([key]) => key !== 'apikey');
 	const search =
 		query.length === req.params.length ? req.query : new URLSearchParams(query).toString();
@@ -58,20 +59,19 @@ export async function proxyRest(req: EmuRequest, core: EmulatorCore): Promise<Re
 /**
  * PostgREST judges exp/iat by real time, the service by its own clock (tests move it): a token of
  * ours is re-signed with its time claims shifted by the clock's offset, so PostgREST's verdict
- * (`JWT expired`) is the one the service clock gives. Other tokens pass as they are.
+ * (`JWT expired`) is the one the service clock gives. Other tokens pass as they are (undefined).
  */
-function onPostgrestClock(authorization: string, core: EmulatorCore): string {
-	const token = /^bearer\s+(\S+)$/i.exec(authorization.trim())?.[1];
-	const verified = token === undefined ? undefined : verifyJwt(token, core.secret);
-	if (!verified?.ok) return authorization;
+function onPostgrestClock(token: string, core: EmulatorCore): string | undefined {
+	const verified = verifyJwt(token, core.secret);
+	if (!verified.ok) return undefined;
 	const offsetSeconds = Math.round(core.clock.state().offsetMs / 1000);
-	if (offsetSeconds === 0) return authorization;
+	if (offsetSeconds === 0) return undefined;
 	const claims = { ...verified.claims };
 	for (const claim of ['exp', 'iat', 'nbf']) {
 		if (typeof claims[claim] === 'number')
 			claims[claim] = (claims[claim] as number) - offsetSeconds;
 	}
-	return `Bearer ${signJwt(claims, core.secret)}`;
+	return signJwt(claims, core.secret);
 }
 
 /** The clearly named rewrite: downloads' created_at in the form each row was written in. */

@@ -6,7 +6,6 @@ import {
 	type ClientOptions,
 	type OrderBy,
 } from '../../nodes/shared/transport';
-import { onArrival } from '../concurrency/scenarios';
 import type { FaultSpec } from '../emulator/types';
 import { probeNode, requestsSince, startService, type Service } from '../support';
 
@@ -89,7 +88,7 @@ describe('WebsiteExportClient against the emulator', () => {
 				const deleted = new Set<number>();
 				let pages = 0;
 				// Before every page after the first: 7 jobs created, and 7 not yet returned deleted.
-				const stop = onArrival(service.emulator, async (entry) => {
+				const stop = service.emulator.onArrival(async (entry) => {
 					if (entry.table !== 'jobs' || entry.method !== 'GET' || pages++ === 0) return;
 					await service.emulator.insert(
 						'jobs',
