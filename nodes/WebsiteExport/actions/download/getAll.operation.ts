@@ -20,7 +20,7 @@ const properties: INodeProperties[] = [
 		default: true,
 		description:
 			'Whether to return only downloads whose link still works (24 hours after its job finished)',
-		hint: 'Older records stay listed, but their archive is gone',
+		hint: 'Off: expired downloads are listed too, with is_expired true; their archive is gone',
 	},
 	...withJobId(collection('Filters', 'filters', 'Add Filter'), 'Only the downloads of this job'),
 ];

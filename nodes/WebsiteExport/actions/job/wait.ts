@@ -18,7 +18,7 @@ export const waitProperties: INodeProperties[] = [
 		default: false,
 		description:
 			'Whether to wait until the export has finished or failed, and output the job with its download link',
-		hint: 'Items wait side by side',
+		hint: 'Items wait one after another unless Options → Requests in Flight runs more at once',
 	},
 	{
 		displayName: 'Timeout (Seconds)',
