@@ -4,5 +4,5 @@ export const CREDENTIAL_NAME = 'websiteExportApi';
 /** The service keeps a download link alive for 24 hours after the job has run. */
 export const DOWNLOAD_VALIDITY_MS = 24 * 60 * 60 * 1000;
 
-export const RESOURCES = ['options', 'jobs', 'downloads'] as const;
-export type ResourceName = (typeof RESOURCES)[number];
+export const TABLES = ['options', 'jobs', 'downloads'] as const;
+export type Table = (typeof TABLES)[number];

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { ResourceName } from '../../shared/constants';
+import type { Table } from '../../shared/constants';
 import type { Filter } from '../../shared/transport';
 import type { SelectedPatch, Selection } from './parameters';
 import type { ItemRun } from './types';
@@ -47,7 +47,7 @@ export function requireOne<T extends IDataObject>(
 export async function resolveTarget(
 	this: IExecuteFunctions,
 	run: ItemRun<unknown>,
-	resource: ResourceName,
+	resource: Table,
 	selection: Selection,
 ): Promise<Filter[]> {
 	if (selection.byId) return selection.filters;
@@ -59,7 +59,7 @@ export async function resolveTarget(
 export async function fetchOne(
 	this: IExecuteFunctions,
 	run: ItemRun<unknown>,
-	resource: ResourceName,
+	resource: Table,
 	selection: Selection,
 	select?: string[],
 ): Promise<IDataObject> {
@@ -75,7 +75,7 @@ export async function fetchOne(
 export async function updateSelected(
 	this: IExecuteFunctions,
 	run: ItemRun<SelectedPatch>,
-	resource: ResourceName,
+	resource: Table,
 ): Promise<IDataObject> {
 	const { selection, patch } = run.input;
 	const target = await resolveTarget.call(this, run, resource, selection);
@@ -87,7 +87,7 @@ export async function updateSelected(
 export async function deleteSelected(
 	this: IExecuteFunctions,
 	run: ItemRun<Selection>,
-	resource: ResourceName,
+	resource: Table,
 ): Promise<IDataObject> {
 	const selection = run.input;
 	const target = await resolveTarget.call(this, run, resource, selection);

@@ -6,7 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { ResourceName } from '../../shared/constants';
+import type { Table } from '../../shared/constants';
 import { readSelectedPatch, readSelection, type SelectedPatch, type Selection } from './parameters';
 import { selectByProperties, shownFor, type SelectByFields } from './properties';
 import { deleteSelected, fetchOne, updateSelected } from './records';
@@ -16,7 +16,7 @@ import type { ItemRun, Operation, Resource } from './types';
 type ActOnSelected<Input> = (
 	this: IExecuteFunctions,
 	run: ItemRun<Input>,
-	table: ResourceName,
+	table: Table,
 ) => Promise<IDataObject>;
 
 /** Get: the selected record, as `fetch` reads it (by default as stored). */
@@ -86,7 +86,7 @@ function selectedRecordOperation<Input>(
 		writes,
 	}: Pick<Operation<Input>, 'prepare' | 'writes'> & { act: ActOnSelected<Input> },
 ): Operation<Input> {
-	const table: ResourceName = `${resource}s`;
+	const table: Table = `${resource}s`;
 	return {
 		description: shownFor(resource, operation, [
 			...selectByProperties(resource, selectByFields),

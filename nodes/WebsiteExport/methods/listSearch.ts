@@ -7,7 +7,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 import { DateTime } from 'luxon';
 
 import { parseTimestamp } from '../../shared/timestamps';
-import type { ResourceName } from '../../shared/constants';
+import type { Table } from '../../shared/constants';
 import { NEWEST_FIRST, WebsiteExportClient, type Filter } from '../../shared/transport';
 
 const PAGE = 50;
@@ -35,7 +35,7 @@ function when(value: unknown): string {
 		: DateTime.fromMillis(ms, { zone: 'utc' }).toFormat("yyyy-MM-dd HH:mm 'UTC'");
 }
 
-const SEARCHES: Record<ResourceName, Search> = {
+const SEARCHES: Record<Table, Search> = {
 	jobs: {
 		select: ['id', 'created_at', 'url', 'email', 'status'],
 		narrow: (text) => {
@@ -76,7 +76,7 @@ const SEARCHES: Record<ResourceName, Search> = {
 
 async function search(
 	this: ILoadOptionsFunctions,
-	resource: ResourceName,
+	resource: Table,
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {

@@ -2,7 +2,7 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { ResourceName } from '../constants';
+import type { Table } from '../constants';
 import type { ServiceFailure } from '../serviceError';
 import { parseTimestamp } from '../timestamps';
 import { NEWEST_FIRST, type Filter, type ListQuery } from './query';
@@ -55,7 +55,7 @@ export interface InsertOptions {
 	findHint: string;
 }
 
-type SelectRows = <T>(resource: ResourceName, query: ListQuery, itemIndex?: number) => Promise<T[]>;
+type SelectRows = <T>(resource: Table, query: ListQuery, itemIndex?: number) => Promise<T[]>;
 
 /**
  * An insert is never sent twice (it could create a duplicate): when its answer is lost, or comes
@@ -72,7 +72,7 @@ export class InsertRecovery {
 		private readonly serviceNow: () => number,
 	) {}
 
-	claim<T extends IDataObject>(resource: ResourceName, row: T): T {
+	claim<T extends IDataObject>(resource: Table, row: T): T {
 		this.claimed.add(`${resource}:${String(row.id)}`);
 		return row;
 	}
@@ -82,7 +82,7 @@ export class InsertRecovery {
 	 * row; marked `recovered: true` after a lost answer. Throws when none or several match.
 	 */
 	async recover<T extends IDataObject>(
-		resource: ResourceName,
+		resource: Table,
 		body: IDataObject,
 		sentAt: number,
 		lost: NodeApiError | undefined,
@@ -122,7 +122,7 @@ export class InsertRecovery {
 
 	/** Rows with the values of `body` that were created since `sentAt` (this machine's clock) and are not claimed yet. */
 	private async findInserted<T extends IDataObject>(
-		resource: ResourceName,
+		resource: Table,
 		body: IDataObject,
 		sentAt: number,
 		itemIndex?: number,

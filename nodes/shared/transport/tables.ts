@@ -2,7 +2,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ResourceName } from '../constants';
+import type { Table } from '../constants';
 import { deletedAfterLostAnswer, InsertRecovery, type InsertOptions } from './lostAnswer';
 import {
 	buildFilterString,
@@ -40,14 +40,14 @@ export class PostgrestTables {
 		/** Rows asked for per page; Supabase's default `max-rows` is 1000. */
 		readonly pageSize = 1000,
 	) {
-		const selectRows = async <T>(resource: ResourceName, query: ListQuery, itemIndex?: number) =>
+		const selectRows = async <T>(resource: Table, query: ListQuery, itemIndex?: number) =>
 			(await this.select<T>(resource, query, { itemIndex })).rows;
 		this.inserts = new InsertRecovery(ctx.getNode(), selectRows, () => requests.clock.now());
 	}
 
 	/** One page of a collection. */
 	async select<T = IDataObject>(
-		resource: ResourceName,
+		resource: Table,
 		query: ListQuery,
 		options: CallOptions & { count?: boolean } = {},
 	): Promise<Page<T>> {
@@ -73,7 +73,7 @@ export class PostgrestTables {
 	 * and the pages that follow ask for that many. ⌈N / page size⌉ requests for N rows.
 	 */
 	async selectAll<T = IDataObject>(
-		resource: ResourceName,
+		resource: Table,
 		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
 		options: CallOptions & { max?: number } = {},
 	): Promise<T[]> {
@@ -110,7 +110,7 @@ export class PostgrestTables {
 	 * is looked up instead (lostAnswer.ts): a row found after a lost answer is marked `recovered: true`.
 	 */
 	async insert<T extends IDataObject = IDataObject>(
-		resource: ResourceName,
+		resource: Table,
 		body: IDataObject,
 		options: InsertOptions,
 	): Promise<T> {
@@ -140,7 +140,7 @@ export class PostgrestTables {
 	 * Without a representation in the answer, the rows are read again.
 	 */
 	async update<T = IDataObject>(
-		resource: ResourceName,
+		resource: Table,
 		filters: Filter[],
 		patch: IDataObject,
 		options: CallOptions = {},
@@ -167,7 +167,7 @@ export class PostgrestTables {
 	 * the rows are read first, so that "not found" stays a fact even if it answers 204 alone.
 	 */
 	async remove<T = IDataObject>(
-		resource: ResourceName,
+		resource: Table,
 		filters: Filter[],
 		options: CallOptions = {},
 	): Promise<T[]> {
@@ -197,7 +197,7 @@ export class PostgrestTables {
 		return rows;
 	}
 
-	private restUrl(resource: ResourceName, queryString: string): string {
+	private restUrl(resource: Table, queryString: string): string {
 		return `${this.baseUrl}/rest/v1/${resource}${queryString ? `?${queryString}` : ''}`;
 	}
 
