@@ -9,20 +9,16 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { checkBaseUrl, isServiceUrl } from '../nodes/shared/baseUrl';
-import { requestToken } from '../nodes/shared/login';
-import { renewToken } from '../nodes/shared/renewal';
+import { checkBaseUrl, isServiceUrl } from '../nodes/shared/auth/baseUrl';
+import { renewToken } from '../nodes/shared/auth/renewal';
 
 export class WebsiteExportApi implements ICredentialType {
 	name = 'websiteExportApi';
-
 	displayName = 'Website Export API';
-
 	icon: Icon = {
 		light: 'file:../nodes/WebsiteExport/websiteExport.svg',
 		dark: 'file:../nodes/WebsiteExport/websiteExport.dark.svg',
 	};
-
 	documentationUrl = 'https://github.com/website-export/n8n-nodes-website-export#credentials';
 
 	properties: INodeProperties[] = [
@@ -79,11 +75,7 @@ export class WebsiteExportApi implements ICredentialType {
 	 * calls this for every request that met a 401: those that met the same refused token share one login.
 	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const accessToken = await renewToken(
-			credentials,
-			async () => (await requestToken(this, credentials)).accessToken,
-		);
-		return { accessToken };
+		return { accessToken: await renewToken(this, credentials) };
 	}
 
 	/**

@@ -11,7 +11,7 @@ import * as download from './actions/download/Download.resource';
 import * as job from './actions/job/Job.resource';
 import * as option from './actions/option/Option.resource';
 import { collection } from '../shared/collection';
-import { websiteExportApiTest } from '../shared/credentialTest';
+import { websiteExportApiTest } from '../shared/auth/credentialTest';
 import { router } from './actions/router';
 import { searchDownloads, searchJobs, searchOptions } from './methods/listSearch';
 

@@ -10,7 +10,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { collection } from '../shared/collection';
 import { CREDENTIAL_NAME } from '../shared/constants';
-import { websiteExportApiTest } from '../shared/credentialTest';
+import { websiteExportApiTest } from '../shared/auth/credentialTest';
 import {
 	UnreadableTimestampError,
 	unreadableTimestampApiError,

@@ -6,3 +6,6 @@ export const DOWNLOAD_VALIDITY_MS = 24 * 60 * 60 * 1000;
 
 export const TABLES = ['options', 'jobs', 'downloads'] as const;
 export type Table = (typeof TABLES)[number];
+
+/** How long a request to the service may take; a login is shared for as long (auth/renewal.ts). */
+export const REQUEST_TIMEOUT_MS = 60_000;

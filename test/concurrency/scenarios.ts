@@ -3,7 +3,7 @@
  * process: a hook on each request's arrival, the number of requests open at once, and a clock
  * that moves for the node and the emulator together.
  */
-import { tokenExpiry } from '../../nodes/shared/transport';
+import { tokenExpiry } from '../../nodes/shared/auth/renewal';
 import type { Emulator, LogEntry } from '../emulator';
 import type { NodeHarness } from '../harness';
 

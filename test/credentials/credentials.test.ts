@@ -4,7 +4,7 @@ import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteEx
 import {
 	API_KEY_REFUSED_MESSAGE,
 	NO_BUSINESS_PLAN_MESSAGE,
-} from '../../nodes/shared/credentialTest';
+} from '../../nodes/shared/auth/credentialTest';
 import { FREE_USER } from '../emulator/accounts';
 import { WebsiteExportClient } from '../../nodes/shared/transport';
 import { probeNode, requestsSince, startService, type Service } from '../support';

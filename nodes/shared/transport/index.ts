@@ -1,38 +1,51 @@
-// Why: the client the operations use, one per execution: it checks the credential's Base URL and puts the request sender, the tables and the archive download together.
+// Why: the client the operations use, one per execution: the service's tables as PostgREST serves them (select with keyset paging, insert, update, delete), over the request sender.
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkBaseUrl } from '../baseUrl';
-import { CREDENTIAL_NAME } from '../constants';
-import { openArchive, type Archive } from './archive';
-import { tokenExpiry } from './renewalGate';
-import { ServiceRequests, type CallOptions, type TransportContext } from './request';
+import { checkBaseUrl } from '../auth/baseUrl';
+import { tokenExpiry } from '../auth/renewal';
+import { CREDENTIAL_NAME, type Table } from '../constants';
+import { deletedAfterLostAnswer, InsertRecovery, type InsertOptions } from './lostAnswer';
+import {
+	buildFilterString,
+	buildQueryString,
+	parseContentRangeTotal,
+	type Filter,
+	type ListQuery,
+	type OrderBy,
+} from './query';
 import type { RetryPolicy } from './retry';
-import { PostgrestTables } from './tables';
+import { ServiceRequests, type CallOptions, type TransportContext } from './send';
 
 export { NEWEST_FIRST } from './query';
 export type { Filter, FilterOperator, ListQuery, OrderBy } from './query';
-export type { RetryPolicy } from './retry';
-export type { Archive, ByteStream } from './archive';
 export type { InsertOptions } from './lostAnswer';
-export type { CallOptions, TransportContext } from './request';
-export type { Page } from './tables';
-export { tokenExpiry } from './renewalGate';
+export type { CallOptions, Outcome, SendOptions, ServiceResponse, TransportContext } from './send';
 
-export interface ClientOptions {
-	retry?: RetryPolicy;
-	/** Per-request timeout for API calls. */
-	timeoutMs?: number;
-	/** Rows asked for per page; Supabase's default `max-rows` is 1000. */
-	pageSize?: number;
-}
+export type ClientOptions = { retry?: RetryPolicy };
 
-/** The only code that talks to the Website Export service (see request.ts for how it sends). */
-export class WebsiteExportClient extends PostgrestTables {
+/** Rows asked for per page: Supabase's default `max-rows`. */
+const PAGE_SIZE = 1000;
+const RETURN_ROWS = 'return=representation';
+
+/** The rows of an answer; undefined when it carried none (a 201 or 204 without a body). */
+const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
+
+export class WebsiteExportClient {
+	/** Whether the service returns written rows when asked (`Prefer: return=representation`); undefined until seen. */
+	private returnsRows: boolean | undefined;
+	private readonly inserts: InsertRecovery;
+
+	private constructor(
+		private readonly ctx: TransportContext,
+		readonly requests: ServiceRequests,
+		readonly baseUrl: string,
+	) {
+		this.inserts = new InsertRecovery(ctx.getNode(), this);
+	}
+
 	/** Reads the credential's base URL once per execution and checks it before any request. */
-	static async connect(
-		ctx: TransportContext,
-		options: ClientOptions = {},
-	): Promise<WebsiteExportClient> {
+	static async connect(ctx: TransportContext, options: ClientOptions = {}) {
 		const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
 		const baseUrl = checkBaseUrl(credentials?.baseUrl);
 		if (!baseUrl.ok) {
@@ -40,22 +53,151 @@ export class WebsiteExportClient extends PostgrestTables {
 				description: 'Open the Website Export credential and correct its Base URL.',
 			});
 		}
-		const requests = new ServiceRequests(
+		const expiry = tokenExpiry(credentials.accessToken);
+		return new WebsiteExportClient(
 			ctx,
-			tokenExpiry(credentials.accessToken),
-			options.retry,
-			options.timeoutMs,
+			new ServiceRequests(ctx, expiry, options.retry),
+			baseUrl.url,
 		);
-		return new WebsiteExportClient(ctx, requests, baseUrl.url, options.pageSize);
 	}
 
-	/** Opens an archive link as a stream (archive.ts). */
-	async openArchive(url: string, options: CallOptions = {}): Promise<Archive> {
-		return await openArchive(this.ctx.getNode(), this.requests, url, options);
-	}
-
-	/** The service's current time (its clock expires links and tokens): see serviceClock.ts. */
+	/** The service's current time (its clock expires links and tokens). */
 	serviceNow(): number {
-		return this.requests.clock.now();
+		return this.requests.serviceNow();
+	}
+
+	/** One page of a table, with the count of matching rows when asked for. */
+	async select<T = IDataObject>(
+		table: Table,
+		query: ListQuery,
+		options: CallOptions & { count?: boolean } = {},
+	): Promise<{ rows: T[]; total?: number }> {
+		const prefer = options.count ? 'count=exact' : undefined;
+		const url = this.restUrl(table, buildQueryString(query));
+		const response = await this.requests.request('GET', url, { ...options, prefer });
+		const total = parseContentRangeTotal(response.headers['content-range']);
+		return { rows: rowsOf<T>(response.body) ?? [], total };
+	}
+
+	/**
+	 * Every row matching `query` (or the first `max`) in its order, which ends with `id`: ⌈N / page
+	 * size⌉ requests. Pages follow by keyset (the rows after the last one received), so rows written
+	 * meanwhile never make a page repeat or skip a row. A silent `max-rows` cap shows in the first
+	 * page's count: the pages that follow ask for that many.
+	 */
+	async selectAll<T = IDataObject>(
+		table: Table,
+		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
+		options: CallOptions & { max?: number } = {},
+	): Promise<T[]> {
+		const max = options.max ?? Infinity;
+		const rows: T[] = [];
+		let stride = PAGE_SIZE;
+		let total: number | undefined;
+		let after: Record<string, unknown> | undefined;
+		for (;;) {
+			const limit = Math.min(stride, max - rows.length);
+			const count = after === undefined;
+			const page = await this.select<T>(table, { ...query, limit, after }, { ...options, count });
+			rows.push(...page.rows);
+			if (count) {
+				total = page.total;
+				// A first page shorter than asked while more rows exist: the server's own cap.
+				if (page.rows.length < limit && total !== undefined && page.rows.length < total)
+					stride = page.rows.length;
+			}
+			const ended = page.rows.length === 0 || page.rows.length < Math.min(stride, limit);
+			// Rows inserted after the count come after every row counted (or before the first, when
+			// newest first): having as many as were counted means every counted row is here.
+			if (ended || rows.length >= max || (total !== undefined && rows.length >= total)) break;
+			after = page.rows[page.rows.length - 1] as Record<string, unknown>;
+		}
+		return rows.slice(0, max);
+	}
+
+	/** Inserts one row and returns it as stored; when its answer is lost or carries no row, the row is looked up (lostAnswer.ts). */
+	async insert<T extends IDataObject = IDataObject>(
+		table: Table,
+		body: IDataObject,
+		options: InsertOptions,
+	): Promise<T> {
+		const sentAt = Date.now();
+		const { itemIndex } = options;
+		const outcome = await this.requests.send('POST', this.restUrl(table), {
+			itemIndex,
+			body,
+			prefer: RETURN_ROWS,
+		});
+		if (outcome.kind === 'refused') throw outcome.error;
+		const rows = outcome.kind === 'answer' ? this.writtenRows<T>(outcome.response.body) : undefined;
+		if (rows?.length === 1) return this.inserts.claim(table, rows[0]);
+		const lost = outcome.kind === 'lost' ? outcome.error : undefined;
+		return await this.inserts.recover<T>(table, body, sentAt, lost, options);
+	}
+
+	/** Updates the rows matching `filters` and returns them (re-read when the answer has none); a retried PATCH's answer counts. */
+	async update<T = IDataObject>(
+		table: Table,
+		filters: Filter[],
+		patch: IDataObject,
+		options: CallOptions = {},
+	): Promise<T[]> {
+		const url = this.restUrl(table, this.filterString(filters));
+		const response = await this.requests.request('PATCH', url, {
+			...options,
+			body: patch,
+			prefer: RETURN_ROWS,
+		});
+		const rows = this.writtenRows<T>(response.body);
+		return rows ?? (await this.select<T>(table, { filters, limit: 2 }, options)).rows;
+	}
+
+	/**
+	 * Deletes the rows matching `filters` (by id) and returns them ([] when none matched).
+	 * - Until the service has shown that it returns deleted rows, they are read first: "not found"
+	 *   stays a fact even if it answers 204 alone.
+	 * - A DELETE retried after a lost answer finds nothing left: the lost attempt deleted the rows,
+	 *   unless they are still there (lostAnswer.ts).
+	 */
+	async remove<T = IDataObject>(
+		table: Table,
+		filters: Filter[],
+		options: CallOptions = {},
+	): Promise<T[]> {
+		const url = this.restUrl(table, this.filterString(filters));
+		const before = this.returnsRows
+			? undefined
+			: (await this.select<T>(table, { filters, limit: 2 }, options)).rows;
+		if (before?.length === 0) return [];
+		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
+		if (outcome.kind !== 'answer') throw outcome.error;
+		const rows = this.writtenRows<T>(outcome.response.body);
+		if (rows?.length) return rows;
+		if (before) return before;
+		if (rows && !outcome.afterLostAnswer) return [];
+		const stillThere = async () =>
+			(await this.select(table, { filters, limit: 1 }, options)).rows.length > 0;
+		return await deletedAfterLostAnswer<T>(filters, stillThere);
+	}
+
+	/** The rows a write answered with, noting whether the service returns them. */
+	private writtenRows<T>(body: unknown): T[] | undefined {
+		const rows = rowsOf<T>(body);
+		this.returnsRows = rows !== undefined;
+		return rows;
+	}
+
+	private restUrl(table: Table, queryString = ''): string {
+		return `${this.baseUrl}/rest/v1/${table}${queryString ? `?${queryString}` : ''}`;
+	}
+
+	/** Filters only: PostgREST applies an unfiltered PATCH or DELETE to every row the account can see. */
+	private filterString(filters: Filter[]): string {
+		if (filters.length === 0)
+			throw new NodeOperationError(
+				this.ctx.getNode(),
+				'Refusing to update or delete without a filter',
+			);
+		return buildFilterString(filters);
 	}
 }

@@ -1,11 +1,12 @@
-// Why: a write whose answer was lost (a gateway error after the commit, a reset connection) may have been carried out: this decides when that can be, finds the row an insert may have created and confirms a delete.
+// Why: a write whose answer was lost (a gateway error after the commit, a reset connection) may have been carried out: this tells when that can be, finds the row an insert may have created and confirms a delete.
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../constants';
 import type { ServiceFailure } from '../serviceError';
 import { parseTimestamp } from '../timestamps';
-import { NEWEST_FIRST, type Filter, type ListQuery } from './query';
+import type { WebsiteExportClient } from './index';
+import { NEWEST_FIRST, type Filter } from './query';
 
 /** Network failures before the request left: no answer was lost, the request was never carried out. */
 const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -16,22 +17,8 @@ const INSERT_SLACK_MS = 2_000;
 /** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
 export function answerLost(failure: ServiceFailure): boolean {
 	if (failure.login) return false;
-	return failure.status === undefined
-		? !FAILED_BEFORE_SENDING.has(failure.code ?? '')
-		: failure.status >= 500;
-}
-
-/** The errors of one execution's requests that lost their answer. */
-export class LostAnswers {
-	private readonly errors = new WeakSet<Error>();
-
-	add(error: Error): void {
-		this.errors.add(error);
-	}
-
-	has(error: unknown): error is NodeApiError {
-		return error instanceof Error && this.errors.has(error);
-	}
+	const { status, code } = failure;
+	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
 /**
@@ -55,8 +42,6 @@ export interface InsertOptions {
 	findHint: string;
 }
 
-type SelectRows = <T>(resource: Table, query: ListQuery, itemIndex?: number) => Promise<T[]>;
-
 /**
  * An insert is never sent twice (it could create a duplicate): when its answer is lost, or comes
  * without the row, the row is looked up instead: the one with these values, created since the
@@ -68,87 +53,73 @@ export class InsertRecovery {
 
 	constructor(
 		private readonly node: INode,
-		private readonly selectRows: SelectRows,
-		private readonly serviceNow: () => number,
+		private readonly client: Pick<WebsiteExportClient, 'select' | 'serviceNow'>,
 	) {}
 
-	claim<T extends IDataObject>(resource: Table, row: T): T {
-		this.claimed.add(`${resource}:${String(row.id)}`);
+	claim<T extends IDataObject>(table: Table, row: T): T {
+		this.claimed.add(`${table}:${String(row.id)}`);
 		return row;
 	}
 
 	/**
-	 * The row an insert sent at `sentAt` created, when its answer was lost (`lost`) or carried no
-	 * row; marked `recovered: true` after a lost answer. Throws when none or several match.
+	 * The row an insert sent at `sentAt` created, when its answer was lost (`lost`: the error the
+	 * user would see) or carried no row; marked `recovered: true` after a lost answer. Throws when
+	 * none or several match.
 	 */
 	async recover<T extends IDataObject>(
-		resource: Table,
+		table: Table,
 		body: IDataObject,
 		sentAt: number,
 		lost: NodeApiError | undefined,
-		options: InsertOptions,
+		{ itemIndex, noun, findHint }: InsertOptions,
 	): Promise<T> {
-		const found = await this.findInserted<T>(resource, body, sentAt, options.itemIndex).catch(
+		const found = await this.findInserted<T>(table, body, sentAt, itemIndex).catch(
 			(error: unknown) => {
 				// The lookup failed too: the first error is the one that tells what happened.
-				if (lost) throw lost;
-				throw error instanceof NodeApiError
-					? error
-					: new NodeApiError(this.node, error as JsonObject, { itemIndex: options.itemIndex });
+				throw lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
 			},
 		);
 		if (found.length === 1)
-			return this.claim(resource, lost ? { ...found[0], recovered: true } : found[0]);
+			return this.claim(table, lost ? { ...found[0], recovered: true } : found[0]);
 		const ids = found.map((row) => String(row.id)).join(', ');
-		const where = `Look for it with ${options.findHint} before running this item again.`;
+		const where = `Look for it with ${findHint} before running this item again.`;
 		const summary =
 			found.length === 0
-				? `No ${options.noun} with these values was created since the request was sent, so it was most likely not created.`
-				: `${found.length} ${options.noun}s with these values were created since the request was sent (IDs ${ids}): the node cannot tell which one is this item's.`;
+				? `No ${noun} with these values was created since the request was sent, so it was most likely not created.`
+				: `${found.length} ${noun}s with these values were created since the request was sent (IDs ${ids}): the node cannot tell which one is this item's.`;
 		if (lost) {
-			lost.description = `The service did not answer, and it may have created the ${options.noun}. ${summary} ${where}`;
+			lost.description = `The service did not answer, and it may have created the ${noun}. ${summary} ${where}`;
 			throw lost;
 		}
 		throw new NodeApiError(
 			this.node,
 			{ message: 'no representation' },
 			{
-				message: `The service accepted the ${options.noun} but did not return it`,
+				message: `The service accepted the ${noun} but did not return it`,
 				description: `${summary} ${where}`,
-				itemIndex: options.itemIndex,
+				itemIndex,
 			},
 		);
 	}
 
 	/** Rows with the values of `body` that were created since `sentAt` (this machine's clock) and are not claimed yet. */
 	private async findInserted<T extends IDataObject>(
-		resource: Table,
+		table: Table,
 		body: IDataObject,
 		sentAt: number,
 		itemIndex?: number,
 	): Promise<T[]> {
 		const filters: Filter[] = Object.entries(body)
-			.filter(
-				([, value]) =>
-					typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean',
-			)
-			.map(([column, value]) => ({
-				column,
-				operator: 'eq',
-				value: value as string | number | boolean,
-			}));
-		const rows = await this.selectRows<T>(
-			resource,
-			{ filters, order: NEWEST_FIRST, limit: 20 },
-			itemIndex,
-		);
+			.filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value))
+			.map(([column, value]) => ({ column, operator: 'eq', value: value as string }));
+		const query = { filters, order: NEWEST_FIRST, limit: 20 };
+		const { rows } = await this.client.select<T>(table, query, { itemIndex });
 		// The request's moment by the service's clock: its clock now (this answer's Date header)
 		// minus the time that has passed here since the request left.
-		const since = this.serviceNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
+		const since = this.client.serviceNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
 		return rows.filter(
 			(row) =>
-				!this.claimed.has(`${resource}:${String(row.id)}`) &&
-				parseTimestamp(row.created_at) >= since,
+				!this.claimed.has(`${table}:${String(row.id)}`) && parseTimestamp(row.created_at) >= since,
 		);
 	}
 }

@@ -75,9 +75,7 @@ const encode = (text: string) => encodeURIComponent(text);
 export function buildQueryString(query: ListQuery): string {
 	const parts: string[] = [];
 	parts.push(`select=${query.select?.length ? query.select.map(column).join(',') : '*'}`);
-	for (const filter of query.filters ?? []) {
-		parts.push(`${column(filter.column)}=${encode(filterExpression(filter))}`);
-	}
+	if (query.filters?.length) parts.push(buildFilterString(query.filters));
 	// Logic trees: one goes as `or=(…)`, two are joined as `and=(or(…),or(…))`.
 	const trees: string[] = [];
 	if (query.anyOf?.length) trees.push(`or(${query.anyOf.map(logicTerm).join(',')})`);

@@ -1,24 +1,15 @@
 // Why: Download → Download Archive: the ZIP of an export as binary data, by download ID or by link.
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { z } from 'zod';
 
-import type { Archive } from '../../../shared/transport';
 import { recordId, validate, webAddress } from '../../../shared/validation';
 import { readLocatorValue } from '../parameters';
 import { ONLY_VERSION_1, recordLocatorProperty, shownFor } from '../properties';
 import type { ItemRun } from '../types';
-import { fetchDownload } from './record';
+import { linkFromInput, linkOfDownload, openArchive } from './archive';
 
 const MIME_TYPE = 'application/zip';
-
-const VALIDITY_NOTE =
-	'Links are valid for 24 hours after the job finished: run the job again to get a new link.';
 
 const properties: INodeProperties[] = [
 	{
@@ -109,12 +100,6 @@ export function archiveFileName(link: string, fallback: string): string {
 	}
 }
 
-const formatDate = (ms: number) =>
-	new Date(ms)
-		.toISOString()
-		.replace('T', ' ')
-		.replace(/\.\d+Z$/, ' UTC');
-
 type ArchiveInput = z.infer<typeof schema>;
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInput {
@@ -175,90 +160,4 @@ export async function execute(
 			binary: { [input.binaryPropertyName]: binary },
 		},
 	];
-}
-
-interface Target {
-	/** The output item's JSON, before the file's name and size. */
-	json: INodeExecutionData['json'];
-	link: string;
-	/** How messages name the link. */
-	subject: string;
-	fallbackName: string;
-}
-
-/** Download By: ID. The record is looked up (one request), and an expired link refused. */
-async function linkOfDownload(this: IExecuteFunctions, run: ItemRun, id: number): Promise<Target> {
-	const { itemIndex } = run;
-	const filters = [{ column: 'id', operator: 'eq' as const, value: id }];
-	const download = await fetchDownload.call(this, run, {
-		filters,
-		label: `download with ID ${id}`,
-		byId: true,
-	});
-	const subject = `The download link of download ${id}`;
-	if (download.is_expired) {
-		throw new NodeApiError(
-			this.getNode(),
-			{ message: 'link expired' },
-			{
-				message: `${subject} expired on ${formatDate(Date.parse(download.expires_at!))}`,
-				description: VALIDITY_NOTE,
-				httpCode: '410',
-				itemIndex,
-			},
-		);
-	}
-	if (!webAddress.safeParse(download.download_link).success) {
-		throw new NodeApiError(
-			this.getNode(),
-			{ message: 'no link' },
-			{
-				message: `Download ${id} has no valid download link`,
-				description: 'The service stored no http(s) address for it.',
-				itemIndex,
-			},
-		);
-	}
-	return {
-		json: download,
-		link: download.download_link,
-		subject,
-		fallbackName: `website-export-${id}.zip`,
-	};
-}
-
-/** Download By: Link. No request; whether the link still works shows when it is opened. */
-function linkFromInput(link: string): Target {
-	return {
-		json: { download_link: link },
-		link,
-		subject: 'The download link',
-		fallbackName: 'website-export.zip',
-	};
-}
-
-/** Opens the archive; storage's "not found" (400/404) means the link has expired or was removed. */
-async function openArchive(
-	this: IExecuteFunctions,
-	{ client, itemIndex }: ItemRun,
-	link: string,
-	subject: string,
-): Promise<Archive> {
-	try {
-		return await client.openArchive(link, { itemIndex });
-	} catch (error) {
-		if (error instanceof NodeApiError && (error.httpCode === '400' || error.httpCode === '404')) {
-			throw new NodeApiError(
-				this.getNode(),
-				{ message: error.message },
-				{
-					message: `${subject} no longer works: the storage answered "${error.message}"`,
-					description: `The archive has expired or was removed. ${VALIDITY_NOTE}`,
-					httpCode: error.httpCode,
-					itemIndex,
-				},
-			);
-		}
-		throw new NodeApiError(this.getNode(), error as JsonObject); // hands back `error` itself
-	}
 }

@@ -7,8 +7,8 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
+import { readServiceFailure } from '../serviceError';
 import { requestToken } from './login';
-import { readServiceFailure } from './serviceError';
 
 /** The login works, the API refuses the account (PostgREST 403, `42501`): no Business plan. */
 export const NO_BUSINESS_PLAN_MESSAGE =
@@ -18,33 +18,29 @@ export const NO_BUSINESS_PLAN_MESSAGE =
 export const API_KEY_REFUSED_MESSAGE =
 	'The service refused the API key or the token: check the API key and the Base URL';
 
-const TEST_TIMEOUT_MS = 15_000;
-
 /**
  * n8n's credential-test context offers only the legacy `helpers.request`: this gives it the
- * httpRequest shape the login expects. A non-2xx answer is thrown the way httpRequest throws
- * it (`response.status` / `data` / `headers`), so readServiceFailure reads both alike.
+ * httpRequest shape the login expects, and throws a non-2xx answer as httpRequest does
+ * (`response.status` / `data` / `headers`), so readServiceFailure reads both alike.
  */
 function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHelper {
-	const httpRequest = async (options: IHttpRequestOptions) => {
+	const httpRequest = async ({ method, url, qs, headers, body }: IHttpRequestOptions) => {
 		const response = (await context.helpers.request({
-			method: options.method ?? 'GET',
-			uri: options.url,
-			qs: options.qs,
-			headers: options.headers,
-			body: options.body,
+			method: method ?? 'GET',
+			uri: url,
+			qs,
+			headers: { Accept: 'application/json', ...headers },
+			body,
 			json: true,
+			timeout: 15_000,
 			simple: false,
 			resolveWithFullResponse: true,
 			followRedirect: false,
-			timeout: TEST_TIMEOUT_MS,
 		})) as { statusCode: number; body: unknown; headers?: unknown };
-		if (response.statusCode < 200 || response.statusCode > 299) {
-			throw Object.assign(new Error(`HTTP ${response.statusCode}`), {
-				response: { status: response.statusCode, data: response.body, headers: response.headers },
-			});
-		}
-		return response.body;
+		const { statusCode: status, body: data } = response;
+		if (status >= 200 && status <= 299) return data;
+		const answer = { status, data, headers: response.headers };
+		throw Object.assign(new Error(`HTTP ${status}`), { response: answer });
 	};
 	return { helpers: { httpRequest } };
 }
@@ -62,30 +58,22 @@ export async function websiteExportApiTest(
 ): Promise<INodeCredentialTestResult> {
 	const helper = asHttpRequestHelper(this);
 	const data = credential.data ?? {};
-	let login: { baseUrl: string; accessToken: string };
-	try {
-		login = await requestToken(helper, data);
-	} catch (error) {
-		return failed((error as Error).message);
-	}
+	const login = await requestToken(helper, data).catch((error: Error) => error);
+	if (login instanceof Error) return failed(login.message);
+	const { baseUrl, accessToken } = login;
 	try {
 		await helper.helpers.httpRequest({
-			method: 'GET',
-			url: `${login.baseUrl}/rest/v1/jobs`,
+			url: `${baseUrl}/rest/v1/jobs`,
 			qs: { select: 'id', limit: 1 },
-			headers: {
-				apikey: String(data.apiKey ?? ''),
-				Authorization: `Bearer ${login.accessToken}`,
-				Accept: 'application/json',
-			},
+			headers: { apikey: String(data.apiKey ?? ''), Authorization: `Bearer ${accessToken}` },
 		});
 	} catch (error) {
-		const failure = readServiceFailure(error);
-		if (failure.status === 403 || failure.code === '42501') return failed(NO_BUSINESS_PLAN_MESSAGE);
-		if (failure.status === 401) return failed(`${API_KEY_REFUSED_MESSAGE} (${failure.message})`);
-		if (failure.status === undefined)
-			return failed(`${failure.message}: check the Base URL and that the service is online`);
-		return failed(`The service answered HTTP ${failure.status} (${failure.message})`);
+		const { status, code, message } = readServiceFailure(error);
+		if (status === 403 || code === '42501') return failed(NO_BUSINESS_PLAN_MESSAGE);
+		if (status === 401) return failed(`${API_KEY_REFUSED_MESSAGE} (${message})`);
+		if (status === undefined)
+			return failed(`${message}: check the Base URL and that the service is online`);
+		return failed(`The service answered HTTP ${status} (${message})`);
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }

@@ -1,7 +1,10 @@
 // Why: the credential's base URL, checked and normalised once for every request.
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const EXAMPLE = 'e.g. https://<project>.supabase.co';
 
 export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+
+const refused = (reason: string): BaseUrlCheck => ({ ok: false, reason });
 
 /**
  * The service's address as typed by the user, reduced to `scheme://host[:port][/path]` without
@@ -10,34 +13,20 @@ export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: stri
  */
 export function checkBaseUrl(raw: unknown): BaseUrlCheck {
 	const text = typeof raw === 'string' ? raw.trim() : '';
-	if (!text)
-		return {
-			ok: false,
-			reason:
-				'The Base URL is empty: enter the address of the service, e.g. https://<project>.supabase.co',
-		};
-	let parsed: URL;
-	try {
-		parsed = new URL(text);
-	} catch {
-		return {
-			ok: false,
-			reason: `The Base URL "${text}" is not a valid address, e.g. https://<project>.supabase.co`,
-		};
-	}
+	if (!text) return refused(`The Base URL is empty: enter the address of the service, ${EXAMPLE}`);
+	if (!URL.canParse(text))
+		return refused(`The Base URL "${text}" is not a valid address, ${EXAMPLE}`);
+	const parsed = new URL(text);
 	const isLoopback = LOOPBACK_HOSTS.has(parsed.hostname);
 	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback)) {
-		return {
-			ok: false,
-			reason: `The Base URL must start with https:// (http:// is only accepted for localhost), got "${parsed.protocol}//${parsed.host}"`,
-		};
+		return refused(
+			`The Base URL must start with https:// (http:// is only accepted for localhost), got "${parsed.protocol}//${parsed.host}"`,
+		);
 	}
 	if (parsed.search || parsed.hash || parsed.username || parsed.password) {
-		return {
-			ok: false,
-			reason:
-				'The Base URL must not contain a query, a fragment or a user name: enter only the address, e.g. https://<project>.supabase.co',
-		};
+		return refused(
+			`The Base URL must not contain a query, a fragment or a user name: enter only the address, ${EXAMPLE}`,
+		);
 	}
 	const path = parsed.pathname.replace(/\/+$/, '');
 	return { ok: true, url: `${parsed.protocol}//${parsed.host}${path}` };
@@ -45,9 +34,5 @@ export function checkBaseUrl(raw: unknown): BaseUrlCheck {
 
 /** True when `url` points at the same origin as the service's base URL. */
 export function isServiceUrl(url: string, baseUrl: string): boolean {
-	try {
-		return new URL(url).origin === new URL(baseUrl).origin;
-	} catch {
-		return false;
-	}
+	return URL.canParse(url) && new URL(url).origin === new URL(baseUrl).origin;
 }

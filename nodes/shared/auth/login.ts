@@ -1,8 +1,16 @@
-// Why: one token exchange, made by the credential's preAuthentication and by the nodes' credential test alike.
+// Why: the one token exchange, made by the credential's preAuthentication and by the credential test alike, and the error it throws.
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 
+import { LOGIN_FAILED, readServiceFailure, type ServiceFailure } from '../serviceError';
 import { checkBaseUrl } from './baseUrl';
-import { loginError, readServiceFailure, type ServiceFailure } from './serviceError';
+
+/**
+ * A failed login: its message names the field to fix and holds no secret. n8n wraps it in a
+ * NodeApiError, which keeps `httpCode` on n8n 1.x and 2.x alike (1.x drops the `cause`): the
+ * code, not the wording, tells the transport that the login failed and nothing was sent.
+ */
+export const loginFailed = (message: string): Error =>
+	Object.assign(new Error(message), { name: 'WebsiteExportLoginError', httpCode: LOGIN_FAILED });
 
 /** A failed token request as a sentence that tells the user which field to fix. */
 function loginFailureMessage(failure: ServiceFailure): string {
@@ -20,15 +28,14 @@ function loginFailureMessage(failure: ServiceFailure): string {
 
 /**
  * Exchanges the credential's email and password for a 1-hour bearer token
- * (`/auth/v1/token?grant_type=password`). Every failure is a loginError: its message names the
- * field to fix and holds no secret.
+ * (`/auth/v1/token?grant_type=password`). Every failure is a `loginFailed` error.
  */
 export async function requestToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
 ): Promise<{ baseUrl: string; accessToken: string }> {
 	const baseUrl = checkBaseUrl(credentials.baseUrl);
-	if (!baseUrl.ok) throw loginError(baseUrl.reason);
+	if (!baseUrl.ok) throw loginFailed(baseUrl.reason);
 	let response: { access_token?: unknown } | undefined;
 	try {
 		response = (await helper.helpers.httpRequest({
@@ -41,10 +48,10 @@ export async function requestToken(
 		})) as { access_token?: unknown } | undefined;
 	} catch (error) {
 		// A fresh error on purpose: the original one carries the request, password included.
-		throw loginError(loginFailureMessage(readServiceFailure(error)));
+		throw loginFailed(loginFailureMessage(readServiceFailure(error)));
 	}
 	if (typeof response?.access_token !== 'string' || !response.access_token) {
-		throw loginError('Login failed: the token endpoint answered without an access token');
+		throw loginFailed('Login failed: the token endpoint answered without an access token');
 	}
 	return { baseUrl: baseUrl.url, accessToken: response.access_token };
 }
