@@ -171,7 +171,7 @@ export async function tokenExpiresMidRun(n: number, inFlight: number): Promise<R
  * The service alone moves past the token's expiry (its clock more than the node's 5 s gate plus
  * PostgREST's 30 s leeway ahead of n8n's, or the token revoked). The node cannot see it coming,
  * so every request in flight meets the 401; the credential shares one login among them
- * (nodes/shared/renewal.ts).
+ * (nodes/shared/auth/renewal.ts).
  */
 export async function tokenRejectedUnforeseen(n: number, inFlight: number): Promise<Row> {
 	return await withEmulator(async (emulator) => {

@@ -66,12 +66,10 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** A header by its lower-case name, from a plain object or a Headers-like one. */
+/** A header by its lower-case name, whatever the case of the answer's. */
 function header(headers: unknown, name: string): unknown {
-	const record = asRecord(headers);
-	if (typeof record?.get === 'function') return (record.get as (n: string) => unknown)(name);
-	const key = Object.keys(record ?? {}).find((k) => k.toLowerCase() === name);
-	return key === undefined ? undefined : record?.[key];
+	const record = asRecord(headers) ?? {};
+	return record[Object.keys(record).find((key) => key.toLowerCase() === name) ?? name];
 }
 
 /**

@@ -13,17 +13,13 @@ export const loginFailed = (message: string): Error =>
 	Object.assign(new Error(message), { name: 'WebsiteExportLoginError', httpCode: LOGIN_FAILED });
 
 /** A failed token request as a sentence that tells the user which field to fix. */
-function loginFailureMessage(failure: ServiceFailure): string {
-	if (failure.status === undefined) {
-		return `${failure.message}: check the Base URL and that the service is online`;
-	}
-	if (/api key/i.test(failure.message)) {
-		return `The API key was refused (${failure.message}): copy it again from the API section of the Website Export dashboard`;
-	}
-	if (failure.status === 400 || failure.status === 401 || failure.status === 403) {
-		return `Login failed (${failure.message}): check the email and password of the Website Export account`;
-	}
-	return `Login failed: the service answered HTTP ${failure.status} (${failure.message})`;
+function loginFailureMessage({ status, message }: ServiceFailure): string {
+	if (status === undefined) return `${message}: check the Base URL and that the service is online`;
+	if (/api key/i.test(message))
+		return `The API key was refused (${message}): copy it again from the API section of the Website Export dashboard`;
+	if (status === 400 || status === 401 || status === 403)
+		return `Login failed (${message}): check the email and password of the Website Export account`;
+	return `Login failed: the service answered HTTP ${status} (${message})`;
 }
 
 /**

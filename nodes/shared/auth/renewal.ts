@@ -31,11 +31,7 @@ function forgetStale(now: number): void {
 	}
 }
 
-/**
- * The new access token for `credentials`, whose token (or its absence) the service refused: the
- * first caller logs in, every caller with the same credential and token within SHARED_FOR_MS gets
- * its result. A failed login is shared by the callers already waiting, then forgotten.
- */
+/** A new token for `credentials`, whose token the service refused: one login per credential and refused token, a failed one shared by those waiting, then forgotten. */
 export async function renewToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
@@ -69,10 +65,9 @@ export function tokenExpiry(token: unknown): number | undefined {
 const RENEWAL_MARGIN_MS = 5_000;
 
 /**
- * n8n logs in when the stored token is empty, and again after a 401. While no valid token is
- * known, one request of the execution goes alone (n8n logs in and stores the token) and the
- * others wait, then read the stored token: one login, where every request in flight would
- * otherwise meet a 401 (or an empty token) and ask for one.
+ * n8n logs in when the stored token is empty, and after a 401. While no valid token is known, one
+ * request of the execution goes alone (n8n logs in and stores the token) and the others wait for
+ * it: one login, where every request in flight would meet a 401 (or no token) and ask for one.
  */
 export class RenewalGate {
 	/** While set, one request is renewing the token and the others wait for it. */
@@ -86,8 +81,7 @@ export class RenewalGate {
 	/** Waits for a renewal under way; returns what the request must call once answered if it goes alone. */
 	async pass(): Promise<(() => Promise<void>) | undefined> {
 		while (this.renewal) await this.renewal;
-		// The token's `exp` is the service's time: compared with the service's clock.
-		const expiresAt = this.tokenExpiresAt;
+		const expiresAt = this.tokenExpiresAt; // by the service's clock, as `exp` is
 		if (expiresAt !== undefined && this.serviceNow() < expiresAt - RENEWAL_MARGIN_MS) return;
 		let release = () => {};
 		this.renewal = new Promise<void>((resolve) => (release = resolve));

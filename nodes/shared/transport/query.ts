@@ -1,24 +1,16 @@
-/**
- * PostgREST query strings. Every value that reaches the URL goes through here, so that no
- * user input can add a filter or a parameter: values are URL-encoded as a whole, and items of
- * an `in.(…)` list are quoted the way PostgREST's grammar (and postgrest-js) expects.
- */
+// Why: PostgREST query strings. Every value that reaches the URL goes through here, URL-encoded as a whole and quoted as PostgREST's grammar expects, so that no user input can add a filter or a parameter.
 
 /** The operators the nodes use. */
 export type FilterOperator = 'eq' | 'gt' | 'gte' | 'lt' | 'ilike' | 'in';
 
 export type FilterValue = string | number | boolean | null;
 
-export interface Filter {
+export type Filter = {
 	column: string;
 	operator: FilterOperator;
 	value: FilterValue | FilterValue[];
-}
-
-export interface OrderBy {
-	column: string;
-	descending?: boolean;
-}
+};
+export type OrderBy = { column: string; descending?: boolean };
 
 /** Newest first, ties broken by id so that pages never overlap. */
 export const NEWEST_FIRST: OrderBy[] = [
@@ -34,18 +26,13 @@ export interface ListQuery {
 	anyOf?: Filter[];
 	order?: OrderBy[];
 	limit?: number;
-	/**
-	 * Keyset paging: only rows after this one in `order` (which must end with the unique `id`).
-	 * Values are sent as the service gave them, so no precision or format is lost on the way.
-	 */
+	/** Keyset paging: only rows after this one in `order` (ending with `id`), its values sent as the service gave them. */
 	after?: Record<string, unknown>;
 }
 
-// Column names come from this package's own code, never from user input; checked all the same.
-const COLUMN = /^[a-z_][a-z0-9_]*$/;
-
+/** Column names come from this package's own code, never from user input; checked all the same. */
 function column(name: string): string {
-	if (!COLUMN.test(name)) throw new Error(`Invalid column name "${name}"`);
+	if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Invalid column name "${name}"`);
 	return name;
 }
 
@@ -105,11 +92,7 @@ function logicTerm(filter: Filter): string {
 	return `${column(filter.column)}.${filter.operator}.${logicValue(filter.value)}`;
 }
 
-/**
- * `or(a.gt.x,and(a.eq.x,id.gt.y))`: the rows after `row` in `order` (or `id=gt.y` when the order
- * is the id alone). Unlike an offset, it neither repeats nor skips rows when others are inserted
- * or deleted between pages.
- */
+/** `or(a.gt.x,and(a.eq.x,id.gt.y))`, or `id=gt.y` by id alone: unlike an offset, it neither repeats nor skips rows written between pages. */
 function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string {
 	if (order.at(-1)?.column !== 'id')
 		throw new Error('Keyset paging needs an order that ends with id');
@@ -132,8 +115,6 @@ export function buildFilterString(filters: Filter[]): string {
 
 /** Total row count from a `Content-Range: 0-999/2500` header (`*` when not counted). */
 export function parseContentRangeTotal(value: unknown): number | undefined {
-	const text = Array.isArray(value) ? value[0] : value;
-	if (typeof text !== 'string') return undefined;
-	const match = /\/(\d+)\s*$/.exec(text);
+	const match = /\/(\d+)\s*$/.exec(String(Array.isArray(value) ? value[0] : value));
 	return match ? Number(match[1]) : undefined;
 }

@@ -18,10 +18,8 @@ import { DEFAULT_RETRY_POLICY, isIdempotent, retryDelay, type RetryPolicy } from
 
 export type TransportContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
-export interface CallOptions {
-	/** Item the request is made for: errors name it, so the editor can point at it. */
-	itemIndex?: number;
-}
+/** `itemIndex`: the item the request is made for: errors name it, so the editor can point at it. */
+export type CallOptions = { itemIndex?: number };
 
 export interface SendOptions extends CallOptions {
 	body?: IDataObject | IDataObject[];
