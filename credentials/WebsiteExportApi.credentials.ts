@@ -70,18 +70,12 @@ export class WebsiteExportApi implements ICredentialType {
 		},
 	];
 
-	/**
-	 * Exchanges the login for a 1-hour bearer token (`/auth/v1/token?grant_type=password`). n8n
-	 * calls this for every request that met a 401: those that met the same refused token share one login.
-	 */
+	/** The 1-hour bearer token (auth/login.ts), for every request that met a 401: those that met the same token share one login. */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		return { accessToken: await renewToken(this, credentials) };
 	}
 
-	/**
-	 * Adds the API key and the bearer token, but only to requests for the service itself:
-	 * a download link on another host (a CDN, a storage bucket) must never receive them.
-	 */
+	/** The API key and the token, only for the service's own origin: a link on another host (a CDN, a bucket) never gets them. */
 	authenticate: IAuthenticate = async (credentials, requestOptions: IHttpRequestOptions) => {
 		const baseUrl = checkBaseUrl(credentials.baseUrl);
 		const target = `${requestOptions.baseURL ?? ''}${requestOptions.url}`;

@@ -16,9 +16,8 @@ export interface ServiceFailure {
 }
 
 /**
- * The `httpCode` of the credential's login errors (auth/login.ts). n8n wraps that error in a
- * NodeApiError that keeps the code on 1.x and 2.x (1.x drops the `cause`, and may reword the
- * message, keeping the original as its first `messages` entry).
+ * The `httpCode` of the login's errors (auth/login.ts): n8n's NodeApiError around one keeps it on
+ * 1.x and 2.x (1.x drops the `cause`, may reword the message and keeps it as `messages[0]`).
  */
 export const LOGIN_FAILED = 'WEBSITE_EXPORT_LOGIN_FAILED';
 
@@ -27,10 +26,10 @@ type AnyRecord = Record<string, unknown>;
 const asRecord = (value: unknown): AnyRecord | undefined =>
 	value !== null && typeof value === 'object' ? (value as AnyRecord) : undefined;
 
-const asText = (value: unknown): string | undefined => {
-	if (typeof value === 'string' && value.trim() !== '') return value;
-	return typeof value === 'number' ? String(value) : undefined;
-};
+const asText = (value: unknown): string | undefined =>
+	typeof value === 'number' || (typeof value === 'string' && value.trim())
+		? String(value)
+		: undefined;
 
 /** The first error that `match` accepts, under whatever n8n wrapped around it (`cause`). */
 export function findInChain(error: unknown, match: (candidate: AnyRecord) => boolean) {
@@ -73,9 +72,8 @@ function header(headers: unknown, name: string): unknown {
 }
 
 /**
- * Reads the failure out of an error thrown by n8n's request helpers. Only the service's own
- * words and codes are kept: never the request (its headers carry the API key and the token,
- * the token request's body carries the password).
+ * The failure in an error thrown by n8n's request helpers: the service's own words and codes,
+ * never the request (its headers carry the API key and the token, a login's body the password).
  */
 export function readServiceFailure(error: unknown): ServiceFailure {
 	const login = findInChain(error, (e) => e.httpCode === LOGIN_FAILED);
@@ -95,32 +93,24 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 		return flattened ?? { code, message: unreachable };
 	}
 	const status = typeof response.status === 'number' ? response.status : undefined;
-	const body = parseBody(response.data) ?? {};
+	const retryAfterMs = parseRetryAfter(header(response.headers, 'retry-after'));
+	const fallback = asText(response.statusText);
+	return { ...fromAnswer(status, parseBody(response.data), fallback), retryAfterMs };
+}
+
+/** What an answer says: its status, and the service's own words and codes in its body. */
+function fromAnswer(status?: number, body: AnyRecord = {}, fallback?: string): ServiceFailure {
 	const message =
-		bodyMessage(body) ??
-		asText(response.statusText) ??
-		`The service answered with HTTP status ${status ?? 'unknown'}`;
+		bodyMessage(body) ?? fallback ?? `The service answered with HTTP status ${status ?? 'unknown'}`;
 	// GoTrue's numeric `code` repeats the status; its `error_code` is the meaningful one.
 	const code =
 		asText(body.error_code) ??
 		asText(body.code) ??
 		(body.error !== message ? asText(body.error) : undefined);
-	const retryAfterMs = parseRetryAfter(header(response.headers, 'retry-after'));
-	return {
-		status,
-		code,
-		message,
-		hint: asText(body.hint),
-		details: asText(body.details),
-		retryAfterMs,
-	};
+	return { status, code, message, hint: asText(body.hint), details: asText(body.details) };
 }
 
-/**
- * n8n 1.x: a NodeApiError without its cause, whose constructor copied what it could: the HTTP
- * status (`httpCode`), the answer's body (`context.data`) and the message. Undefined when the
- * error is not such a one.
- */
+/** n8n 1.x's NodeApiError without its cause: its constructor copied the status (`httpCode`), the body (`context.data`), the message. */
 function readFlattenedApiError(error: unknown): ServiceFailure | undefined {
 	const flat = asRecord(error);
 	if (!flat || flat.cause !== undefined) return undefined;
@@ -133,12 +123,5 @@ function readFlattenedApiError(error: unknown): ServiceFailure | undefined {
 		const code = message ? /\b(E[A-Z_]{3,}|UND_ERR_[A-Z_]+)\b/.exec(message)?.[1] : undefined;
 		return code ? { code, message: `The service could not be reached (${code})` } : undefined;
 	}
-	return {
-		status: known ? status : undefined,
-		code: body ? (asText(body.error_code) ?? asText(body.code)) : undefined,
-		message:
-			(body && bodyMessage(body)) ?? message ?? `The service answered with HTTP status ${status}`,
-		hint: asText(body?.hint),
-		details: asText(body?.details),
-	};
+	return fromAnswer(known ? status : undefined, body, message);
 }

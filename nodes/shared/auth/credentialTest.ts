@@ -13,16 +13,11 @@ import { requestToken } from './login';
 /** The login works, the API refuses the account (PostgREST 403, `42501`): no Business plan. */
 export const NO_BUSINESS_PLAN_MESSAGE =
 	'The login works, but the account has no active Business plan subscription, which the API requires';
-
 /** The API refused the key or the fresh token (401). */
 export const API_KEY_REFUSED_MESSAGE =
 	'The service refused the API key or the token: check the API key and the Base URL';
 
-/**
- * n8n's credential-test context offers only the legacy `helpers.request`: this gives it the
- * httpRequest shape the login expects, and throws a non-2xx answer as httpRequest does
- * (`response.status` / `data` / `headers`), so readServiceFailure reads both alike.
- */
+/** The legacy `helpers.request` of n8n's credential-test context in httpRequest's shape, non-2xx answers thrown alike. */
 function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHelper {
 	const httpRequest = async ({ method, url, qs, headers, body }: IHttpRequestOptions) => {
 		const response = (await context.helpers.request({
@@ -47,11 +42,7 @@ function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHel
 
 const failed = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 
-/**
- * The credential test: the login, as preAuthentication makes it, then one row id of `jobs`
- * under RLS, which needs the key, the login and the plan. Messages hold the service's words,
- * never a secret.
- */
+/** The login, as preAuthentication makes it, then one `jobs` id under RLS, which needs the key, the login and the plan. */
 export async function websiteExportApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,

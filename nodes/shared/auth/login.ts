@@ -32,22 +32,21 @@ export async function requestToken(
 ): Promise<{ baseUrl: string; accessToken: string }> {
 	const baseUrl = checkBaseUrl(credentials.baseUrl);
 	if (!baseUrl.ok) throw loginFailed(baseUrl.reason);
-	let response: { access_token?: unknown } | undefined;
-	try {
-		response = (await helper.helpers.httpRequest({
+	const { email, password } = credentials;
+	const response = (await helper.helpers
+		.httpRequest({
 			method: 'POST',
 			url: `${baseUrl.url}/auth/v1/token`,
 			qs: { grant_type: 'password' },
 			headers: { apikey: String(credentials.apiKey ?? '') },
-			body: { email: credentials.email, password: credentials.password },
+			body: { email, password },
 			json: true,
+		})
+		.catch((error: unknown) => {
+			// A fresh error on purpose: the original one carries the request, password included.
+			throw loginFailed(loginFailureMessage(readServiceFailure(error)));
 		})) as { access_token?: unknown } | undefined;
-	} catch (error) {
-		// A fresh error on purpose: the original one carries the request, password included.
-		throw loginFailed(loginFailureMessage(readServiceFailure(error)));
-	}
-	if (typeof response?.access_token !== 'string' || !response.access_token) {
-		throw loginFailed('Login failed: the token endpoint answered without an access token');
-	}
-	return { baseUrl: baseUrl.url, accessToken: response.access_token };
+	const accessToken = response?.access_token;
+	if (typeof accessToken === 'string' && accessToken) return { baseUrl: baseUrl.url, accessToken };
+	throw loginFailed('Login failed: the token endpoint answered without an access token');
 }

@@ -10,17 +10,14 @@ const SHARED_FOR_MS = REQUEST_TIMEOUT_MS;
 /** Logins remembered at once; a handful of credentials renew at the same moment in practice. */
 const MAX_SHARED_LOGINS = 50;
 
-/**
- * Logins by credential and refused token (hashed). n8n calls a credential's preAuthentication
- * once per refused request, in whatever execution made it; this map makes them one login.
- */
+/** Logins by credential and refused token (hashed): n8n runs preAuthentication once per refused request, in any execution. */
 const sharedLogins = new Map<string, { startedAt: number; accessToken: Promise<string> }>();
 
 /** The credential's login fields and the token it holds now: one key per credential and refusal. */
 function renewalKey(credentials: ICredentialDataDecryptedObject): string {
 	const { baseUrl, apiKey, email, password, accessToken } = credentials;
-	const fields = [baseUrl, apiKey, email, password, accessToken];
-	return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+	const key = JSON.stringify([baseUrl, apiKey, email, password, accessToken]);
+	return createHash('sha256').update(key).digest('hex');
 }
 
 /** Forgets logins older than SHARED_FOR_MS, and the oldest beyond MAX_SHARED_LOGINS (Map order is insertion order). */
@@ -72,6 +69,7 @@ const RENEWAL_MARGIN_MS = 5_000;
 export class RenewalGate {
 	/** While set, one request is renewing the token and the others wait for it. */
 	private renewal: Promise<void> | undefined;
+
 	constructor(
 		private tokenExpiresAt: number | undefined,
 		private readonly serviceNow: () => number,

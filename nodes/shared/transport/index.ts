@@ -6,14 +6,8 @@ import { checkBaseUrl } from '../auth/baseUrl';
 import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, type Table } from '../constants';
 import { deletedAfterLostAnswer, InsertRecovery, type InsertOptions } from './lostAnswer';
-import {
-	buildFilterString,
-	buildQueryString,
-	parseContentRangeTotal,
-	type Filter,
-	type ListQuery,
-	type OrderBy,
-} from './query';
+import * as postgrest from './query';
+import type { Filter, ListQuery, OrderBy } from './query';
 import type { RetryPolicy } from './retry';
 import { ServiceRequests, type CallOptions, type TransportContext } from './send';
 
@@ -53,12 +47,8 @@ export class WebsiteExportClient {
 				description: 'Open the Website Export credential and correct its Base URL.',
 			});
 		}
-		const expiry = tokenExpiry(credentials.accessToken);
-		return new WebsiteExportClient(
-			ctx,
-			new ServiceRequests(ctx, expiry, options.retry),
-			baseUrl.url,
-		);
+		const requests = new ServiceRequests(ctx, tokenExpiry(credentials.accessToken), options.retry);
+		return new WebsiteExportClient(ctx, requests, baseUrl.url);
 	}
 
 	/** The service's current time (its clock expires links and tokens). */
@@ -73,9 +63,9 @@ export class WebsiteExportClient {
 		options: CallOptions & { count?: boolean } = {},
 	): Promise<{ rows: T[]; total?: number }> {
 		const prefer = options.count ? 'count=exact' : undefined;
-		const url = this.restUrl(table, buildQueryString(query));
+		const url = this.restUrl(table, postgrest.buildQueryString(query));
 		const response = await this.requests.request('GET', url, { ...options, prefer });
-		const total = parseContentRangeTotal(response.headers['content-range']);
+		const total = postgrest.parseContentRangeTotal(response.headers['content-range']);
 		return { rows: rowsOf<T>(response.body) ?? [], total };
 	}
 
@@ -122,12 +112,8 @@ export class WebsiteExportClient {
 		options: InsertOptions,
 	): Promise<T> {
 		const sentAt = Date.now();
-		const { itemIndex } = options;
-		const outcome = await this.requests.send('POST', this.restUrl(table), {
-			itemIndex,
-			body,
-			prefer: RETURN_ROWS,
-		});
+		const request = { itemIndex: options.itemIndex, body, prefer: RETURN_ROWS };
+		const outcome = await this.requests.send('POST', this.restUrl(table), request);
 		if (outcome.kind === 'refused') throw outcome.error;
 		const rows = outcome.kind === 'answer' ? this.writtenRows<T>(outcome.response.body) : undefined;
 		if (rows?.length === 1) return this.inserts.claim(table, rows[0]);
@@ -143,21 +129,16 @@ export class WebsiteExportClient {
 		options: CallOptions = {},
 	): Promise<T[]> {
 		const url = this.restUrl(table, this.filterString(filters));
-		const response = await this.requests.request('PATCH', url, {
-			...options,
-			body: patch,
-			prefer: RETURN_ROWS,
-		});
+		const request = { ...options, body: patch, prefer: RETURN_ROWS };
+		const response = await this.requests.request('PATCH', url, request);
 		const rows = this.writtenRows<T>(response.body);
 		return rows ?? (await this.select<T>(table, { filters, limit: 2 }, options)).rows;
 	}
 
 	/**
-	 * Deletes the rows matching `filters` (by id) and returns them ([] when none matched).
-	 * - Until the service has shown that it returns deleted rows, they are read first: "not found"
-	 *   stays a fact even if it answers 204 alone.
-	 * - A DELETE retried after a lost answer finds nothing left: the lost attempt deleted the rows,
-	 *   unless they are still there (lostAnswer.ts).
+	 * Deletes the rows matching `filters` (by id) and returns them ([] when none matched). They are
+	 * read first until the service has shown that it returns deleted rows, so that "not found" stays
+	 * a fact if it answers 204 alone; after a lost answer, lostAnswer.ts tells whether they are gone.
 	 */
 	async remove<T = IDataObject>(
 		table: Table,
@@ -193,11 +174,8 @@ export class WebsiteExportClient {
 
 	/** Filters only: PostgREST applies an unfiltered PATCH or DELETE to every row the account can see. */
 	private filterString(filters: Filter[]): string {
-		if (filters.length === 0)
-			throw new NodeOperationError(
-				this.ctx.getNode(),
-				'Refusing to update or delete without a filter',
-			);
-		return buildFilterString(filters);
+		const unfiltered = 'Refusing to update or delete without a filter';
+		if (filters.length === 0) throw new NodeOperationError(this.ctx.getNode(), unfiltered);
+		return postgrest.buildFilterString(filters);
 	}
 }

@@ -21,11 +21,7 @@ export function answerLost(failure: ServiceFailure): boolean {
 	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
-/**
- * A DELETE sent again after its first answer was lost finds nothing left to delete: the row is
- * gone, as asked, unless `stillThere` finds it. It comes back as far as known: its filters'
- * values (its other fields are gone with it).
- */
+/** A DELETE retried after a lost answer finds nothing left: gone, unless `stillThere`, and known by its filters' values. */
 export async function deletedAfterLostAnswer<T>(
 	filters: Filter[],
 	stillThere: () => Promise<boolean>,
@@ -43,9 +39,9 @@ export interface InsertOptions {
 }
 
 /**
- * An insert is never sent twice (it could create a duplicate): when its answer is lost, or comes
- * without the row, the row is looked up instead: the one with these values, created since the
- * request was sent, and not already returned by this execution.
+ * An insert is never sent twice (it could create a duplicate): when its answer is lost or has no
+ * row, the row is looked up: the one with these values, created since the request was sent, and
+ * not already returned by this execution.
  */
 export class InsertRecovery {
 	/** Rows this execution's inserts returned: a lookup after a lost answer never hands one out twice. */
@@ -61,11 +57,7 @@ export class InsertRecovery {
 		return row;
 	}
 
-	/**
-	 * The row an insert sent at `sentAt` created, when its answer was lost (`lost`: the error the
-	 * user would see) or carried no row; marked `recovered: true` after a lost answer. Throws when
-	 * none or several match.
-	 */
+	/** The row an insert sent at `sentAt` created, `recovered: true` after a lost answer (`lost`); throws when none or several match. */
 	async recover<T extends IDataObject>(
 		table: Table,
 		body: IDataObject,
@@ -91,15 +83,9 @@ export class InsertRecovery {
 			lost.description = `The service did not answer, and it may have created the ${noun}. ${summary} ${where}`;
 			throw lost;
 		}
-		throw new NodeApiError(
-			this.node,
-			{ message: 'no representation' },
-			{
-				message: `The service accepted the ${noun} but did not return it`,
-				description: `${summary} ${where}`,
-				itemIndex,
-			},
-		);
+		const message = `The service accepted the ${noun} but did not return it`;
+		const description = `${summary} ${where}`;
+		throw new NodeApiError(this.node, { message }, { message, description, itemIndex });
 	}
 
 	/** Rows with the values of `body` that were created since `sentAt` (this machine's clock) and are not claimed yet. */
@@ -114,8 +100,7 @@ export class InsertRecovery {
 			.map(([column, value]) => ({ column, operator: 'eq', value: value as string }));
 		const query = { filters, order: NEWEST_FIRST, limit: 20 };
 		const { rows } = await this.client.select<T>(table, query, { itemIndex });
-		// The request's moment by the service's clock: its clock now (this answer's Date header)
-		// minus the time that has passed here since the request left.
+		// The request's moment by the service's clock: its clock now less the time passed here since.
 		const since = this.client.serviceNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
 		return rows.filter(
 			(row) =>

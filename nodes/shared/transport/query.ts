@@ -2,9 +2,7 @@
 
 /** The operators the nodes use. */
 export type FilterOperator = 'eq' | 'gt' | 'gte' | 'lt' | 'ilike' | 'in';
-
 export type FilterValue = string | number | boolean | null;
-
 export type Filter = {
 	column: string;
 	operator: FilterOperator;
@@ -56,8 +54,6 @@ function filterExpression(filter: Filter): string {
 	return `${operator}.${value === null ? 'null' : String(value)}`;
 }
 
-const encode = (text: string) => encodeURIComponent(text);
-
 /** `select=…&col=op.value&…&order=…&limit=…`, every part URL-encoded. */
 export function buildQueryString(query: ListQuery): string {
 	const parts: string[] = [];
@@ -71,8 +67,8 @@ export function buildQueryString(query: ListQuery): string {
 		if (keyset.startsWith('or(')) trees.push(keyset);
 		else parts.push(keyset);
 	}
-	if (trees.length === 1) parts.push(`or=${encode(trees[0].slice(2))}`);
-	else if (trees.length > 1) parts.push(`and=${encode(`(${trees.join(',')})`)}`);
+	if (trees.length === 1) parts.push(`or=${encodeURIComponent(trees[0].slice(2))}`);
+	else if (trees.length > 1) parts.push(`and=${encodeURIComponent(`(${trees.join(',')})`)}`);
 	if (query.order?.length) {
 		const order = query.order.map((o) => `${column(o.column)}.${o.descending ? 'desc' : 'asc'}`);
 		parts.push(`order=${order.join(',')}`);
@@ -105,12 +101,14 @@ function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string
 	});
 	if (order.length > 1) return `or(${terms.join(',')})`;
 	const [only] = order;
-	return `${column(only.column)}=${encode(`${only.descending ? 'lt' : 'gt'}.${String(row[only.column])}`)}`;
+	return `${column(only.column)}=${encodeURIComponent(`${only.descending ? 'lt' : 'gt'}.${String(row[only.column])}`)}`;
 }
 
 /** Filters only (update and delete take no select, order or paging). */
 export function buildFilterString(filters: Filter[]): string {
-	return filters.map((f) => `${column(f.column)}=${encode(filterExpression(f))}`).join('&');
+	return filters
+		.map((f) => `${column(f.column)}=${encodeURIComponent(filterExpression(f))}`)
+		.join('&');
 }
 
 /** Total row count from a `Content-Range: 0-999/2500` header (`*` when not counted). */

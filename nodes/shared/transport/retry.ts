@@ -21,21 +21,18 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 /** Network failures where the request may or may not have been processed. */
-const TRANSIENT_NETWORK_CODES = new Set(
-	'ECONNRESET ECONNREFUSED ETIMEDOUT ECONNABORTED EPIPE EAI_AGAIN ERR_SOCKET_CONNECTION_TIMEOUT UND_ERR_SOCKET'.split(
-		' ',
-	),
-);
+const TRANSIENT_NETWORK_CODES = new Set([
+	...['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'EAI_AGAIN'],
+	...['ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET'],
+]);
 
 /** Of the service's methods (GET, POST, PATCH, DELETE), only POST creates: the others can be repeated. */
 export const isIdempotent = (method: IHttpRequestMethods): boolean => method !== 'POST';
 
 /**
- * Milliseconds to wait before trying again, or undefined to give up.
- * - 429 is retried for every method: the gateway refuses the request before it is processed,
- *   so repeating a POST cannot create a second record.
- * - 5xx and network failures are retried only for idempotent methods: a POST that may have
- *   reached the database is never sent again blindly (the user gets an error saying so).
+ * Milliseconds to wait before trying again, or undefined to give up. A 429 is retried for every
+ * method (the gateway refused it unprocessed); 5xx and network failures only for idempotent ones:
+ * a POST that may have reached the database is never sent again blindly (the error says so).
  */
 export function retryDelay(
 	failure: ServiceFailure,

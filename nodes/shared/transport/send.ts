@@ -31,11 +31,7 @@ export interface SendOptions extends CallOptions {
 	onFailure?: (error: unknown) => Promise<ServiceResponse | undefined>;
 }
 
-export type ServiceResponse = {
-	body: unknown;
-	headers: Record<string, unknown>;
-	statusCode: number;
-};
+export type ServiceResponse = { body: unknown; headers: IDataObject; statusCode: number };
 
 /** How one attempt ended: a lost answer may have been carried out, a refusal was not. */
 type Attempt =
@@ -47,10 +43,7 @@ export type Outcome =
 	| { kind: 'answer'; response: ServiceResponse; afterLostAnswer: boolean }
 	| { kind: 'refused' | 'lost'; error: NodeApiError };
 
-/**
- * Sends the requests of one execution through n8n's `httpRequestWithAuthentication`, so that
- * the credential adds the API key and the token, and n8n logs in again after a 401.
- */
+/** Sends an execution's requests through n8n's `httpRequestWithAuthentication`: the credential adds the key and the token, n8n logs in again after a 401. */
 export class ServiceRequests {
 	/** The service's clock (Date header of its last answer) and ours then: links and tokens expire by it. */
 	private serviceTime?: { service: number; local: number };
@@ -76,8 +69,8 @@ export class ServiceRequests {
 	/** The answer; a refusal or a lost answer is thrown as the NodeApiError the user sees. */
 	async request(method: IHttpRequestMethods, url: string, options: SendOptions = {}) {
 		const outcome = await this.send(method, url, options);
-		if (outcome.kind !== 'answer') throw outcome.error;
-		return outcome.response;
+		if (outcome.kind === 'answer') return outcome.response;
+		throw outcome.error;
 	}
 
 	/** Attempts until an answer comes or the retry policy (retry.ts) gives up. */
@@ -144,8 +137,7 @@ export class ServiceRequests {
 	): NodeApiError {
 		const { message, status, hint, details, code, login } = failure;
 		const notes = [hint, details, code && `Code: ${code}`].filter(Boolean).join(' — ') || undefined;
-		const noAnswerOr5xx = status === undefined || status >= 500;
-		const mayHaveReached = !isIdempotent(method) && status !== 429 && noAnswerOr5xx;
+		const mayHaveReached = !isIdempotent(method) && (status === undefined || status >= 500);
 		const advice = [
 			notes,
 			status === 401 &&
