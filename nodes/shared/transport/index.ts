@@ -1,11 +1,16 @@
 // Why: the client the operations use, one per execution: the service's tables as PostgREST serves them (select with keyset paging, insert, update, delete), over the request sender.
 import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { checkBaseUrl } from '../auth/baseUrl';
 import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, type Table } from '../constants';
-import { deletedAfterLostAnswer, InsertRecovery, type InsertOptions } from './lostAnswer';
+import {
+	deletedAfterLostAnswer,
+	InsertRecovery,
+	type InsertOptions,
+	type InsertRequest,
+} from './lostAnswer';
 import * as postgrest from './query';
 import type { Filter, ListQuery, OrderBy } from './query';
 import type { RetryPolicy } from './retry';
@@ -13,7 +18,7 @@ import { ServiceRequests, type CallOptions, type TransportContext } from './send
 
 export { NEWEST_FIRST } from './query';
 export type { Filter, FilterOperator, ListQuery, OrderBy } from './query';
-export type { InsertOptions } from './lostAnswer';
+export type { InsertOptions, InsertRequest } from './lostAnswer';
 export type { CallOptions, Outcome, SendOptions, ServiceResponse, TransportContext } from './send';
 
 export type ClientOptions = { retry?: RetryPolicy };
@@ -105,20 +110,38 @@ export class WebsiteExportClient {
 		return rows.slice(0, max);
 	}
 
-	/** Inserts one row and returns it as stored; when its answer is lost or carries no row, the row is looked up (lostAnswer.ts). */
+	/** Inserts one row and returns it as stored (insertMany). */
 	async insert<T extends IDataObject = IDataObject>(
 		table: Table,
 		body: IDataObject,
 		options: InsertOptions,
 	): Promise<T> {
+		const result = await this.insertMany<T>(table, [{ body, options }]);
+		const [row] = 'refused' in result ? [result.refused] : result.rows;
+		if (row instanceof NodeApiError) throw row;
+		return row;
+	}
+
+	/**
+	 * Inserts rows in one request: PostgREST writes all or none (one transaction) and answers them
+	 * in the order sent. Refused: nothing was written. Otherwise each insert gets its row; when the
+	 * answer was lost or had none, the row a lookup finds or its item's error (lostAnswer.ts).
+	 */
+	async insertMany<T extends IDataObject = IDataObject>(
+		table: Table,
+		inserts: InsertRequest[],
+	): Promise<{ refused: NodeApiError } | { rows: Array<T | NodeApiError> }> {
 		const sentAt = Date.now();
-		const request = { itemIndex: options.itemIndex, body, prefer: RETURN_ROWS };
+		const { itemIndex } = inserts[0].options;
+		const body = inserts.map((insert) => insert.body);
+		const request = { itemIndex, body, prefer: RETURN_ROWS };
 		const outcome = await this.requests.send('POST', this.restUrl(table), request);
-		if (outcome.kind === 'refused') throw outcome.error;
+		if (outcome.kind === 'refused') return { refused: outcome.error };
 		const rows = outcome.kind === 'answer' ? this.writtenRows<T>(outcome.response.body) : undefined;
-		if (rows?.length === 1) return this.inserts.claim(table, rows[0]);
+		if (rows?.length === inserts.length)
+			return { rows: rows.map((row) => this.inserts.claim(table, row)) };
 		const lost = outcome.kind === 'lost' ? outcome.error : undefined;
-		return await this.inserts.recover<T>(table, body, sentAt, lost, options);
+		return { rows: await this.inserts.recover<T>(table, inserts, sentAt, lost) };
 	}
 
 	/** Updates the rows matching `filters` and returns them (re-read when the answer has none); a retried PATCH's answer counts. */

@@ -4,9 +4,11 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../constants';
 import type { ServiceFailure } from '../serviceError';
-import { parseTimestamp } from '../timestamps';
+import { isoInstant } from '../timestamps';
 import type { WebsiteExportClient } from './index';
-import { NEWEST_FIRST, type Filter } from './query';
+import type { Filter, OrderBy } from './query';
+
+const OLDEST_FIRST: OrderBy[] = [{ column: 'id' }];
 
 /** Network failures before the request left: no answer was lost, the request was never carried out. */
 const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -38,10 +40,19 @@ export interface InsertOptions {
 	findHint: string;
 }
 
+/** One row to insert, for one item. */
+export type InsertRequest = { body: IDataObject; options: InsertOptions };
+
+/** The values of a body that a row it created must have: its strings, numbers and booleans. */
+const valuesOf = (body: IDataObject) =>
+	Object.entries(body).filter(([, value]) =>
+		['string', 'number', 'boolean'].includes(typeof value),
+	);
+
 /**
  * An insert is never sent twice (it could create a duplicate): when its answer is lost or has no
- * row, the row is looked up: the one with these values, created since the request was sent, and
- * not already returned by this execution.
+ * rows, the rows are looked up: those with the values sent, created since the request was sent,
+ * and not already returned by this execution; identical bodies take them in the order sent.
  */
 export class InsertRecovery {
 	/** Rows this execution's inserts returned: a lookup after a lost answer never hands one out twice. */
@@ -49,7 +60,7 @@ export class InsertRecovery {
 
 	constructor(
 		private readonly node: INode,
-		private readonly client: Pick<WebsiteExportClient, 'select' | 'serviceNow'>,
+		private readonly client: Pick<WebsiteExportClient, 'selectAll' | 'serviceNow'>,
 	) {}
 
 	claim<T extends IDataObject>(table: Table, row: T): T {
@@ -57,54 +68,81 @@ export class InsertRecovery {
 		return row;
 	}
 
-	/** The row an insert sent at `sentAt` created, `recovered: true` after a lost answer (`lost`); throws when none or several match. */
+	/** For each insert sent at `sentAt`, its row (`recovered: true` after a lost answer, `lost`) or its item's error. */
 	async recover<T extends IDataObject>(
 		table: Table,
-		body: IDataObject,
+		inserts: InsertRequest[],
 		sentAt: number,
 		lost: NodeApiError | undefined,
-		{ itemIndex, noun, findHint }: InsertOptions,
-	): Promise<T> {
-		const found = await this.findInserted<T>(table, body, sentAt, itemIndex).catch(
-			(error: unknown) => {
-				// The lookup failed too: the first error is the one that tells what happened.
-				throw lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
-			},
-		);
-		if (found.length === 1)
-			return this.claim(table, lost ? { ...found[0], recovered: true } : found[0]);
+	): Promise<Array<T | NodeApiError>> {
+		const { itemIndex } = inserts[0].options;
+		let created: T[];
+		try {
+			created = await this.createdSince<T>(table, sentAt, itemIndex);
+		} catch (error) {
+			// The lookup failed too: the first error is the one that tells what happened.
+			const failure = lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
+			return inserts.map(({ options }) => this.forItem(failure, options.itemIndex));
+		}
+		const twins = new Map<string, T[]>();
+		return inserts.map(({ body, options }) => {
+			const key = JSON.stringify(valuesOf(body));
+			const found = created.filter((row) => valuesOf(body).every(([k, v]) => row[k] === v));
+			const count = inserts.filter((other) => JSON.stringify(valuesOf(other.body)) === key).length;
+			const taken = twins.get(key) ?? [];
+			twins.set(key, taken);
+			if (found.length === count) {
+				const row = found[taken.length];
+				taken.push(row);
+				return this.claim(table, lost ? { ...row, recovered: true } : row);
+			}
+			return this.notFound(found, lost, options);
+		});
+	}
+
+	/** `error` as the item's own (the editor points at it). */
+	private forItem(error: NodeApiError, itemIndex?: number): NodeApiError {
+		if (error.context.itemIndex === itemIndex) return error;
+		const { message, description, httpCode } = error;
+		const options = {
+			message,
+			description: description ?? undefined,
+			httpCode: httpCode ?? undefined,
+		};
+		return new NodeApiError(this.node, { message }, { ...options, itemIndex });
+	}
+
+	/** The item's error when no row, or several, have its values. */
+	private notFound(found: IDataObject[], lost: NodeApiError | undefined, options: InsertOptions) {
+		const { itemIndex, noun, findHint } = options;
 		const ids = found.map((row) => String(row.id)).join(', ');
 		const where = `Look for it with ${findHint} before running this item again.`;
 		const summary =
 			found.length === 0
 				? `No ${noun} with these values was created since the request was sent, so it was most likely not created.`
 				: `${found.length} ${noun}s with these values were created since the request was sent (IDs ${ids}): the node cannot tell which one is this item's.`;
-		if (lost) {
-			lost.description = `The service did not answer, and it may have created the ${noun}. ${summary} ${where}`;
-			throw lost;
-		}
-		const message = `The service accepted the ${noun} but did not return it`;
-		const description = `${summary} ${where}`;
-		throw new NodeApiError(this.node, { message }, { message, description, itemIndex });
+		const message = lost?.message ?? `The service accepted the ${noun} but did not return it`;
+		const description = lost
+			? `The service did not answer, and it may have created the ${noun}. ${summary} ${where}`
+			: `${summary} ${where}`;
+		const httpCode = lost?.httpCode ?? undefined;
+		return new NodeApiError(this.node, { message }, { message, description, httpCode, itemIndex });
 	}
 
-	/** Rows with the values of `body` that were created since `sentAt` (this machine's clock) and are not claimed yet. */
-	private async findInserted<T extends IDataObject>(
+	/** Rows created since `sentAt` (this machine's clock) and not claimed yet, oldest first. */
+	private async createdSince<T extends IDataObject>(
 		table: Table,
-		body: IDataObject,
 		sentAt: number,
 		itemIndex?: number,
-	): Promise<T[]> {
-		const filters: Filter[] = Object.entries(body)
-			.filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value))
-			.map(([column, value]) => ({ column, operator: 'eq', value: value as string }));
-		const query = { filters, order: NEWEST_FIRST, limit: 20 };
-		const { rows } = await this.client.select<T>(table, query, { itemIndex });
+	) {
 		// The request's moment by the service's clock: its clock now less the time passed here since.
 		const since = this.client.serviceNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
-		return rows.filter(
-			(row) =>
-				!this.claimed.has(`${table}:${String(row.id)}`) && parseTimestamp(row.created_at) >= since,
+		const filters: Filter[] = [{ column: 'created_at', operator: 'gte', value: isoInstant(since) }];
+		const rows = await this.client.selectAll<T>(
+			table,
+			{ filters, order: OLDEST_FIRST },
+			{ itemIndex },
 		);
+		return rows.filter((row) => !this.claimed.has(`${table}:${String(row.id)}`));
 	}
 }
