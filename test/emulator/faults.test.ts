@@ -2,6 +2,7 @@
 import { request } from 'undici';
 import { call, login, rest, start } from './helpers';
 import type { Emulator } from './index';
+import { MAX_REQUEST_LINE_BYTES } from './server';
 
 let emu: Emulator;
 let token: string;
@@ -108,6 +109,19 @@ describe('latency', () => {
 		).toBeLessThan(100);
 		emu.settings.latencyMs = 0;
 		expect(await elapsed(jobs)).toBeLessThan(100);
+	});
+});
+
+describe('the gateway', () => {
+	it('refuses a request line over 8 KiB with 414, and takes one of exactly 8 KiB', async () => {
+		const lineOf = (query: string) => `GET /rest/v1/jobs?${query} HTTP/1.1`;
+		const pad = (items: number) => `url=in.(${'a,'.repeat(items)}`;
+		let query = pad(4000);
+		query += 'a'.repeat(MAX_REQUEST_LINE_BYTES - lineOf(query).length - 1) + ')';
+		expect(lineOf(query)).toHaveLength(MAX_REQUEST_LINE_BYTES);
+		expect((await call(emu, 'GET', rest(`jobs?${query}`), { token })).status).toBe(200);
+		const over = await call(emu, 'GET', rest(`jobs?${query.replace('in.(', 'in.(a,')}`), { token });
+		expect(over.status).toBe(414);
 	});
 });
 

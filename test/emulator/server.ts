@@ -23,6 +23,9 @@ import {
 import { isArchivePath, serveArchive } from './storage';
 import type { LogEntry } from './types';
 
+/** The longest request line a gateway takes (nginx's `large_client_header_buffers`, 8 KiB). */
+export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Headers a browser client may read (supabase-js needs Content-Range for counts). */
@@ -137,6 +140,10 @@ export class EmulatorServer {
 
 	private async dispatch(req: EmuRequest): Promise<Reply> {
 		const core = this.core;
+		// The gateway in front (Kong's nginx) refuses a request line over 8 KiB, before any route.
+		const line = `${req.method} ${req.path}${req.query ? `?${req.query}` : ''} HTTP/1.1`;
+		if (Buffer.byteLength(line) > MAX_REQUEST_LINE_BYTES)
+			throw kongError(414, 'Request-URI Too Large');
 		if (req.method === 'OPTIONS') return preflight(req);
 		if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD'))
 			return htmlReply(200, rootPage(this.baseUrl));

@@ -1,0 +1,88 @@
+// `in.(…)` lists against the real PostgREST behind the emulator's gateway (414 over 8 KiB):
+// reserved characters and duplicates select the right rows, and chunks end at the 8 KiB line.
+import type { IDataObject } from 'n8n-workflow';
+
+import { inListChunks, MAX_REQUEST_LINE_BYTES } from '../../nodes/WebsiteExport/actions/batching';
+import {
+	WebsiteExportClient,
+	type FilterValue,
+	type ListQuery,
+} from '../../nodes/shared/transport';
+import { probeNode, requestsSince, startService, type Service } from '../support';
+
+describe('in.(…) lists', () => {
+	let service: Service;
+	beforeEach(async () => {
+		service = await startService();
+	});
+	afterEach(async () => {
+		await service.emulator.close();
+	});
+
+	async function withClient<T>(work: (client: WebsiteExportClient) => Promise<T>): Promise<T> {
+		let result: T | undefined;
+		await service.harness.execute(
+			probeNode(async function () {
+				result = await work(await WebsiteExportClient.connect(this));
+				return [[]];
+			}),
+			{ parameters: {} },
+		);
+		return result as T;
+	}
+
+	it('selects values with reserved characters, each once, duplicates given once', async () => {
+		const urls = [
+			'https://a.example.com/x,y',
+			'https://b.example.com/(p)',
+			'say "hi"',
+			'back\\slash',
+			'a b.c:d',
+		];
+		await service.emulator.insert(
+			'jobs',
+			[...urls, 'https://other.example.com'].map((url) => ({ url, email: 'a@example.com' })),
+		);
+		const values = [...urls, urls[0], urls[2]];
+		const rows = await withClient(async (client) => {
+			const [chunk] = inListChunks(values, 0);
+			const query = { filters: [{ column: 'url', operator: 'in' as const, value: chunk }] };
+			return (await client.select<IDataObject>('jobs', query)).rows;
+		});
+		expect(rows.map((row) => row.url).sort()).toEqual([...urls].sort());
+	});
+
+	it('cuts chunks where the next value would take the request line past 8 KiB', async () => {
+		const urls = Array.from(
+			{ length: 400 },
+			(_, i) => `https://site-${i}.example.com/some/long/path,with(reserved)"chars"`,
+		);
+		await service.emulator.insert(
+			'jobs',
+			urls.map((url) => ({ url, email: 'a@example.com' })),
+		);
+		const since = service.emulator.log.length;
+		const found = await withClient(async (client) => {
+			const queryOf = (value: FilterValue[]): ListQuery => ({
+				filters: [{ column: 'url', operator: 'in', value }],
+			});
+			const chunks = inListChunks(urls, client.requestLineBytes('jobs', queryOf([])));
+			for (const [index, chunk] of chunks.entries()) {
+				expect(client.requestLineBytes('jobs', queryOf(chunk))).toBeLessThanOrEqual(
+					MAX_REQUEST_LINE_BYTES,
+				);
+				const next = urls[urls.indexOf(chunk[chunk.length - 1] as string) + 1];
+				if (index < chunks.length - 1)
+					expect(client.requestLineBytes('jobs', queryOf([...chunk, next]))).toBeGreaterThan(
+						MAX_REQUEST_LINE_BYTES,
+					);
+			}
+			const pages = await Promise.all(chunks.map((chunk) => client.select('jobs', queryOf(chunk))));
+			return { chunks: chunks.length, rows: pages.flatMap((page) => page.rows).length };
+		});
+		expect(found.rows).toBe(400);
+		expect(found.chunks).toBeGreaterThan(1);
+		const rest = requestsSince(service.emulator, since).entries.filter((e) => e.kind === 'rest');
+		expect(rest.map((e) => e.status)).toEqual(Array(found.chunks).fill(200));
+	});
+});
