@@ -15,12 +15,12 @@
  *      node green (the job example's ZIP in its output → docs/run-output.png); the Website Export
  *      Trigger → Fetch Test Event shows a download            → docs/trigger-panel.png;
  *      any other trigger (an MCP Server Trigger, started only by MCP clients) → not executed
- *   4. switches a version 2 Job locator to From List and opens the list → docs/from-list.png
+ *   4. switches a Job locator to From List and opens the list → docs/from-list.png
  *   5. opens the credential, saves it (n8n then tests it) and checks secrets stay masked
  *                                                               → docs/credential.png;
  *      opens one with a wrong password: the failed test's banner, Retry and More details
- *   6. adds the Job filter to a Get Many: a job locator with From List in version 2, the plain
- *      Job ID field in version 1 (in tabs of their own, closed unsaved)
+ *   6. adds the Job filter to a Get Many: a job locator with From List (in a tab of its own,
+ *      closed unsaved)
  * The screenshots replace the committed ones in docs/ only when asked (--update-screenshots, or
  * UPDATE_SCREENSHOTS=1); otherwise they go to a temporary folder that is removed at the end, so
  * the git tree stays clean. On a failed step the page is saved as
@@ -394,7 +394,7 @@ async function fetchTestEvent(page, wf, shot) {
 }
 
 /**
- * A version 2 Job locator switched to From List (in a tab of its own, closed unsaved): the list the
+ * A Job locator switched to From List (in a tab of its own, closed unsaved): the list the
  * service returns. The example's value is an expression, which From List does not take, so the
  * parameter is made Fixed first.
  * @param {BrowserContext} context
@@ -404,12 +404,9 @@ async function fetchTestEvent(page, wf, shot) {
 async function pickFromList(context, baseUrl, shot) {
 	/** @param {any} n a workflow node (untyped JSON) */
 	const jobLocator = (n) =>
-		n.type === NODE_TYPE &&
-		n.typeVersion === 2 &&
-		n.parameters.resource === 'job' &&
-		n.parameters.recordId;
+		n.type === NODE_TYPE && n.parameters.resource === 'job' && n.parameters.recordId;
 	const wf = readExamples(DEFAULTS.examplesDir).find((w) => w.nodes.some(jobLocator));
-	if (!wf) throw new Error('examples/ has no version 2 Website Export node that picks a job');
+	if (!wf) throw new Error('examples/ has no Website Export node that picks a job');
 	const nodeName = wf.nodes.find(jobLocator).name;
 	const tab = await context.newPage();
 	try {
@@ -615,34 +612,28 @@ async function credentialDialog(page, stack, plan, shot) {
 	return `connection tested successfully, API key and password masked → ${await shot('credential.png', modal)}`;
 }
 
-/**
- * An example's Get Many with filters, of this node version (options and downloads filter by job; jobs do not).
- * @param {number} version
- */
-function getManyExample(version) {
+/** An example's Get Many with filters (options and downloads filter by job; jobs do not). */
+function getManyExample() {
 	for (const wf of readExamples(DEFAULTS.examplesDir)) {
 		const node = wf.nodes.find(
 			(n) =>
 				n.type === NODE_TYPE &&
-				n.typeVersion === version &&
 				n.parameters.resource !== 'job' &&
 				n.parameters.operation === 'getAll' &&
 				n.parameters.filters,
 		);
 		if (node) return { wf, node };
 	}
-	throw new Error(`examples/ has no version ${version} Get Many with filters`);
+	throw new Error('examples/ has no Get Many with filters');
 }
 
 /**
- * The Job filter added to a Get Many, in a tab of its own closed unsaved: a job locator (From
- * List) in version 2, the plain Job ID field in version 1.
+ * The Job filter added to a Get Many, in a tab of its own closed unsaved: a job locator (From List).
  * @param {BrowserContext} context
  * @param {string} baseUrl
- * @param {1 | 2} version
  */
-async function addJobFilter(context, baseUrl, version) {
-	const { wf, node } = getManyExample(version);
+async function addJobFilter(context, baseUrl) {
+	const { wf, node } = getManyExample();
 	const tab = await context.newPage();
 	try {
 		await openWorkflow(tab, baseUrl, wf);
@@ -657,22 +648,17 @@ async function addJobFilter(context, baseUrl, version) {
 		const locator = ndv.getByTestId('resource-locator-jobId');
 		const plain = ndv.getByTestId('parameter-input-jobId');
 		await locator.or(plain).first().waitFor();
-		if (version === 1) {
-			if (await locator.count())
-				throw new Error('version 1 shows a job locator, not its plain Job ID field');
-			return `"${node.name}" (v1): plain Job ID field`;
-		}
 		if (!(await locator.count()))
-			throw new Error('version 2 shows a plain Job ID field, not the job locator');
+			throw new Error('a plain Job ID field shows, not the job locator');
 		await locator.getByTestId('rlc-input').first().click();
 		const items = tab.getByTestId('rlc-item');
 		await items.first().waitFor();
 		const first = (await items.first().innerText()).trim();
 		if (!/^#\d+ · /.test(first)) throw new Error(`the first list item reads "${first}"`);
-		return `"${node.name}" (v2): job locator, ${await items.count()} job(s) From List, the first "${first}"`;
+		return `"${node.name}": job locator, ${await items.count()} job(s) From List, the first "${first}"`;
 	} catch (e) {
 		await tab
-			.screenshot({ path: path.join(DOCS, `browser-check-job-in-a-filter-v${version}.tmp.png`) })
+			.screenshot({ path: path.join(DOCS, 'browser-check-job-in-a-filter.tmp.png') })
 			.catch(() => {});
 		throw e;
 	} finally {
@@ -694,17 +680,12 @@ async function signedInSteps({ page, context, stack, plan, shot, step }) {
 			checkExample(page, baseUrl, example, shot),
 		);
 	}
-	// Version 2 picks records with resource locators: the job of the run above, From List.
+	// Records are picked with resource locators: the job of the run above, From List.
 	await step('from list', () => pickFromList(context, baseUrl, shot));
 	await step('credential', () => credentialDialog(page, stack, plan, shot));
 	await step('credential test failure', () => credentialTestFailure(page, stack));
-	// The Job ID inside a Get Many filter: a job locator (From List) in version 2, the plain
-	// field in version 1. Each in a tab of its own, closed unsaved.
-	await step(
-		'job in a filter',
-		async () =>
-			`${await addJobFilter(context, baseUrl, 2)}; ${await addJobFilter(context, baseUrl, 1)}`,
-	);
+	// The Job ID inside a Get Many filter: a job locator (From List), in a tab of its own, closed unsaved.
+	await step('job in a filter', () => addJobFilter(context, baseUrl));
 }
 
 /**

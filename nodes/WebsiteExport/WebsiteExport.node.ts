@@ -21,9 +21,8 @@ export class WebsiteExport implements INodeType {
 		name: 'websiteExport',
 		icon: { light: 'file:websiteExport.svg', dark: 'file:websiteExport.dark.svg' },
 		group: ['transform'],
-		// 2: records are picked with resource locators (From List, By ID, By URL); 1 keeps plain ID fields.
-		version: [1, 2],
-		defaultVersion: 2,
+		// 2: records are picked with resource locators (From List, By ID, By URL); 1 was never released.
+		version: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Download websites as archives: export jobs, their options and download links',
 		documentationUrl: 'https://github.com/website-export/n8n-nodes-website-export#operations',

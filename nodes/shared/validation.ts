@@ -5,6 +5,10 @@ import { z } from 'zod';
 
 // zod resolves to the host n8n's own copy at run time (3.25.x): only its v3 API is used.
 
+/** An empty parameter counts as not given. */
+export const nonEmpty = <T>(value: T | '' | undefined): T | undefined =>
+	value === '' ? undefined : value;
+
 /** A record id: a whole number > 0, given as a number or as digits (from an expression). */
 export const recordId = z
 	.union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number greater than 0')])

@@ -60,14 +60,14 @@ function workflow(id, name, items, parameters, extraNodes = []) {
 			220,
 		),
 		{
-			...node('Website Export', 'n8n-nodes-website-export.websiteExport', 1, parameters, 440),
+			...node('Website Export', 'n8n-nodes-website-export.websiteExport', 2, parameters, 440),
 			credentials: CREDENTIALS,
 		},
 		...extraNodes.map((extra, index) => ({
 			...node(
 				extra.name,
 				'n8n-nodes-website-export.websiteExport',
-				1,
+				2,
 				extra.parameters,
 				660 + 220 * index,
 			),
@@ -139,7 +139,7 @@ const WORKFLOWS = {
 					resource: 'job',
 					operation: 'delete',
 					selectBy: 'id',
-					recordId: '={{ $json.id }}',
+					recordId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
 				},
 			},
 		],

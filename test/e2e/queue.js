@@ -120,7 +120,7 @@ const exportNode = (id, name, params, position) => ({
 	id,
 	name,
 	type: NODE_TYPE,
-	typeVersion: 1,
+	typeVersion: 2,
 	position,
 	credentials: CREDENTIAL,
 });
@@ -180,7 +180,7 @@ const WF = {
 					resource: 'download',
 					operation: 'downloadArchive',
 					downloadBy: 'id',
-					downloadId: '={{ $json.download.id }}',
+					downloadId: { __rl: true, mode: 'id', value: '={{ $json.download.id }}' },
 					binaryPropertyName: 'data',
 				},
 				[500, 0],

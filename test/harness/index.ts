@@ -175,7 +175,7 @@ export class NodeHarness {
 		parameters: INodeParameters,
 		name = 'Website Export',
 		onError?: INode['onError'],
-		typeVersion = 1,
+		typeVersion = 2,
 	): INode {
 		return {
 			id: 'node-1',

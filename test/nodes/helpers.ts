@@ -8,7 +8,7 @@ import type { Service } from '../support';
 export interface RunOptions {
 	items?: INodeExecutionData[];
 	onError?: INode['onError'];
-	/** The node's version; 1 (the plain ID fields) when omitted. */
+	/** The node's version; its only one (2) when omitted. */
 	typeVersion?: number;
 }
 

@@ -1,5 +1,5 @@
-// Version 2 of the node: records picked From List (searched and paged by the service, newest
-// first), By ID or, for a job, By URL; version 1's plain ID fields keep working.
+// Records picked From List (searched and paged by the service, newest first), By ID or, for a
+// job, By URL; a plain value (an expression, an AI tool's argument) counts as By ID.
 import type { IDataObject, INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeHelpers, NodeOperationError } from 'n8n-workflow';
 
@@ -7,10 +7,9 @@ import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
 import { requestsSince, startService, type Service } from '../support';
 import { runError, runJson, runNode } from './helpers';
 
-const V2 = { typeVersion: 2 };
 const locator = (mode: string, value: string) => ({ __rl: true, mode, value });
 
-describe('Website Export node v2: resource locators', () => {
+describe('Website Export node: resource locators', () => {
 	let service: Service;
 	const node = new WebsiteExport();
 
@@ -88,7 +87,7 @@ describe('Website Export node v2: resource locators', () => {
 	});
 
 	describe('picking a record', () => {
-		/** An operation on the record `recordId` picks (a locator, or version 1's plain ID). */
+		/** An operation on the record `recordId` picks (a locator, or a plain ID). */
 		const pick = (
 			resource: string,
 			operation: string,
@@ -105,21 +104,20 @@ describe('Website Export node v2: resource locators', () => {
 
 		it.each(['list', 'id'])('gets a job picked %s', async (mode) => {
 			const [, job] = await jobs(3);
-			const [got] = await runJson(service, get('job', locator(mode, String(job.id))), V2);
+			const [got] = await runJson(service, get('job', locator(mode, String(job.id))));
 			expect(got.id).toBe(job.id);
 		});
 
 		it('gets, updates and deletes a job picked By URL', async () => {
 			const [, job] = await jobs(3);
 			const byUrl = locator('url', String(job.url));
-			expect((await runJson(service, get('job', byUrl), V2))[0].id).toBe(job.id);
+			expect((await runJson(service, get('job', byUrl)))[0].id).toBe(job.id);
 			const [updated] = await runJson(
 				service,
 				pick('job', 'update', byUrl, { updateFields: { email: 'new@example.com' } }),
-				V2,
 			);
 			expect(updated).toMatchObject({ id: job.id, email: 'new@example.com' });
-			const [deleted] = await runJson(service, pick('job', 'delete', byUrl), V2);
+			const [deleted] = await runJson(service, pick('job', 'delete', byUrl));
 			expect(deleted).toMatchObject({ deleted: true, id: job.id });
 		});
 
@@ -131,14 +129,12 @@ describe('Website Export node v2: resource locators', () => {
 			const several = await runError(
 				service,
 				get('job', locator('url', 'https://twice.example.com')),
-				V2,
 			);
 			expect(several).toBeInstanceOf(NodeApiError);
 			expect(several.message).toBe('2 records match the job with URL "https://twice.example.com"');
 			const none = await runError(
 				service,
 				get('job', locator('url', 'https://nowhere.example.com')),
-				V2,
 			);
 			expect(none.message).toBe('No job with URL "https://nowhere.example.com" was found');
 		});
@@ -152,33 +148,29 @@ describe('Website Export node v2: resource locators', () => {
 			await service.emulator.clock.advance(10);
 			const [download] = (await service.emulator.rows('downloads')) as IDataObject[];
 			expect(
-				(await runJson(service, get('option', locator('list', String(option.id))), V2))[0].id,
+				(await runJson(service, get('option', locator('list', String(option.id)))))[0].id,
 			).toBe(option.id);
 			expect(
-				(await runJson(service, get('download', locator('list', String(download.id))), V2))[0].id,
+				(await runJson(service, get('download', locator('list', String(download.id)))))[0].id,
 			).toBe(download.id);
-			const [archive] = await runJson(
-				service,
-				{
-					resource: 'download',
-					operation: 'downloadArchive',
-					downloadBy: 'id',
-					downloadId: locator('list', String(download.id)) as unknown as string,
-					binaryPropertyName: 'data',
-				},
-				V2,
-			);
+			const [archive] = await runJson(service, {
+				resource: 'download',
+				operation: 'downloadArchive',
+				downloadBy: 'id',
+				downloadId: locator('list', String(download.id)) as unknown as string,
+				binaryPropertyName: 'data',
+			});
 			expect(archive).toMatchObject({ id: download.id, fileName: expect.stringMatching(/\.zip$/) });
 		});
 
 		it('refuses a bad ID before any request, naming the field and the item', async () => {
-			const error = await runError(service, get('job', locator('id', 'abc')), V2);
+			const error = await runError(service, get('job', locator('id', 'abc')));
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toContain('Job ID must be a whole number greater than 0');
 			expect(service.emulator.log).toHaveLength(0);
 		});
 
-		it('keeps version 1 workflows working: a plain ID, and an expression', async () => {
+		it('takes a plain ID or an expression as By ID', async () => {
 			const [job] = await jobs(1);
 			expect((await runJson(service, get('job', String(job.id))))[0].id).toBe(job.id);
 			expect(
@@ -191,7 +183,6 @@ describe('Website Export node v2: resource locators', () => {
 			expect(
 				(
 					await runJson(service, get('job', locator('id', '={{ $json.id }}')), {
-						...V2,
 						items: [{ json: { id: job.id } }],
 					})
 				)[0].id,
@@ -203,7 +194,7 @@ describe('Website Export node v2: resource locators', () => {
 		// How each operation with a Job ID field is run, and the job_id the service received: the
 		// stored row for a write, the query's filter for a Get Many.
 		interface JobIdCase {
-			parameters: (jobId: unknown, option: IDataObject, typeVersion: number) => INodeParameters;
+			parameters: (jobId: unknown, option: IDataObject) => INodeParameters;
 			received: (output: IDataObject[], option: IDataObject) => unknown;
 		}
 		const storedJobId = async (optionId: unknown) =>
@@ -226,13 +217,11 @@ describe('Website Export node v2: resource locators', () => {
 				received: ([created]) => storedJobId(created.id),
 			},
 			'option update': {
-				parameters: (jobId, option, typeVersion) => ({
+				parameters: (jobId, option) => ({
 					resource: 'option',
 					operation: 'update',
 					selectBy: 'id',
-					recordId: (typeVersion === 1
-						? String(option.id)
-						: locator('id', String(option.id))) as string,
+					recordId: locator('id', String(option.id)),
 					updateFields: { jobId } as INodeParameters,
 				}),
 				received: (_, option) => storedJobId(option.id),
@@ -257,13 +246,12 @@ describe('Website Export node v2: resource locators', () => {
 				received: filteredJobId,
 			},
 		};
-		const picks: Array<[string, (id: string) => unknown, number]> = [
-			['v2 From List', (id) => locator('list', id), 2],
-			['v2 By ID', (id) => locator('id', id), 2],
-			['v1 plain ID', (id) => id, 1],
+		const picks: Array<[string, (id: string) => unknown]> = [
+			['From List', (id) => locator('list', id)],
+			['By ID', (id) => locator('id', id)],
 		];
 		const table = Object.keys(cases).flatMap((name) =>
-			picks.map(([pick, value, typeVersion]) => [name, pick, value, typeVersion] as const),
+			picks.map(([pick, value]) => [name, pick, value] as const),
 		);
 
 		// Two jobs, each with an option and a download: a filter that ignored the Job ID would return both.
@@ -277,13 +265,9 @@ describe('Website Export node v2: resource locators', () => {
 			return { job: b, option };
 		};
 
-		it.each(table)('%s, %s: sends the job_id', async (name, _pick, value, typeVersion) => {
+		it.each(table)('%s, %s: sends the job_id', async (name, _pick, value) => {
 			const { job, option } = await seed();
-			const output = await runJson(
-				service,
-				cases[name].parameters(value(String(job.id)), option, typeVersion),
-				{ typeVersion },
-			);
+			const output = await runJson(service, cases[name].parameters(value(String(job.id)), option));
 			expect(output.length).toBeGreaterThan(0);
 			expect(output.every((record) => record.job_id === job.id)).toBe(true);
 			expect(await cases[name].received(output, option)).toBe(job.id);
@@ -291,11 +275,7 @@ describe('Website Export node v2: resource locators', () => {
 
 		it.each(Object.keys(cases))('%s: refuses an invalid By ID before any request', async (name) => {
 			const { option } = await seed();
-			const error = await runError(
-				service,
-				cases[name].parameters(locator('id', 'abc'), option, 2),
-				V2,
-			);
+			const error = await runError(service, cases[name].parameters(locator('id', 'abc'), option));
 			expect(error).toBeInstanceOf(NodeOperationError);
 			expect(error.message).toContain('Job ID must be a whole number greater than 0');
 			expect(service.emulator.log).toHaveLength(0);
@@ -305,17 +285,16 @@ describe('Website Export node v2: resource locators', () => {
 			await seed();
 			const output = await runNode(
 				service,
-				cases['option getAll filter'].parameters(locator('list', ''), {}, 2),
-				V2,
+				cases['option getAll filter'].parameters(locator('list', ''), {}),
 			);
 			expect(output).toHaveLength(2);
 		});
 	});
 
-	describe('what each version shows', () => {
-		// The editor's view: n8n's own display rules, for a node of the given version.
-		const shown = (typeVersion: number, values: INodeParameters): INodeProperties[] => {
-			const nodeOf = (parameters: INodeParameters) => ({ typeVersion, parameters }) as INode;
+	describe('what the editor shows', () => {
+		// The editor's view: n8n's own display rules.
+		const shown = (values: INodeParameters): INodeProperties[] => {
+			const nodeOf = (parameters: INodeParameters) => ({ typeVersion: 2, parameters }) as INode;
 			const parameters =
 				NodeHelpers.getNodeParameters(
 					node.description.properties,
@@ -332,21 +311,18 @@ describe('Website Export node v2: resource locators', () => {
 		const named = (properties: INodeProperties[], name: string) =>
 			properties.filter((property) => property.name === name);
 
-		it.each([
-			[1, 'ID'],
-			[2, 'Record'],
-		])('version %d: one Select By, whose ID choice is labelled %s', (typeVersion, label) => {
+		it('one Select By, whose ID choice is labelled Record', () => {
 			for (const resource of ['job', 'option', 'download']) {
-				const selectBy = named(shown(typeVersion, { resource, operation: 'get' }), 'selectBy');
+				const selectBy = named(shown({ resource, operation: 'get' }), 'selectBy');
 				expect(selectBy).toHaveLength(1);
-				expect(selectBy[0].options?.[0]).toMatchObject({ name: label, value: 'id' });
+				expect(selectBy[0].options?.[0]).toMatchObject({ name: 'Record', value: 'id' });
 			}
 		});
 
-		it('version 2 says what Record picks: by URL only for a job', () => {
+		it('says what Record picks: by URL only for a job', () => {
 			const description = (resource: string) =>
 				(
-					named(shown(2, { resource, operation: 'get' }), 'selectBy')[0].options?.[0] as {
+					named(shown({ resource, operation: 'get' }), 'selectBy')[0].options?.[0] as {
 						description: string;
 					}
 				).description;
@@ -359,50 +335,42 @@ describe('Website Export node v2: resource locators', () => {
 			['option', 'update', 'updateFields'],
 			['option', 'getAll', 'filters'],
 			['download', 'getAll', 'filters'],
-		])(
-			'%s %s: Job ID in %s is a plain field in version 1, a From List / By ID locator in version 2',
-			(resource, operation, collection) => {
-				const jobIdOf = (typeVersion: number) => {
-					const collections = named(shown(typeVersion, { resource, operation }), collection);
-					expect(collections).toHaveLength(1);
-					const jobIds = (collections[0].options as INodeProperties[]).filter(
-						(option) => option.name === 'jobId',
-					);
-					expect(jobIds).toHaveLength(1);
-					return jobIds[0];
-				};
-				expect(jobIdOf(1)).toMatchObject({ type: 'string', default: '' });
-				const jobLocator = jobIdOf(2);
-				expect(jobLocator).toMatchObject({
-					type: 'resourceLocator',
-					default: { mode: 'list', value: '' },
-				});
-				expect(jobLocator.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
-				expect(jobLocator.modes?.[0].typeOptions?.searchListMethod).toBe('searchJobs');
-				const recordIdRegex = named(node.description.properties, 'recordId').find(
-					(property) => property.type === 'resourceLocator',
-				)?.modes?.[1].validation;
-				expect(jobLocator.modes?.[1].validation).toEqual(recordIdRegex);
-			},
-		);
+		])('%s %s: Job ID in %s is a From List / By ID locator', (resource, operation, collection) => {
+			const collections = named(shown({ resource, operation }), collection);
+			expect(collections).toHaveLength(1);
+			const jobIds = (collections[0].options as INodeProperties[]).filter(
+				(option) => option.name === 'jobId',
+			);
+			expect(jobIds).toHaveLength(1);
+			const jobLocator = jobIds[0];
+			expect(jobLocator).toMatchObject({
+				type: 'resourceLocator',
+				default: { mode: 'list', value: '' },
+			});
+			expect(jobLocator.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
+			expect(jobLocator.modes?.[0].typeOptions?.searchListMethod).toBe('searchJobs');
+			const recordIdRegex = named(node.description.properties, 'recordId').find(
+				(property) => property.type === 'resourceLocator',
+			)?.modes?.[1].validation;
+			expect(jobLocator.modes?.[1].validation).toEqual(recordIdRegex);
+		});
 
-		it("keeps a stored Job ID of either shape through n8n's parameter resolution", () => {
-			const stored = (typeVersion: number, jobId: unknown) =>
+		it("keeps a stored Job ID through n8n's parameter resolution", () => {
+			const stored = (jobId: unknown) =>
 				NodeHelpers.getNodeParameters(
 					node.description.properties,
 					{ resource: 'option', operation: 'getAll', filters: { jobId } as INodeParameters },
 					true,
 					false,
-					{ typeVersion } as INode,
+					{ typeVersion: 2 } as INode,
 					node.description,
 				)?.filters;
-			expect(stored(1, '7')).toEqual({ jobId: '7' });
-			expect(stored(2, locator('list', '7'))).toEqual({ jobId: locator('list', '7') });
+			expect(stored(locator('list', '7'))).toEqual({ jobId: locator('list', '7') });
 		});
 	});
 
-	it('offers version 2 by default, with From List, By ID and By URL for a job', () => {
-		expect(node.description.defaultVersion).toBe(2);
+	it('has one version, with From List, By ID and By URL for a job', () => {
+		expect(node.description.version).toBe(2);
 		const locators = node.description.properties.filter(
 			(property) => property.type === 'resourceLocator',
 		);

@@ -1,7 +1,12 @@
-// Why: each resource's Operation selector and its operations' properties, built one way for Option, Job and Download.
+// Why: each resource's Operation selector and where its operations' properties show, built one way for Option, Job and Download.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Operation, Resource } from './types';
+
+/** An operation's own properties, shown only while its resource and operation are chosen. */
+export const shownFor = (resource: Resource, operation: string, properties: INodeProperties[]) =>
+	updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
 
 /** The Operation parameter of one resource, followed by the properties of each of its operations. */
 export function resourceDescription(

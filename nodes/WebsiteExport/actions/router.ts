@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-work
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { UnreadableTimestampError, unreadableTimestampApiError } from '../../shared/downloads';
-import { mapInOrder } from '../../shared/pool';
+import { mapInOrder } from './mapInOrder';
 import { WebsiteExportClient } from '../../shared/transport';
 import * as download from './download/Download.resource';
 import * as job from './job/Job.resource';

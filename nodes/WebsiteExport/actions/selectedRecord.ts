@@ -1,16 +1,80 @@
-// Why: Get, Update and Delete of every resource act on the record Select By names; one builder gives each its properties, prepare and execute.
+// Why: Get, Update and Delete of every resource act on the one record Select By names: fetching exactly one, updating it, deleting it, and the operations built on that.
 import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import { readSelectedPatch, readSelection, type SelectedPatch, type Selection } from './parameters';
-import { selectByProperties, shownFor, type SelectByFields } from './properties';
-import { deleteSelected, fetchOne, updateSelected } from './records';
+import type { Filter } from '../../shared/transport';
+import { shownFor } from './resourceDescription';
+import {
+	readSelectedPatch,
+	readSelection,
+	selectByProperties,
+	type SelectedPatch,
+	type Selection,
+} from './selectBy';
 import type { ItemRun, Operation, Resource } from './types';
+
+/**
+ * The one record a selection names. Under row-level security a record of another account is
+ * invisible, so "not found" covers both cases; a field value shared by several records is
+ * refused rather than guessed.
+ */
+export function requireOne<T extends IDataObject>(
+	this: IExecuteFunctions,
+	rows: T[],
+	selection: Selection,
+	itemIndex: number,
+): T {
+	if (rows.length === 1) return rows[0];
+	const missing = rows.length === 0;
+	throw new NodeApiError(
+		this.getNode(),
+		{ message: missing ? 'not found' : 'ambiguous' },
+		{
+			message: missing
+				? `No ${selection.label} was found`
+				: `${rows.length} records match the ${selection.label}`,
+			description: missing
+				? 'It does not exist, or it belongs to another account (the service only shows your own records).'
+				: 'Select By must identify exactly one record: use the ID, or a field whose value is unique.',
+			httpCode: missing ? '404' : '409',
+			itemIndex,
+		},
+	);
+}
+
+/** The one record a selection names: one request of 2 rows at most, enough to tell an ambiguous one. */
+export async function fetchOne(
+	this: IExecuteFunctions,
+	run: ItemRun<unknown>,
+	table: Table,
+	selection: Selection,
+	select?: string[],
+): Promise<IDataObject> {
+	const query = { select, filters: selection.filters, limit: 2 };
+	const page = await run.client.select(table, query, { itemIndex: run.itemIndex });
+	return requireOne.call(this, page.rows, selection, run.itemIndex);
+}
+
+/**
+ * Filters that target exactly the selected record. By ID they are used as they are; by another
+ * field, the record is looked up first so that an update or delete never touches several.
+ */
+async function resolveTarget(
+	this: IExecuteFunctions,
+	run: ItemRun<unknown>,
+	table: Table,
+	selection: Selection,
+): Promise<Filter[]> {
+	if (selection.byId) return selection.filters;
+	const record = await fetchOne.call(this, run, table, selection, ['id']);
+	return [{ column: 'id', operator: 'eq', value: record.id as number }];
+}
 
 /** What an operation does with the selected record, in the resource's table; resolves to its output record. */
 type ActOnSelected<Input> = (
@@ -19,32 +83,32 @@ type ActOnSelected<Input> = (
 	table: Table,
 ) => Promise<IDataObject>;
 
-/** Get: the selected record, as `fetch` reads it (by default as stored). */
+/** Get: the selected record, as stored, then as `present` shows it (a download with its expiry). */
 export function getOperation(
 	resource: Resource,
-	selectByFields: SelectByFields,
-	fetch: ActOnSelected<Selection> = async function (run, table) {
-		return await fetchOne.call(this, run, table, run.input);
-	},
+	present: (this: IExecuteFunctions, row: IDataObject, run: ItemRun) => IDataObject = (row) => row,
 ): Operation<Selection> {
-	return selectedRecordOperation(resource, 'get', selectByFields, [], {
+	return selectedRecordOperation(resource, 'get', [], {
 		prepare(itemIndex) {
 			return readSelection.call(this, resource, itemIndex);
 		},
-		act: fetch,
+		async act(run, table) {
+			return present.call(this, await fetchOne.call(this, run, table, run.input), run);
+		},
 	});
 }
 
 /** Delete: removes the selected record and returns it, marked `deleted: true`. */
-export function deleteOperation(
-	resource: Resource,
-	selectByFields: SelectByFields,
-): Operation<Selection> {
-	return selectedRecordOperation(resource, 'delete', selectByFields, [], {
+export function deleteOperation(resource: Resource): Operation<Selection> {
+	return selectedRecordOperation(resource, 'delete', [], {
 		prepare(itemIndex) {
 			return readSelection.call(this, resource, itemIndex);
 		},
-		act: deleteSelected,
+		async act(run, table) {
+			const target = await resolveTarget.call(this, run, table, run.input);
+			const rows = await run.client.remove(table, target, { itemIndex: run.itemIndex });
+			return { deleted: true, ...requireOne.call(this, rows, run.input, run.itemIndex) };
+		},
 		writes: true,
 	});
 }
@@ -55,21 +119,21 @@ export function deleteOperation(
  */
 export function updateOperation(
 	resource: Resource,
-	selectByFields: SelectByFields,
 	updateFields: INodeProperties[],
-	readPatch: (
-		this: IExecuteFunctions,
-		fields: Record<string, unknown>,
-		itemIndex: number,
-	) => IDataObject,
+	readPatch: (this: IExecuteFunctions, fields: IDataObject, itemIndex: number) => IDataObject,
 ): Operation<SelectedPatch> {
-	return selectedRecordOperation(resource, 'update', selectByFields, updateFields, {
+	return selectedRecordOperation(resource, 'update', updateFields, {
 		prepare(itemIndex) {
 			const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 			const patch = readPatch.call(this, fields, itemIndex);
 			return readSelectedPatch.call(this, resource, itemIndex, patch);
 		},
-		act: updateSelected,
+		async act(run, table) {
+			const { selection, patch } = run.input;
+			const target = await resolveTarget.call(this, run, table, selection);
+			const rows = await run.client.update(table, target, patch, { itemIndex: run.itemIndex });
+			return requireOne.call(this, rows, selection, run.itemIndex);
+		},
 		writes: true,
 	});
 }
@@ -78,7 +142,6 @@ export function updateOperation(
 function selectedRecordOperation<Input>(
 	resource: Resource,
 	operation: 'get' | 'update' | 'delete',
-	selectByFields: SelectByFields,
 	ownProperties: INodeProperties[],
 	{
 		prepare,
@@ -88,10 +151,7 @@ function selectedRecordOperation<Input>(
 ): Operation<Input> {
 	const table: Table = `${resource}s`;
 	return {
-		description: shownFor(resource, operation, [
-			...selectByProperties(resource, selectByFields),
-			...ownProperties,
-		]),
+		description: shownFor(resource, operation, [...selectByProperties(resource), ...ownProperties]),
 		prepare,
 		async execute(this: IExecuteFunctions, run): Promise<INodeExecutionData[]> {
 			return [{ json: await act.call(this, run, table) }];

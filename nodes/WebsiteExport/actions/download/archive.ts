@@ -6,7 +6,8 @@ import { findInChain } from '../../../shared/serviceError';
 import type { ServiceResponse } from '../../../shared/transport';
 import { webAddress } from '../../../shared/validation';
 import type { ItemRun } from '../types';
-import { fetchDownload } from './record';
+import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import { fetchOne } from '../selectedRecord';
 
 /** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
 export type ByteStream = Exclude<
@@ -58,11 +59,9 @@ export async function linkOfDownload(
 ): Promise<ArchiveTarget> {
 	const { itemIndex } = run;
 	const filters = [{ column: 'id', operator: 'eq' as const, value: id }];
-	const download = await fetchDownload.call(this, run, {
-		filters,
-		label: `download with ID ${id}`,
-		byId: true,
-	});
+	const selection = { filters, label: `download with ID ${id}`, byId: true };
+	const row = (await fetchOne.call(this, run, 'downloads', selection)) as DownloadRecord;
+	const download = withExpiry(row, run.client.serviceNow());
 	const subject = `The download link of download ${id}`;
 	if (download.is_expired) {
 		throw new NodeApiError(

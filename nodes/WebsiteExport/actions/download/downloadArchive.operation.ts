@@ -4,8 +4,8 @@ import { NodeApiError } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { readLocatorValue } from '../parameters';
-import { ONLY_VERSION_1, recordLocatorProperty, shownFor } from '../properties';
+import { readLocatorValue, recordLocatorProperty } from '../locator';
+import { shownFor } from '../resourceDescription';
 import type { ItemRun } from '../types';
 import { linkFromInput, linkOfDownload, openArchive } from './archive';
 
@@ -32,16 +32,6 @@ const properties: INodeProperties[] = [
 			},
 		],
 		default: 'id',
-	},
-	{
-		displayName: 'Download ID',
-		name: 'downloadId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. 42',
-		description: 'ID of the download, as listed by Get Many',
-		displayOptions: { show: { downloadBy: ['id'], ...ONLY_VERSION_1 } },
 	},
 	recordLocatorProperty('download', 'downloadId', { downloadBy: ['id'] }),
 	{

@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { windowFilter, withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST, type Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { readJobId, readResultLimit } from '../parameters';
-import { returnAllOrLimit, shownFor, withJobId } from '../properties';
-import { toItems } from '../records';
+import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
+import { jobIdOption, readJobId } from '../locator';
+import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
 import type { ItemRun } from '../types';
 
@@ -22,7 +22,7 @@ const properties: INodeProperties[] = [
 			'Whether to return only downloads whose link still works (24 hours after its job finished)',
 		hint: 'Off: expired downloads are listed too, with is_expired true; their archive is gone',
 	},
-	...withJobId(collection('Filters', 'filters', 'Add Filter'), 'Only the downloads of this job'),
+	collection('Filters', 'filters', 'Add Filter', [jobIdOption('Only the downloads of this job')]),
 ];
 
 export const description = shownFor('download', 'getAll', properties);

@@ -10,10 +10,10 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { validate } from '../../../shared/validation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
-import { shownFor } from '../properties';
+import { shownFor } from '../resourceDescription';
 import type { ItemRun } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
-import { optionLookup } from '../option/fields';
+import { optionLookup } from '../option/create.operation';
 import { readWait, waitForJob, waitProperties, type WaitSettings } from './wait';
 
 // The option's Mode field becomes "Export Option", with None (no option) first.

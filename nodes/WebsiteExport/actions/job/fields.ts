@@ -13,12 +13,6 @@ export interface JobRecord extends IDataObject {
 	email: string;
 }
 
-/** Job fields that Select By may use besides the ID. */
-export const JOB_SELECT_BY_FIELDS = [
-	{ name: 'URL', value: 'url' },
-	{ name: 'Email', value: 'email' },
-];
-
 /**
  * Job states. The service documents only `finished`; the others are the ones an export
  * passes through (queued → running → finished or failed), as the emulator implements them.

@@ -4,10 +4,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';
 
 import type { Filter, OrderBy } from '../../../shared/transport';
-import { text, validate } from '../../../shared/validation';
-import { nonEmpty, readResultLimit } from '../parameters';
-import { returnAllOrLimit, shownFor } from '../properties';
-import { toItems } from '../records';
+import { nonEmpty, text, validate } from '../../../shared/validation';
+import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
+import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
 import type { ItemRun } from '../types';
 import { instant, STATUS_OPTIONS, status } from './fields';

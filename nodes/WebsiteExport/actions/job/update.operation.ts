@@ -1,15 +1,13 @@
 // Why: Job → Update: changes the URL, email or status of the one export job Select By names.
-import { validate } from '../../../shared/validation';
+import { nonEmpty, validate } from '../../../shared/validation';
 import { collection } from '../../../shared/collection';
-import { nonEmpty } from '../parameters';
 import { updateOperation } from '../selectedRecord';
-import { JOB_SELECT_BY_FIELDS, JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
+import { JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
 
 const patchSchema = jobFields.partial().extend({ status: status.optional() });
 
 export const { description, prepare, execute, writes } = updateOperation(
 	'job',
-	JOB_SELECT_BY_FIELDS,
 	[
 		collection('Update Fields', 'updateFields', 'Add Field', [
 			{

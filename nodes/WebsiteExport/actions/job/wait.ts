@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { NEWEST_FIRST } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
-import { fetchOne } from '../records';
+import { fetchOne } from '../selectedRecord';
 import type { ItemRun } from '../types';
 import type { JobRecord } from './fields';
 
@@ -108,6 +108,7 @@ export async function waitForJob(
 		const remaining = deadline - Date.now();
 		if (remaining <= 0) throw timedOut(this, job, settings, itemIndex);
 		await sleep(Math.min(settings.intervalSeconds * 1000, remaining), signal);
+		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves: this stops the loop there.
 		if (signal?.aborted)
 			throw new NodeOperationError(
 				this.getNode(),

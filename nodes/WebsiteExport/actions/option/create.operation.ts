@@ -8,25 +8,30 @@ import type {
 import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
-import { readJobId } from '../parameters';
-import { shownFor, withJobId } from '../properties';
 import { collection } from '../../../shared/collection';
+import { jobIdOption, readJobId } from '../locator';
+import { shownFor } from '../resourceDescription';
 import type { ItemRun } from '../types';
-import { optionLookup } from './fields';
 import { MODE_LABELS, modeFields, modeProperties } from './mode';
 
 const properties: INodeProperties[] = [
 	...modeProperties(),
-	...withJobId(
-		collection('Additional Fields', 'additionalFields', 'Add Field'),
-		'Job the option belongs to',
-	),
+	collection('Additional Fields', 'additionalFields', 'Add Field', [
+		jobIdOption('Job the option belongs to'),
+	]),
 ];
 
 /** Writes go one item after another unless the user asks for more (router). */
 export const writes = true;
 
 export const description = shownFor('option', 'create', properties);
+
+/** How messages name an option being created, and where to look for it if its answer was lost. */
+export function optionLookup(body: { job_id?: unknown }): { noun: string; findHint: string } {
+	const job =
+		body.job_id === undefined || body.job_id === null ? '' : ` with Job ID ${String(body.job_id)}`;
+	return { noun: 'option', findHint: `Option → Get Many${job}` };
+}
 
 const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional() }));
 

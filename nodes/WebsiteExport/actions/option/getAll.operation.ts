@@ -4,16 +4,17 @@ import { z } from 'zod';
 
 import type { Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
-import { readJobId, readResultLimit } from '../parameters';
-import { returnAllOrLimit, shownFor, withJobId } from '../properties';
-import { toItems } from '../records';
 import { collection } from '../../../shared/collection';
+import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
+import { jobIdOption, readJobId } from '../locator';
+import { shownFor } from '../resourceDescription';
 import type { ItemRun } from '../types';
 import { MODE_OPTIONS } from './mode';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
-	...withJobId(collection('Filters', 'filters', 'Add Filter'), 'Only the options of this job', [
+	collection('Filters', 'filters', 'Add Filter', [
+		jobIdOption('Only the options of this job'),
 		{
 			displayName: 'Mode',
 			name: 'mode',

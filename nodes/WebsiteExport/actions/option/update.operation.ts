@@ -2,11 +2,9 @@
 import { z } from 'zod';
 
 import { collection } from '../../../shared/collection';
-import { recordId, validate, webAddress } from '../../../shared/validation';
-import { nonEmpty, readJobId } from '../parameters';
-import { withJobId } from '../properties';
+import { nonEmpty, recordId, validate, webAddress } from '../../../shared/validation';
+import { jobIdOption, readJobId } from '../locator';
 import { updateOperation } from '../selectedRecord';
-import { OPTION_SELECT_BY_FIELDS } from './fields';
 import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
 
 const patchSchema = z
@@ -28,34 +26,36 @@ const patchSchema = z
 
 export const { description, prepare, execute, writes } = updateOperation(
 	'option',
-	OPTION_SELECT_BY_FIELDS,
-	withJobId(collection('Update Fields', 'updateFields', 'Add Field'), 'Job the option belongs to', [
-		{
-			displayName: 'Mode',
-			name: 'mode',
-			type: 'options',
-			options: MODE_OPTIONS,
-			default: 'offline',
-			description: 'How links inside the exported site are treated',
-			hint: 'Relative needs a Relative Path, Absolute a Replace URL',
-		},
-		{
-			displayName: 'Relative Path',
-			name: 'relativePath',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. /docs/',
-			description: 'Path the links are made relative to (mode Relative)',
-		},
-		{
-			displayName: 'Replace URL',
-			name: 'replaceUrl',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. https://mirror.example.com',
-			description: 'Address the links are rewritten to (mode Absolute)',
-		},
-	]),
+	[
+		collection('Update Fields', 'updateFields', 'Add Field', [
+			jobIdOption('Job the option belongs to'),
+			{
+				displayName: 'Mode',
+				name: 'mode',
+				type: 'options',
+				options: MODE_OPTIONS,
+				default: 'offline',
+				description: 'How links inside the exported site are treated',
+				hint: 'Relative needs a Relative Path, Absolute a Replace URL',
+			},
+			{
+				displayName: 'Relative Path',
+				name: 'relativePath',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. /docs/',
+				description: 'Path the links are made relative to (mode Relative)',
+			},
+			{
+				displayName: 'Replace URL',
+				name: 'replaceUrl',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. https://mirror.example.com',
+				description: 'Address the links are rewritten to (mode Absolute)',
+			},
+		]),
+	],
 	function (fields, itemIndex) {
 		return validate(
 			this,

@@ -1,3 +1,4 @@
+// Why: the router's items side by side, at most Requests in Flight at once, results in input order.
 /**
  * Runs `work` over `inputs` with at most `limit` promises in flight and returns the results in
  * input order, whatever order they finish in. `work` is expected to settle every input itself

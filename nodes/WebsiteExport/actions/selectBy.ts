@@ -1,0 +1,150 @@
+// Why: Select By, the record Get, Update and Delete act on: the fields each resource may be selected by, the editor properties, and the reader of one item's choice.
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { z } from 'zod';
+
+import type { Filter } from '../../shared/transport';
+import { recordId, text, validate } from '../../shared/validation';
+import { capitalize, readLocatorValue, recordLocatorProperty } from './locator';
+import type { Resource } from './types';
+
+/** The fields besides the ID that Select By may name a record by, for every resource. */
+export const SELECT_BY_FIELDS: Record<Resource, Array<{ name: string; value: string }>> = {
+	job: [
+		{ name: 'URL', value: 'url' },
+		{ name: 'Email', value: 'email' },
+	],
+	option: [
+		{ name: 'Job ID', value: 'job_id' },
+		{ name: 'Created At', value: 'created_at' },
+	],
+	download: [
+		{ name: 'Job ID', value: 'job_id' },
+		{ name: 'Download Link', value: 'download_link' },
+	],
+};
+
+/**
+ * "Select By": the record an operation acts on, picked as a record (From List, By ID, a job also
+ * By URL) or by another field; the node checks that such a value matches exactly one record.
+ */
+export function selectByProperties(noun: Resource): INodeProperties[] {
+	const fields = SELECT_BY_FIELDS[noun];
+	const defaultField = fields[0].value;
+	const byRecord = `The ${noun} picked from the list, by ID${noun === 'job' ? ' or by URL' : ''}`;
+	const onField = { displayOptions: { show: { selectBy: ['field'] } } };
+	return [
+		{
+			displayName: 'Select By',
+			name: 'selectBy',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'Record', value: 'id', description: byRecord },
+				{
+					name: 'Another Field',
+					value: 'field',
+					description: `A field whose value identifies one ${noun}`,
+				},
+			],
+			default: 'id',
+		},
+		recordLocatorProperty(noun, 'recordId', { selectBy: ['id'] }),
+		{
+			displayName: 'Field',
+			name: 'selectField',
+			type: 'options',
+			options: fields,
+			default: defaultField,
+			description: `Field to find the ${noun} by; its value must match exactly one ${noun}`,
+			...onField,
+		},
+		{
+			displayName: 'Value',
+			name: 'selectValue',
+			type: 'string',
+			required: true,
+			default: '',
+			description: 'Value the field must equal (exact match)',
+			...onField,
+		},
+	];
+}
+
+const selection = z.discriminatedUnion('selectBy', [
+	z.object({ selectBy: z.literal('id'), recordId }),
+	z.object({ selectBy: z.literal('url'), url: text(2048).trim().min(1, 'is required') }),
+	z.object({
+		selectBy: z.literal('field'),
+		selectField: z.string().min(1),
+		selectValue: text(2048).min(1, 'is required'),
+	}),
+]);
+
+/** The record one item names: the filter that finds it (one column, one value) and how messages name it. */
+export interface Selection {
+	filters: Filter[];
+	/** How the record is named in messages, e.g. `job with ID 5`. */
+	label: string;
+	byId: boolean;
+}
+
+/** Reads and validates the Select By parameters of one item. */
+export function readSelection(
+	this: IExecuteFunctions,
+	noun: Resource,
+	itemIndex: number,
+): Selection {
+	const selectBy = this.getNodeParameter('selectBy', itemIndex, 'id') as string;
+	const locator = readLocatorValue(this.getNodeParameter('recordId', itemIndex, ''));
+	const raw =
+		selectBy === 'field'
+			? {
+					selectBy,
+					selectField: this.getNodeParameter('selectField', itemIndex),
+					selectValue: String(this.getNodeParameter('selectValue', itemIndex, '')),
+				}
+			: locator.mode === 'url'
+				? { selectBy: 'url', url: locator.value }
+				: { selectBy: 'id', recordId: locator.value };
+	const parsed = validate(this, selection, raw, itemIndex, {
+		recordId: `${capitalize(noun)} ID`,
+		url: `${capitalize(noun)} URL`,
+		selectValue: 'Value',
+		selectField: 'Field',
+	});
+	const [column, value, label] =
+		parsed.selectBy === 'id'
+			? ['id', parsed.recordId, `${noun} with ID ${parsed.recordId}`]
+			: parsed.selectBy === 'url'
+				? ['url', parsed.url, `${noun} with URL "${parsed.url}"`]
+				: [
+						parsed.selectField,
+						parsed.selectValue,
+						`${noun} with ${parsed.selectField} "${parsed.selectValue}"`,
+					];
+	return { filters: [{ column, operator: 'eq', value }], label, byId: column === 'id' };
+}
+
+export interface SelectedPatch {
+	selection: Selection;
+	patch: IDataObject;
+}
+
+/** Update's input: the record Select By names and an already validated patch, which must change something. */
+export function readSelectedPatch(
+	this: IExecuteFunctions,
+	noun: Resource,
+	itemIndex: number,
+	patch: IDataObject,
+): SelectedPatch {
+	// An empty PATCH would be a request that changes nothing: an input error, caught before sending.
+	if (Object.values(patch).every((value) => value === undefined)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			'Nothing to update: add at least one field under Update Fields',
+			{ itemIndex },
+		);
+	}
+	return { selection: readSelection.call(this, noun, itemIndex), patch };
+}
