@@ -58,6 +58,26 @@ export class WebsiteExport implements INodeType {
 			...download.description,
 			collection('Options', 'options', 'Add Option', [
 				{
+					displayName: 'Batching',
+					name: 'batching',
+					type: 'options',
+					options: [
+						{
+							name: 'Automatic',
+							value: 'automatic',
+							description:
+								'Items go to the service in as few requests as it allows, e.g. one read for many records',
+						},
+						{
+							name: 'One Request per Item',
+							value: 'perItem',
+							description: 'Each item is a request of its own, as the HTTP Request node sends it',
+						},
+					],
+					default: 'automatic',
+					description: 'How input items are grouped into requests to the service',
+				},
+				{
 					displayName: 'Requests in Flight',
 					name: 'requestsInFlight',
 					type: 'number',

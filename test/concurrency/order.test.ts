@@ -10,7 +10,7 @@ const jobGet = (requestsInFlight: number): INodeParameters => ({
 	operation: 'get',
 	selectBy: 'id',
 	recordId: '={{ $json.id }}',
-	options: { requestsInFlight },
+	options: { requestsInFlight, batching: 'perItem' },
 });
 
 /** Every GET of the jobs table waits a different time, so that answers come back out of order. */

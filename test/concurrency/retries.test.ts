@@ -10,7 +10,7 @@ const jobInFlight = (operation: string, parameters: INodeParameters): INodeParam
 	resource: 'job',
 	operation,
 	...parameters,
-	options: { requestsInFlight: IN_FLIGHT },
+	options: { requestsInFlight: IN_FLIGHT, batching: 'perItem' },
 });
 
 describe('Requests in Flight > 1: retries', () => {

@@ -28,7 +28,7 @@ describe('Requests in Flight > 1: logins', () => {
 		operation: 'get',
 		selectBy: 'id',
 		recordId: '={{ $json.id }}',
-		options: { requestsInFlight },
+		options: { requestsInFlight, batching: 'perItem' },
 	});
 
 	it('logs in once for a fresh credential with 8 requests in flight', async () => {

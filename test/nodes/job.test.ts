@@ -233,7 +233,7 @@ describe('Website Export node: Job resource', () => {
 			await expectServiceError(service, jobById('get', '4242'), 'No job with ID 4242 was found');
 		});
 
-		it('sends one request per item and logs in at most once', async () => {
+		it('sends one request per item (Batching: One Request per Item) and logs in at most once', async () => {
 			// A little latency, so that the items really overlap.
 			service.emulator.settings.latencyMs = 20;
 			const stored = await addJobs(
@@ -246,7 +246,7 @@ describe('Website Export node: Job resource', () => {
 				service,
 				{
 					...jobById('get', '={{ $json.id }}'),
-					options: { requestsInFlight: 4 },
+					options: { requestsInFlight: 4, batching: 'perItem' },
 				},
 				{
 					items: itemsOf(...stored.map(({ id }) => ({ id }))),

@@ -142,7 +142,7 @@ describe('Website Export node: writes', () => {
 			expect(posts().length).toBeGreaterThan(3);
 		});
 
-		it('reads keep their concurrency by default', async () => {
+		it('reads keep their concurrency by default, one request per item', async () => {
 			const stored = (await service.emulator.insert(
 				'jobs',
 				sites(12).map((item) => item.json),
@@ -155,7 +155,13 @@ describe('Website Export node: writes', () => {
 			const inFlight = trackInFlight(service.emulator);
 			await runNode(
 				service,
-				{ resource: 'job', operation: 'get', selectBy: 'id', recordId: '={{ $json.id }}' },
+				{
+					resource: 'job',
+					operation: 'get',
+					selectBy: 'id',
+					recordId: '={{ $json.id }}',
+					options: { batching: 'perItem' },
+				},
 				{ items: itemsOf(...stored.map((job) => ({ id: job.id }))) },
 			);
 			inFlight.stop();

@@ -1,5 +1,16 @@
-// Why: how items are grouped into the fewest requests PostgREST allows: `in.(…)` lists cut where the request line would pass the 8 KiB a gateway takes.
-import { IN_LIST_SEPARATOR_BYTES, inListBytes, type FilterValue } from '../../shared/transport';
+// Why: how items are grouped into the fewest requests PostgREST allows: the records items select, read with `in.(…)` lists cut where the request line would pass the 8 KiB a gateway takes.
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Table } from '../../shared/constants';
+import { parseTimestamp } from '../../shared/timestamps';
+import {
+	IN_LIST_SEPARATOR_BYTES,
+	inListBytes,
+	type FilterValue,
+	type WebsiteExportClient,
+} from '../../shared/transport';
+import { mapInOrder } from './mapInOrder';
+import type { Selection } from './selectBy';
 
 /** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
@@ -24,4 +35,71 @@ export function inListChunks(values: FilterValue[], emptyLineBytes: number): Fil
 	}
 	if (chunk.length > 0) chunks.push(chunk);
 	return chunks;
+}
+
+/** Whether a row's value is the one an item selected by: PostgREST compares in the column's type. */
+function sameValue(column: string, rowValue: unknown, value: FilterValue): boolean {
+	if (column === 'created_at') return parseTimestamp(rowValue) === parseTimestamp(value);
+	if (typeof rowValue === 'number') return rowValue === Number(value);
+	return String(rowValue) === String(value);
+}
+
+/** One read: the values of one column, for the selections at `indexes`. */
+type ChunkRead = { column: string; values: FilterValue[]; indexes: number[] };
+
+/** The reads that cover `selections`: by column, its values cut in `in.(…)` lists within 8 KiB. */
+function chunkReads(
+	client: WebsiteExportClient,
+	table: Table,
+	selections: Selection[],
+): ChunkRead[] {
+	const byColumn = new Map<string, number[]>();
+	selections.forEach(({ filters: [filter] }, index) =>
+		byColumn.set(filter.column, [...(byColumn.get(filter.column) ?? []), index]),
+	);
+	return [...byColumn].flatMap(([column, indexes]) => {
+		// The longest page of a chunk: keyset paging adds `id=gt.<id>` after the first.
+		const query = { filters: [{ column, operator: 'in' as const, value: [] }], order: BY_ID };
+		const longest = { ...query, limit: 1000, after: { id: Number.MAX_SAFE_INTEGER } };
+		const valueOf = (index: number) => selections[index].filters[0].value as FilterValue;
+		const chunks = inListChunks(indexes.map(valueOf), client.requestLineBytes(table, longest));
+		return chunks.map((values) => {
+			const wanted = new Set(values);
+			return { column, values, indexes: indexes.filter((index) => wanted.has(valueOf(index))) };
+		});
+	});
+}
+
+const BY_ID = [{ column: 'id' }];
+
+/**
+ * The rows each selection names, in the fewest requests: per Select By column, its values in
+ * `in.(…)` chunks, `inFlight` chunks at once, each read in full (keyset pages under `max-rows`).
+ * A chunk whose read failed gives its error to each of its selections.
+ */
+export async function readSelections(
+	client: WebsiteExportClient,
+	table: Table,
+	selections: Array<{ selection: Selection; itemIndex: number }>,
+	inFlight: number,
+): Promise<Array<IDataObject[] | Error>> {
+	const found = new Array<IDataObject[] | Error>(selections.length);
+	const reads = chunkReads(
+		client,
+		table,
+		selections.map(({ selection }) => selection),
+	);
+	await mapInOrder(reads, inFlight, async ({ column, values, indexes }) => {
+		const filters = [{ column, operator: 'in' as const, value: values }];
+		const itemIndex = selections[indexes[0]].itemIndex;
+		const rows = await client
+			.selectAll(table, { filters, order: BY_ID }, { itemIndex })
+			.catch((error: Error) => error);
+		for (const index of indexes) {
+			const value = selections[index].selection.filters[0].value as FilterValue;
+			found[index] =
+				rows instanceof Error ? rows : rows.filter((row) => sameValue(column, row[column], value));
+		}
+	});
+	return found;
 }

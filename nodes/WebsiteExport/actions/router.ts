@@ -8,7 +8,7 @@ import { WebsiteExportClient } from '../../shared/transport';
 import * as download from './download/Download.resource';
 import * as job from './job/Job.resource';
 import * as option from './option/Option.resource';
-import type { Operation, Resource } from './types';
+import type { ItemResult, ItemRun, Operation, Resource } from './types';
 
 const operations: Record<Resource, Record<string, Operation>> = {
 	option: option.operations,
@@ -34,40 +34,78 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const continueOnFail = this.continueOnFail();
 
 	// Every item is read and validated before the first request: a bad item sends nothing at all.
-	const prepared = items.map((_, itemIndex) => {
-		try {
-			return { input: operation.prepare.call(this, itemIndex) as unknown };
-		} catch (error) {
-			if (continueOnFail) return { failed: asErrorItem(error as Error, itemIndex) };
-			throw asNodeError.call(this, error, itemIndex);
-		}
+	const prepared = items.map(
+		(_, itemIndex): { input: unknown } | { failed: INodeExecutionData[] } => {
+			try {
+				return { input: operation.prepare.call(this, itemIndex) as unknown };
+			} catch (error) {
+				if (continueOnFail) return { failed: asErrorItem(error as Error, itemIndex) };
+				throw asNodeError.call(this, error, itemIndex);
+			}
+		},
+	);
+	const client = await WebsiteExportClient.connect(this);
+	const runs = items.flatMap((item, itemIndex) => {
+		const ready = prepared[itemIndex];
+		return 'input' in ready ? [{ client, item, itemIndex, input: ready.input }] : [];
 	});
+	const results = await runAll.call(this, operation, runs, continueOnFail);
+	const output = items.flatMap((_, itemIndex) => {
+		const ready = prepared[itemIndex];
+		if ('failed' in ready) return ready.failed;
+		const result = results.get(itemIndex);
+		if (!(result instanceof Error))
+			return (result ?? []).map((one) => ({ ...one, pairedItem: { item: itemIndex } }));
+		const failure = asNodeError.call(this, result, itemIndex);
+		if (continueOnFail) return asErrorItem(failure, itemIndex);
+		throw failure;
+	});
+	return [output];
+}
 
+/** Every run's result: batched (Batching → Automatic, where the operation can), or one by one. */
+async function runAll(
+	this: IExecuteFunctions,
+	operation: Operation,
+	runs: ItemRun[],
+	continueOnFail: boolean,
+): Promise<Map<number, ItemResult>> {
 	// Writes go one by one unless the user asked for more (the README states the bound) or
 	// failures become error items anyway: then no write can follow a failed one unseen.
 	const chosen = Math.floor(Number(this.getNodeParameter('options.requestsInFlight', 0, 0))) || 0;
 	const inFlight =
 		chosen >= 1 ? chosen : operation.writes && !continueOnFail ? 1 : DEFAULT_IN_FLIGHT;
-	const client = await WebsiteExportClient.connect(this);
+	const results = new Map<number, ItemResult>();
+	const batching = this.getNodeParameter('options.batching', 0, 'automatic');
+	const batched =
+		batching === 'automatic' && runs.length > 0
+			? await operation.batch?.call(this, runs, { continueOnFail, inFlight })
+			: undefined;
+	if (batched) runs.forEach((run, index) => results.set(run.itemIndex, batched[index]));
+	else await runEachItem.call(this, operation, runs, inFlight, results);
+	return results;
+}
 
-	const perItem = await mapInOrder(items, inFlight, async (item, itemIndex) => {
-		const ready = prepared[itemIndex];
-		if ('failed' in ready) return ready.failed as INodeExecutionData[];
+/**
+ * One request (or a few) per item, `inFlight` items at once. Without Continue On Fail the first
+ * failure (by item order) is thrown, and no item is started after it.
+ */
+async function runEachItem(
+	this: IExecuteFunctions,
+	operation: Operation,
+	runs: ItemRun[],
+	inFlight: number,
+	results: Map<number, ItemResult>,
+): Promise<void> {
+	const continueOnFail = this.continueOnFail();
+	await mapInOrder(runs, inFlight, async (run) => {
 		try {
-			const output = await operation.execute.call(this, {
-				client,
-				item,
-				itemIndex,
-				input: ready.input,
-			});
-			return output.map((result) => ({ ...result, pairedItem: { item: itemIndex } }));
+			results.set(run.itemIndex, await operation.execute.call(this, run));
 		} catch (error) {
-			const failure = asNodeError.call(this, error, itemIndex);
-			if (continueOnFail) return asErrorItem(failure, itemIndex);
-			throw failure;
+			if (!continueOnFail) throw asNodeError.call(this, error, run.itemIndex);
+			results.set(run.itemIndex, error as Error);
 		}
 	});
-	return [perItem.flat()];
 }
 
 /** The output of a failed item under Continue On Fail: its message and details, paired to it. */

@@ -9,6 +9,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
 import type { Filter } from '../../shared/transport';
+import { readSelections } from './batching';
 import { shownFor } from './resourceDescription';
 import {
 	readSelectedPatch,
@@ -88,7 +89,7 @@ export function getOperation(
 	resource: Resource,
 	present: (this: IExecuteFunctions, row: IDataObject, run: ItemRun) => IDataObject = (row) => row,
 ): Operation<Selection> {
-	return selectedRecordOperation(resource, 'get', [], {
+	const operation = selectedRecordOperation(resource, 'get', [], {
 		prepare(itemIndex) {
 			return readSelection.call(this, resource, itemIndex);
 		},
@@ -96,6 +97,26 @@ export function getOperation(
 			return present.call(this, await fetchOne.call(this, run, table, run.input), run);
 		},
 	});
+	const table: Table = `${resource}s`;
+	return {
+		...operation,
+		/** One read per chunk of selected values; each item its row, or the error one read of its own gives. */
+		async batch(runs, { inFlight }) {
+			const selections = runs.map((run) => ({ selection: run.input, itemIndex: run.itemIndex }));
+			const found = await readSelections(runs[0].client, table, selections, inFlight);
+			return runs.map((run, index) => {
+				const rows = found[index];
+				if (rows instanceof Error) return rows;
+				try {
+					// As one read of its own reports it: with `limit=2`, "2 records match".
+					const row = requireOne.call(this, rows.slice(0, 2), run.input, run.itemIndex);
+					return [{ json: present.call(this, row, run) }];
+				} catch (error) {
+					return error as Error;
+				}
+			});
+		},
+	};
 }
 
 /** Delete: removes the selected record and returns it, marked `deleted: true`. */

@@ -30,6 +30,26 @@ export interface Operation<Input = unknown> {
 	 * sent after one failed (n8n's item contract); reads go side by side.
 	 */
 	writes?: boolean;
+	/**
+	 * Batching → Automatic: the runs of an execution in the fewest requests, each item's result as
+	 * `execute` would give it, in input order. Without Continue On Fail a write stops at the first
+	 * item that fails: the items after it are left `undefined`, never sent. Undefined when these
+	 * runs cannot be batched: the router runs them one by one.
+	 */
+	batch?(
+		this: IExecuteFunctions,
+		runs: Array<ItemRun<Input>>,
+		how: BatchOptions,
+	): Promise<ItemResult[] | undefined>;
 }
+
+/** How a batch runs: Continue On Fail, and the requests it may have in flight at once. */
+export interface BatchOptions {
+	continueOnFail: boolean;
+	inFlight: number;
+}
+
+/** One item's output, its error, or nothing (never sent, after an earlier failure). */
+export type ItemResult = INodeExecutionData[] | Error | undefined;
 
 export type Resource = 'option' | 'job' | 'download';

@@ -1,0 +1,138 @@
+// Batching → Automatic against the real PostgREST: many items in the fewest requests, each
+// item's result, order and pairedItem exactly as one request per item gives them.
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { trackInFlight } from '../concurrency/scenarios';
+import { requestsSince, startService, type Service } from '../support';
+import { byId, itemsOf, runError, runNode } from './helpers';
+
+const perItem = (parameters: INodeParameters): INodeParameters => ({
+	...parameters,
+	options: { ...(parameters.options as IDataObject), batching: 'perItem' },
+});
+
+describe('Website Export node: Batching → Automatic', () => {
+	let service: Service;
+	beforeEach(async () => {
+		// Jobs stay queued for the test: both ways must read the same rows.
+		service = await startService({ jobDurationMs: 3_600_000 });
+	});
+	afterEach(async () => {
+		await service.emulator.close();
+	});
+
+	const addJobs = async (rows: IDataObject[]) =>
+		(await service.emulator.insert('jobs', rows)) as IDataObject[];
+	const sites = (n: number, prefix = 'https://site') =>
+		Array.from({ length: n }, (_, i) => ({
+			url: `${prefix}${i}.example.com`,
+			email: 'a@example.com',
+		}));
+	const restSince = (since: number) =>
+		requestsSince(service.emulator, since).entries.filter((e) => e.kind === 'rest');
+
+	/** The node's output with Batching → Automatic and with One Request per Item, and the requests of each. */
+	async function bothWays(
+		parameters: INodeParameters,
+		items: INodeExecutionData[],
+		onError?: 'continueRegularOutput',
+	) {
+		const run = async (params: INodeParameters) => {
+			const since = service.emulator.log.length;
+			const output = await runNode(service, params, { items, onError });
+			return { output, requests: restSince(since).length };
+		};
+		return { batched: await run(parameters), perItem: await run(perItem(parameters)) };
+	}
+
+	it('gets 200 jobs by ID in one request, each item its own job, duplicates included', async () => {
+		const jobs = await addJobs(sites(200));
+		const ids = [...jobs.map((job) => job.id), jobs[7].id, jobs[0].id];
+		const { batched, perItem } = await bothWays(
+			byId('job', 'get', '={{ $json.id }}'),
+			itemsOf(...ids.map((id) => ({ id }))),
+		);
+		expect(batched.requests).toBe(1);
+		expect(perItem.requests).toBe(202);
+		expect(batched.output).toEqual(perItem.output);
+		expect(batched.output.map((item) => item.json.id)).toEqual(ids);
+		expect(batched.output.map((item) => item.pairedItem)).toEqual(ids.map((_, item) => ({ item })));
+	});
+
+	it('gives each missing or ambiguous selection its own error, as one request per item does', async () => {
+		const jobs = await addJobs([
+			...sites(3),
+			{ url: 'https://twin.example.com', email: 'a@example.com' },
+			{ url: 'https://twin.example.com', email: 'b@example.com' },
+		]);
+		const byUrl = (url: string) => ({ url });
+		const items = itemsOf(
+			byUrl('https://site1.example.com'),
+			byUrl('https://nowhere.example.com'),
+			byUrl('https://twin.example.com'),
+			byUrl('https://site0.example.com'),
+		);
+		const parameters: INodeParameters = {
+			resource: 'job',
+			operation: 'get',
+			selectBy: 'id',
+			recordId: { __rl: true, mode: 'url', value: '={{ $json.url }}' },
+		};
+		const { batched, perItem } = await bothWays(parameters, items, 'continueRegularOutput');
+		expect(batched.output).toEqual(perItem.output);
+		expect(batched.output.map((item) => item.json.error ?? item.json.id)).toEqual([
+			jobs[1].id,
+			'No job with URL "https://nowhere.example.com" was found',
+			'2 records match the job with URL "https://twin.example.com"',
+			jobs[0].id,
+		]);
+		expect(batched.requests).toBe(1);
+		// Without Continue On Fail: the first failing item's error, pointing at it.
+		const error = await runError(service, parameters, { items });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect((error as unknown as NodeApiError).context.itemIndex).toBe(1);
+		expect(error.message).toBe('No job with URL "https://nowhere.example.com" was found');
+	});
+
+	it('cuts the values where a request line would pass 8 KiB, Requests in Flight chunks at once', async () => {
+		const long = (i: number) =>
+			`https://site${i}.example.com/${'path,with(reserved)"chars"/'.repeat(4)}`;
+		const jobs = await addJobs(
+			Array.from({ length: 150 }, (_, i) => ({ url: long(i), email: 'a@example.com' })),
+		);
+		const parameters: INodeParameters = {
+			resource: 'job',
+			operation: 'get',
+			selectBy: 'field',
+			selectField: 'url',
+			selectValue: '={{ $json.url }}',
+			options: { requestsInFlight: 2 },
+		};
+		const inFlight = trackInFlight(service.emulator);
+		const since = service.emulator.log.length;
+		const output = await runNode(service, parameters, {
+			items: itemsOf(...jobs.map((job) => ({ url: job.url }))),
+		});
+		inFlight.stop();
+		expect(output.map((item) => item.json.id)).toEqual(jobs.map((job) => job.id));
+		const reads = restSince(since);
+		expect(reads.length).toBeGreaterThan(2);
+		expect(reads.every((entry) => entry.status === 200)).toBe(true);
+		expect(inFlight.max).toBeLessThanOrEqual(2);
+	});
+
+	it('gets downloads with their expiry by the service clock, one request', async () => {
+		const downloads = (await service.emulator.insert('downloads', [
+			{ job_id: null },
+			{ job_id: null },
+		])) as IDataObject[];
+		const { batched, perItem } = await bothWays(
+			byId('download', 'get', '={{ $json.id }}'),
+			itemsOf(...downloads.map(({ id }) => ({ id }))),
+		);
+		expect(batched.requests).toBe(1);
+		expect(batched.output).toEqual(perItem.output);
+		expect(batched.output[0].json).toMatchObject({ id: downloads[0].id, is_expired: false });
+	});
+});
