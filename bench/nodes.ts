@@ -28,14 +28,26 @@ export const DEFAULT_IN_FLIGHT = (
 export const harnessFor = (service: Service) =>
 	new NodeHarness({ baseUrl: service.baseUrl, apiKey: service.apiKey, ...service.demoUser });
 
-/** Parameters of a single-record operation on the record whose ID is the item's `id`. */
+/**
+ * Parameters of a single-record operation on the record whose ID is the item's `id`, one request
+ * per item (Batching: One Request per Item) unless `extra.options` says otherwise.
+ */
 export function byId(
 	resource: string,
 	operation: string,
 	extra: INodeParameters = {},
 ): INodeParameters {
-	return { resource, operation, selectBy: 'id', recordId: '={{ $json.id }}', ...extra };
+	const options = { batching: 'perItem', ...(extra.options as INodeParameters) };
+	return { resource, operation, selectBy: 'id', recordId: '={{ $json.id }}', ...extra, options };
 }
+
+export const PER_ITEM = { batching: 'perItem' };
+
+/** The same parameters with Batching → Automatic, the node's default. */
+export const batched = (parameters: INodeParameters): INodeParameters => ({
+	...parameters,
+	options: { ...(parameters.options as INodeParameters), batching: 'automatic' },
+});
 
 export const jobGet = (requestsInFlight?: number) =>
 	byId('job', 'get', requestsInFlight === undefined ? {} : { options: { requestsInFlight } });

@@ -211,9 +211,8 @@ async function aBadItemSendsNothing({ emu, execute }) {
 /** @param {AdverseSuite} suite */
 async function aRefusedWriteStopsTheWrites({ emu, execute }) {
 	const since = await emu.lastSeq();
-	await emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, times: 2 });
-	await emu.fault({
-		match: { method: 'POST', path: '/rest/v1/jobs' },
+	const POST_JOBS = { method: 'POST', path: '/rest/v1/jobs' };
+	const refusal = {
 		status: 400,
 		body: {
 			code: '23514',
@@ -221,7 +220,11 @@ async function aRefusedWriteStopsTheWrites({ emu, execute }) {
 			hint: null,
 			message: 'new row for relation "jobs" violates check constraint',
 		},
-	});
+	};
+	// The one POST of the 10 rows is refused (nothing written), then, sent one by one, the 3rd.
+	await emu.fault({ match: POST_JOBS, ...refusal });
+	await emu.fault({ match: POST_JOBS, times: 2 });
+	await emu.fault({ match: POST_JOBS, ...refusal });
 	const r = await execute(WORKFLOWS.refused.id);
 	await emu.clearFaults();
 	assert.equal(r.ok, false, 'the run must fail');
@@ -231,9 +234,9 @@ async function aRefusedWriteStopsTheWrites({ emu, execute }) {
 		['https://adv-refused-0.e2e.example.com/', 'https://adv-refused-1.e2e.example.com/'],
 		'jobs created',
 	);
-	assert.equal(await posts(emu, since), 3, 'POST requests');
+	assert.equal(await posts(emu, since), 4, 'POST requests');
 	assert.ok(r.error, 'the run reports its error');
-	return `run failed at item 3 ("${r.error.message}"); 3 POST requests, jobs of items 1 and 2 only`;
+	return `run failed at item 3 ("${r.error.message}"); 4 POST requests (the refused chunk of 10, then one by one up to the 3rd), jobs of items 1 and 2 only`;
 }
 
 /** @param {AdverseSuite} suite */

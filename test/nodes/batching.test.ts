@@ -135,4 +135,82 @@ describe('Website Export node: Batching → Automatic', () => {
 		expect(batched.output).toEqual(perItem.output);
 		expect(batched.output[0].json).toMatchObject({ id: downloads[0].id, is_expired: false });
 	});
+
+	describe('creates', () => {
+		const POST = (table: string) => ({ method: 'POST', path: `/rest/v1/${table}` });
+		const posts = (since: number) => restSince(since).filter((e) => e.method === 'POST');
+		const jobCreate: INodeParameters = {
+			resource: 'job',
+			operation: 'create',
+			url: '={{ $json.url }}',
+			email: '={{ $json.email }}',
+		};
+		/** Option → Create for each item's job_id: a job that does not exist is refused by its foreign key. */
+		const optionCreate: INodeParameters = {
+			resource: 'option',
+			operation: 'create',
+			mode: 'offline',
+			additionalFields: { jobId: '={{ $json.jobId }}' },
+		};
+		const optionItems = async () => {
+			const [job] = await addJobs(sites(1));
+			return itemsOf(
+				...Array.from({ length: 8 }, (_, i) => ({ jobId: i === 2 ? 999_999 : job.id })),
+			);
+		};
+
+		it('creates 200 jobs in one request, each item its row in order', async () => {
+			const since = service.emulator.log.length;
+			const output = await runNode(service, jobCreate, { items: itemsOf(...sites(200)) });
+			expect(posts(since)).toHaveLength(1);
+			expect(output.map((item) => item.json.url)).toEqual(sites(200).map((site) => site.url));
+			expect(output.map((item) => item.pairedItem)).toEqual(
+				sites(200).map((_, item) => ({ item })),
+			);
+			const stored = (await service.emulator.rows('jobs')) as IDataObject[];
+			expect(output.map((item) => item.json.id)).toEqual(stored.map((job) => job.id));
+		});
+
+		it('a row refused in the middle: the chunk again one by one, the items before it created once, nothing after it', async () => {
+			const items = await optionItems();
+			const since = service.emulator.log.length;
+			const error = await runError(service, optionCreate, { items });
+			expect((error as unknown as NodeApiError).context.itemIndex).toBe(2);
+			expect(error.message).toMatch(/foreign key/);
+			// The refused chunk, then items 0, 1 and the refused 2: nothing after it.
+			expect(posts(since)).toHaveLength(4);
+			expect(await service.emulator.count('options')).toBe(2);
+		});
+
+		it('a row refused in the middle, with Continue On Fail: every other item created, the refused one an error item', async () => {
+			const items = await optionItems();
+			const { batched, perItem } = await bothWays(optionCreate, items, 'continueRegularOutput');
+			expect(batched.output.map((item) => item.json.error !== undefined)).toEqual(
+				items.map((_, i) => i === 2),
+			);
+			// The same rows apart from what the service assigns (id, created_at).
+			const strip = (output: INodeExecutionData[]) =>
+				output.map(({ json }) => ({ ...json, id: undefined, created_at: undefined }));
+			expect(strip(batched.output)).toEqual(strip(perItem.output));
+			expect(await service.emulator.count('options')).toBe(14);
+		});
+
+		it.each([
+			['a 502 after the commit', { status: 502, applyAfterHandling: true }],
+			['a connection reset after the commit', { reset: true, applyAfterHandling: true }],
+		])('after %s to a chunk, its rows are looked up, never sent again', async (_, fault) => {
+			service.emulator.fault({ match: POST('jobs'), ...fault });
+			const items = itemsOf(...sites(5), sites(1)[0]);
+			const since = service.emulator.log.length;
+			const output = await runNode(service, jobCreate, { items });
+			expect(posts(since)).toHaveLength(1);
+			expect(output.map((item) => [item.json.url, item.json.recovered])).toEqual(
+				items.map((item) => [item.json.url, true]),
+			);
+			const stored = (await service.emulator.rows('jobs')) as IDataObject[];
+			expect(new Set(output.map((item) => item.json.id))).toEqual(
+				new Set(stored.map((job) => job.id)),
+			);
+		});
+	});
 });

@@ -7,12 +7,14 @@ import { trackInFlight } from '../concurrency/scenarios';
 import { requestsSince, startService, type Service } from '../support';
 import { byId, itemsOf, runError, runJson, runNode } from './helpers';
 
+/** Job → Create, one request per item: these are the per-item path's rules (batching.test.ts has the chunks'). */
 const create = (extra: INodeParameters = {}): INodeParameters => ({
 	resource: 'job',
 	operation: 'create',
 	url: '={{ $json.url }}',
 	email: '={{ $json.email }}',
 	...extra,
+	options: { batching: 'perItem', ...(extra.options as INodeParameters) },
 });
 
 const sites = (n: number, email = 'me@example.com') =>

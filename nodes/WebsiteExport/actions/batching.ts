@@ -1,4 +1,4 @@
-// Why: how items are grouped into the fewest requests PostgREST allows: the records items select, read with `in.(…)` lists cut where the request line would pass the 8 KiB a gateway takes.
+// Why: how items are grouped into the fewest requests PostgREST allows: the records items select, read with `in.(…)` lists cut where the request line would pass the 8 KiB a gateway takes; creates in chunks, with what a refused or lost chunk means.
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
@@ -7,10 +7,12 @@ import {
 	IN_LIST_SEPARATOR_BYTES,
 	inListBytes,
 	type FilterValue,
+	type InsertRequest,
 	type WebsiteExportClient,
 } from '../../shared/transport';
 import { mapInOrder } from './mapInOrder';
 import type { Selection } from './selectBy';
+import type { BatchOptions, ItemResult, ItemRun } from './types';
 
 /** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
@@ -102,4 +104,48 @@ export async function readSelections(
 		}
 	});
 	return found;
+}
+
+/** Rows per create request: 1 000 rows of this service are a body of about 100 KB. */
+const MAX_INSERT_ROWS = 1000;
+
+/**
+ * Creates: one POST per chunk of rows, written all or none (one transaction). A refused chunk
+ * (4xx: nothing was written) is sent again one item at a time, so that its outcome is the
+ * one-by-one outcome; a lost one is looked up, never sent again (lostAnswer.ts). Without Continue
+ * On Fail the chunks go one after another and nothing is sent after a failing item.
+ */
+export async function createInChunks<Input>(
+	runs: Array<ItemRun<Input>>,
+	table: Table,
+	insertOf: (run: ItemRun<Input>) => InsertRequest,
+	{ continueOnFail, inFlight }: BatchOptions,
+): Promise<ItemResult[]> {
+	const { client } = runs[0];
+	const created = new Array<IDataObject | Error | undefined>(runs.length);
+	const width = continueOnFail ? inFlight : 1;
+	let stopped = false;
+	const settle = (index: number, result: IDataObject | Error) => {
+		created[index] = result;
+		if (result instanceof Error && !continueOnFail) stopped = true;
+	};
+	const chunks = Array.from({ length: Math.ceil(runs.length / MAX_INSERT_ROWS) }, (_, chunk) =>
+		runs.map((_, index) => index).slice(chunk * MAX_INSERT_ROWS, (chunk + 1) * MAX_INSERT_ROWS),
+	);
+	await mapInOrder(chunks, width, async (indexes) => {
+		if (stopped) return;
+		const inserts = indexes.map((index) => insertOf(runs[index]));
+		const result = await client.insertMany(table, inserts);
+		if ('rows' in result || indexes.length === 1) {
+			const rows = 'rows' in result ? result.rows : [result.refused];
+			indexes.forEach((index, place) => settle(index, rows[place]));
+			return;
+		}
+		await mapInOrder(indexes, width, async (index, place) => {
+			if (stopped) return;
+			const { body, options } = inserts[place];
+			settle(index, await client.insert(table, body, options).catch((error: Error) => error));
+		});
+	});
+	return created.map((row) => (row === undefined || row instanceof Error ? row : [{ json: row }]));
 }

@@ -11,7 +11,8 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { validate } from '../../../shared/validation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
 import { shownFor } from '../resourceDescription';
-import type { ItemRun } from '../types';
+import { createInChunks } from '../batching';
+import type { BatchOptions, ItemResult, ItemRun } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
 import { optionLookup } from '../option/create.operation';
 import { readWait, waitForJob, waitProperties, type WaitSettings } from './wait';
@@ -99,17 +100,33 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): CreateInput
 	return { body, option: readOption.call(this, itemIndex), wait: readWait.call(this, itemIndex) };
 }
 
+/** How messages name a job being created, and where to look for it if its answer was lost. */
+const jobLookup = ({ url, email }: IDataObject, itemIndex: number) => ({
+	itemIndex,
+	noun: 'job',
+	findHint: `Job → Get Many with the filters URL "${String(url)}" and Email "${String(email)}"`,
+});
+
+/** Every item's job in one POST per chunk (batching.ts); items with an option or a wait go one by one. */
+export async function batch(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<CreateInput>>,
+	how: BatchOptions,
+): Promise<ItemResult[] | undefined> {
+	if (runs.some(({ input }) => input.option || input.wait)) return undefined;
+	const insertOf = ({ input, itemIndex }: ItemRun<CreateInput>) => ({
+		body: input.body,
+		options: jobLookup(input.body, itemIndex),
+	});
+	return await createInChunks(runs, 'jobs', insertOf, how);
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	run: ItemRun<CreateInput>,
 ): Promise<INodeExecutionData[]> {
 	const { client, itemIndex, input } = run;
-	const { url, email } = input.body;
-	const job = await client.insert<JobRecord>('jobs', input.body, {
-		itemIndex,
-		noun: 'job',
-		findHint: `Job → Get Many with the filters URL "${String(url)}" and Email "${String(email)}"`,
-	});
+	const job = await client.insert<JobRecord>('jobs', input.body, jobLookup(input.body, itemIndex));
 	let option: IDataObject | undefined;
 	if (input.option) {
 		const optionBody = { ...input.option, job_id: job.id };

@@ -11,7 +11,8 @@ import { recordId, validate } from '../../../shared/validation';
 import { collection } from '../../../shared/collection';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
-import type { ItemRun } from '../types';
+import { createInChunks } from '../batching';
+import type { BatchOptions, ItemResult, ItemRun } from '../types';
 import { MODE_LABELS, modeFields, modeProperties } from './mode';
 
 const properties: INodeProperties[] = [
@@ -60,4 +61,17 @@ export async function execute(
 	{ client, itemIndex, input }: ItemRun<IDataObject>,
 ): Promise<INodeExecutionData[]> {
 	return [{ json: await client.insert('options', input, { itemIndex, ...optionLookup(input) }) }];
+}
+
+/** Every item's option in one POST per chunk (batching.ts). */
+export async function batch(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<IDataObject>>,
+	how: BatchOptions,
+): Promise<ItemResult[]> {
+	const insertOf = ({ input, itemIndex }: ItemRun<IDataObject>) => ({
+		body: input,
+		options: { itemIndex, ...optionLookup(input) },
+	});
+	return await createInChunks(runs, 'options', insertOf, how);
 }
