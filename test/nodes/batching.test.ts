@@ -213,4 +213,109 @@ describe('Website Export node: Batching → Automatic', () => {
 			);
 		});
 	});
+
+	describe('updates and deletes', () => {
+		const methods = (since: number) => restSince(since).map((e) => e.method);
+		const idItems = (rows: IDataObject[]) => itemsOf(...rows.map(({ id }) => ({ id })));
+
+		it('deletes 200 jobs with one read and one DELETE, each item its job', async () => {
+			const jobs = await addJobs(sites(200));
+			const since = service.emulator.log.length;
+			const output = await runNode(service, byId('job', 'delete', '={{ $json.id }}'), {
+				items: idItems(jobs),
+			});
+			expect(methods(since)).toEqual(['GET', 'DELETE']);
+			expect(output.map((item) => item.json)).toEqual(
+				jobs.map((job) => ({ deleted: true, ...job })),
+			);
+			expect(await service.emulator.count('jobs')).toBe(0);
+		});
+
+		it('without Continue On Fail, deletes the items before a missing one and none after it', async () => {
+			const jobs = await addJobs(sites(10));
+			const items = idItems(jobs.map((job, i) => (i === 3 ? { id: 424242 } : job)));
+			const error = await runError(service, byId('job', 'delete', '={{ $json.id }}'), { items });
+			expect(error.message).toBe('No job with ID 424242 was found');
+			expect((error as unknown as NodeApiError).context.itemIndex).toBe(3);
+			const left = ((await service.emulator.rows('jobs')) as IDataObject[]).map((job) => job.id);
+			expect(left).toEqual(jobs.slice(3).map((job) => job.id));
+		});
+
+		it('with Continue On Fail, as one request per item after another: every other item deleted, a duplicate not found', async () => {
+			const jobs = await addJobs(sites(6));
+			const twin = await addJobs(sites(6));
+			const pick = (rows: IDataObject[]) =>
+				idItems([rows[0], { id: 424242 }, rows[1], rows[0], rows[2]]);
+			const run = (items: INodeExecutionData[], batching: string) =>
+				runNode(
+					service,
+					// One request per item, one after another: the one-by-one outcome.
+					{
+						...byId('job', 'delete', '={{ $json.id }}'),
+						options: { batching, requestsInFlight: 1 },
+					},
+					{
+						items,
+						onError: 'continueRegularOutput',
+					},
+				);
+			const batched = await run(pick(jobs), 'automatic');
+			const perItem = await run(pick(twin), 'perItem');
+			const shape = (output: INodeExecutionData[]) =>
+				output.map((item) => item.json.error ?? (item.json.deleted && 'deleted'));
+			const withoutIds = (output: INodeExecutionData[]) =>
+				shape(output).map((text) => String(text).replace(/ID \d+/, 'ID n'));
+			expect(withoutIds(batched)).toEqual(withoutIds(perItem));
+			expect(shape(batched)).toEqual([
+				'deleted',
+				'No job with ID 424242 was found',
+				'deleted',
+				`No job with ID ${jobs[0].id} was found`,
+				'deleted',
+			]);
+		});
+
+		it('after a lost answer to a DELETE, reports the jobs deleted by the lost attempt', async () => {
+			const jobs = await addJobs(sites(4));
+			service.emulator.fault({
+				match: { method: 'DELETE', path: '/rest/v1/jobs' },
+				status: 503,
+				applyAfterHandling: true,
+			});
+			const output = await runNode(service, byId('job', 'delete', '={{ $json.id }}'), {
+				items: idItems(jobs),
+			});
+			expect(output.map((item) => item.json)).toEqual(
+				jobs.map((job) => ({ deleted: true, ...job })),
+			);
+			expect(await service.emulator.count('jobs')).toBe(0);
+		});
+
+		it('updates 200 jobs with one read and one PATCH, each item its job as one request per item gives it', async () => {
+			const jobs = await addJobs(sites(200));
+			const parameters = byId('job', 'update', '={{ $json.id }}', {
+				updateFields: { email: 'new@example.com' },
+			});
+			const { batched, perItem } = await bothWays(parameters, idItems(jobs));
+			expect(batched.requests).toBe(2);
+			expect(perItem.requests).toBe(200);
+			expect(batched.output).toEqual(perItem.output);
+			expect(batched.output.map((item) => [item.json.id, item.json.email])).toEqual(
+				jobs.map((job) => [job.id, 'new@example.com']),
+			);
+		});
+
+		it('a refused PATCH of many: sent again one item at a time', async () => {
+			const jobs = await addJobs(sites(3));
+			service.emulator.fault({ match: { method: 'PATCH', path: '/rest/v1/jobs' }, status: 409 });
+			const since = service.emulator.log.length;
+			const output = await runNode(
+				service,
+				byId('job', 'update', '={{ $json.id }}', { updateFields: { status: 'finished' } }),
+				{ items: idItems(jobs) },
+			);
+			expect(methods(since)).toEqual(['GET', 'PATCH', 'PATCH', 'PATCH', 'PATCH']);
+			expect(output.map((item) => item.json.status)).toEqual(['finished', 'finished', 'finished']);
+		});
+	});
 });

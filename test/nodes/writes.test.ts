@@ -92,7 +92,10 @@ describe('Website Export node: writes', () => {
 			service.emulator.fault({ match: { method: 'PATCH', path: '/rest/v1/jobs' }, status: 409 });
 			await runError(
 				service,
-				jobById('update', '={{ $json.id }}', { updateFields: { status: 'finished' } }),
+				jobById('update', '={{ $json.id }}', {
+					updateFields: { status: 'finished' },
+					options: { batching: 'perItem' },
+				}),
 				{ items: ids },
 			);
 			expect((await jobs()).map((job) => job.status)).toEqual([
@@ -111,7 +114,13 @@ describe('Website Export node: writes', () => {
 			service.emulator.fault({ match: { method: 'DELETE', path: '/rest/v1/jobs' }, status: 409 });
 			await runError(
 				service,
-				{ resource: 'job', operation: 'delete', selectBy: 'id', recordId: '={{ $json.id }}' },
+				{
+					resource: 'job',
+					operation: 'delete',
+					selectBy: 'id',
+					recordId: '={{ $json.id }}',
+					options: { batching: 'perItem' },
+				},
 				{ items: ids },
 			);
 			expect(

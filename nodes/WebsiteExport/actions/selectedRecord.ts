@@ -10,6 +10,7 @@ import { NodeApiError } from 'n8n-workflow';
 import type { Table } from '../../shared/constants';
 import type { Filter } from '../../shared/transport';
 import { readSelections } from './batching';
+import { writeSelected, type SelectedWrite } from './selectedWrites';
 import { shownFor } from './resourceDescription';
 import {
 	readSelectedPatch,
@@ -121,17 +122,39 @@ export function getOperation(
 
 /** Delete: removes the selected record and returns it, marked `deleted: true`. */
 export function deleteOperation(resource: Resource): Operation<Selection> {
-	return selectedRecordOperation(resource, 'delete', [], {
+	const table: Table = `${resource}s`;
+	const act = async function (this: IExecuteFunctions, run: ItemRun<Selection>) {
+		const target = await resolveTarget.call(this, run, table, run.input);
+		const rows = await run.client.remove(table, target, { itemIndex: run.itemIndex });
+		return { deleted: true, ...requireOne.call(this, rows, run.input, run.itemIndex) };
+	};
+	const operation = selectedRecordOperation(resource, 'delete', [], {
 		prepare(itemIndex) {
 			return readSelection.call(this, resource, itemIndex);
 		},
-		async act(run, table) {
-			const target = await resolveTarget.call(this, run, table, run.input);
-			const rows = await run.client.remove(table, target, { itemIndex: run.itemIndex });
-			return { deleted: true, ...requireOne.call(this, rows, run.input, run.itemIndex) };
-		},
+		act,
 		writes: true,
 	});
+	const write: SelectedWrite<Selection> = {
+		table,
+		once: true,
+		selectionOf: (selection) => selection,
+		keyOf: () => 'delete',
+		async writeIds({ client, itemIndex }, ids, before) {
+			const deleted = await client.removeByIds(table, ids, { itemIndex });
+			return new Map(deleted.map((id) => [id, { deleted: true, ...before.get(id) }]));
+		},
+		one: act,
+		requireOne(rows, run) {
+			return requireOne.call(this, rows, run.input, run.itemIndex);
+		},
+	};
+	return {
+		...operation,
+		async batch(runs, how) {
+			return await writeSelected.call(this, runs, write, how);
+		},
+	};
 }
 
 /**
@@ -143,20 +166,43 @@ export function updateOperation(
 	updateFields: INodeProperties[],
 	readPatch: (this: IExecuteFunctions, fields: IDataObject, itemIndex: number) => IDataObject,
 ): Operation<SelectedPatch> {
-	return selectedRecordOperation(resource, 'update', updateFields, {
+	const table: Table = `${resource}s`;
+	const act = async function (this: IExecuteFunctions, run: ItemRun<SelectedPatch>) {
+		const { selection, patch } = run.input;
+		const target = await resolveTarget.call(this, run, table, selection);
+		const rows = await run.client.update(table, target, patch, { itemIndex: run.itemIndex });
+		return requireOne.call(this, rows, selection, run.itemIndex);
+	};
+	const operation = selectedRecordOperation(resource, 'update', updateFields, {
 		prepare(itemIndex) {
 			const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 			const patch = readPatch.call(this, fields, itemIndex);
 			return readSelectedPatch.call(this, resource, itemIndex, patch);
 		},
-		async act(run, table) {
-			const { selection, patch } = run.input;
-			const target = await resolveTarget.call(this, run, table, selection);
-			const rows = await run.client.update(table, target, patch, { itemIndex: run.itemIndex });
-			return requireOne.call(this, rows, selection, run.itemIndex);
-		},
+		act,
 		writes: true,
 	});
+	const write: SelectedWrite<SelectedPatch> = {
+		table,
+		once: false,
+		selectionOf: ({ selection }) => selection,
+		keyOf: ({ patch }) => JSON.stringify(patch),
+		async writeIds({ client, itemIndex, input }, ids) {
+			const filters = [{ column: 'id', operator: 'in' as const, value: ids }];
+			const rows = await client.update(table, filters, input.patch, { itemIndex });
+			return new Map(rows.map((row) => [row.id as number, row]));
+		},
+		one: act,
+		requireOne(rows, run) {
+			return requireOne.call(this, rows, run.input.selection, run.itemIndex);
+		},
+	};
+	return {
+		...operation,
+		async batch(runs, how) {
+			return await writeSelected.call(this, runs, write, how);
+		},
+	};
 }
 
 /** The operation: Select By and `ownProperties` in the editor, `act` on the record in the resource's table. */

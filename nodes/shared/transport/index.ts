@@ -161,7 +161,9 @@ export class WebsiteExportClient {
 		const request = { ...options, body: patch, prefer: RETURN_ROWS };
 		const response = await this.requests.request('PATCH', url, request);
 		const rows = this.writtenRows<T>(response.body);
-		return rows ?? (await this.select<T>(table, { filters, limit: 2 }, options)).rows;
+		return (
+			rows ?? (await this.selectAll<T>(table, { filters, order: [{ column: 'id' }] }, options))
+		);
 	}
 
 	/**
@@ -188,6 +190,23 @@ export class WebsiteExportClient {
 		const stillThere = async () =>
 			(await this.select(table, { filters, limit: 1 }, options)).rows.length > 0;
 		return await deletedAfterLostAnswer<T>(filters, stillThere);
+	}
+
+	/**
+	 * Deletes the rows with these ids in one request and returns the ids deleted: those the answer
+	 * returns; when it returns none, or came after a lost answer (whose attempt may have deleted
+	 * rows the retry then did not find), those no longer there.
+	 */
+	async removeByIds(table: Table, ids: number[], options: CallOptions = {}): Promise<number[]> {
+		const filters: Filter[] = [{ column: 'id', operator: 'in', value: ids }];
+		const url = this.restUrl(table, this.filterString(filters));
+		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
+		if (outcome.kind !== 'answer') throw outcome.error;
+		const rows = this.writtenRows<IDataObject>(outcome.response.body);
+		if (rows && !outcome.afterLostAnswer) return rows.map((row) => row.id as number);
+		const query = { select: ['id'], filters, order: [{ column: 'id' }] };
+		const left = new Set((await this.selectAll(table, query, options)).map((row) => row.id));
+		return ids.filter((id) => !left.has(id));
 	}
 
 	/** The rows a write answered with, noting whether the service returns them. */
