@@ -11,7 +11,7 @@ import type { DownloadRecord } from '../../nodes/shared/downloads';
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
 import { NodeHarness } from '../harness';
 import { requestsSince, startService, type Service } from '../support';
-import { runError, runNode } from './helpers';
+import { itemsOf, runError, runNode } from './helpers';
 
 const HOUR = 60 * 60 * 1000;
 const MiB = 1024 * 1024;
@@ -219,6 +219,29 @@ describe('Website Export node, Download resource', () => {
 				{ name: 'payload.bin', size: emu().settings.archiveBytes },
 			]);
 		}
+
+		it('many by ID: one read of their rows, one archive request each, each item as one request per item gives it', async () => {
+			const downloads = await finishedDownloads(3);
+			const ids = [downloads[0].id, 424242, downloads[2].id, downloads[0].id];
+			const items = itemsOf(...ids.map((id) => ({ id })));
+			const before = emu().log.length;
+			const batched = await run(byId('={{ $json.id }}'), items, 'continueRegularOutput');
+			expect(requestsSince(emu(), before).rest).toBe(1);
+			expect(archiveRequests(before)).toHaveLength(3);
+			const perItem = await run(
+				byId('={{ $json.id }}', { options: { batching: 'perItem' } }),
+				items,
+				'continueRegularOutput',
+			);
+			expect(batched.map((item) => item.json)).toEqual(perItem.map((item) => item.json));
+			expect(batched[1].json.error).toBe('No download with ID 424242 was found');
+			expect(batched.map((item) => item.json.fileName !== undefined)).toEqual([
+				true,
+				false,
+				true,
+				true,
+			]);
+		});
 
 		it('downloads by ID: one lookup, one archive request, a valid zip in binary data', async () => {
 			const [download] = await finishedDownloads(1);

@@ -1,5 +1,5 @@
 // Why: the archive download in one place: the link (and its expiry) of a download, redirects followed one hop at a time, storage's error bodies read from the stream.
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { findInChain } from '../../../shared/serviceError';
@@ -7,6 +7,7 @@ import type { ServiceResponse } from '../../../shared/transport';
 import { webAddress } from '../../../shared/validation';
 import type { ItemRun } from '../types';
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
+import type { Selection } from '../selectBy';
 import { fetchOne } from '../selectedRecord';
 
 /** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
@@ -51,16 +52,26 @@ const formatDate = (ms: number) =>
 		.replace('T', ' ')
 		.replace(/\.\d+Z$/, ' UTC');
 
-/** Download By: ID. The record is looked up (one request), and an expired link refused. */
+/** The download Download By: ID names. */
+export const downloadSelection = (id: number): Selection => ({
+	filters: [{ column: 'id', operator: 'eq', value: id }],
+	label: `download with ID ${id}`,
+	byId: true,
+});
+
+/**
+ * Download By: ID. The record is looked up (one request, unless `known`: read for many items
+ * at once), and an expired link refused.
+ */
 export async function linkOfDownload(
 	this: IExecuteFunctions,
 	run: ItemRun,
 	id: number,
+	known?: IDataObject,
 ): Promise<ArchiveTarget> {
 	const { itemIndex } = run;
-	const filters = [{ column: 'id', operator: 'eq' as const, value: id }];
-	const selection = { filters, label: `download with ID ${id}`, byId: true };
-	const row = (await fetchOne.call(this, run, 'downloads', selection)) as DownloadRecord;
+	const row = (known ??
+		(await fetchOne.call(this, run, 'downloads', downloadSelection(id)))) as DownloadRecord;
 	const download = withExpiry(row, run.client.serviceNow());
 	const subject = `The download link of download ${id}`;
 	if (download.is_expired) {
