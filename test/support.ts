@@ -1,5 +1,6 @@
+import { WebsiteExportClient, type ClientOptions } from '../nodes/shared/transport';
 import { startEmulator, type Emulator, type EmulatorOptions } from './emulator';
-import { NodeHarness } from './harness';
+import { NodeHarness, probeNode } from './harness';
 
 export { probeNode } from './harness';
 
@@ -27,4 +28,21 @@ export function requestsSince(emulator: Emulator, since = 0) {
 		rest: entries.filter((e) => e.kind === 'rest').length,
 		entries,
 	};
+}
+
+/** Runs `work` with a real client inside n8n's ExecuteContext and returns what it produced. */
+export async function withClient<T>(
+	service: Service,
+	work: (client: WebsiteExportClient) => Promise<T>,
+	options: ClientOptions = {},
+): Promise<T> {
+	let result: T | undefined;
+	await service.harness.execute(
+		probeNode(async function () {
+			result = await work(await WebsiteExportClient.connect(this, options));
+			return [[]];
+		}),
+		{ parameters: {} },
+	);
+	return result as T;
 }

@@ -318,4 +318,47 @@ describe('Website Export node: Batching → Automatic', () => {
 			expect(output.map((item) => item.json.status)).toEqual(['finished', 'finished', 'finished']);
 		});
 	});
+
+	it('waits for all jobs of the run together: one read per check for those still waiting', async () => {
+		service.emulator.settings.jobDurationMs = 1;
+		const since = service.emulator.log.length;
+		const output = await runNode(
+			service,
+			{
+				resource: 'job',
+				operation: 'create',
+				url: '={{ $json.url }}',
+				email: 'me@example.com',
+				waitForCompletion: true,
+				timeout: 5,
+				pollInterval: 1,
+			},
+			{
+				items: itemsOf(
+					{ url: 'https://one.example.com' },
+					{ url: 'https://two.invalid' },
+					{ url: 'https://three.example.com' },
+				),
+				onError: 'continueRegularOutput',
+			},
+		);
+		expect(
+			output.map(
+				(item) =>
+					item.json.error ?? [
+						item.json.status,
+						(item.json.download as IDataObject).job_id === item.json.id,
+					],
+			),
+		).toEqual([
+			['finished', true],
+			expect.stringMatching(/^The export of job \d+ failed$/),
+			['finished', true],
+		]);
+		const calls = restSince(since).map((e) => `${e.method} ${e.table}`);
+		expect(calls[0]).toBe('POST jobs');
+		expect(calls.filter((call) => call === 'POST jobs')).toHaveLength(1);
+		// Each check reads the jobs still waiting, then the downloads of those finished, once each.
+		expect(calls.length).toBeLessThanOrEqual(1 + 2 * 2);
+	});
 });

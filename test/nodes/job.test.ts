@@ -169,11 +169,14 @@ describe('Website Export node: Job resource', () => {
 			expect((error as unknown as NodeOperationError).context.itemIndex).toBe(0);
 		});
 
-		it('waits for several items side by side; continueOnFail keeps the failed one as an error item', async () => {
+		it('waits for several items side by side, one request per item; continueOnFail keeps the failed one as an error item', async () => {
 			service.emulator.settings.jobDurationMs = 1;
 			const output = await runNode(
 				service,
-				{ ...waiting({ url: '={{ $json.url }}' }), options: { requestsInFlight: 3 } },
+				{
+					...waiting({ url: '={{ $json.url }}' }),
+					options: { requestsInFlight: 3, batching: 'perItem' },
+				},
 				{
 					items: itemsOf(
 						{ url: 'https://one.example.com' },

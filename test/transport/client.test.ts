@@ -1,30 +1,9 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	WebsiteExportClient,
-	type ClientOptions,
-	type OrderBy,
-} from '../../nodes/shared/transport';
+import type { OrderBy } from '../../nodes/shared/transport';
 import type { FaultSpec } from '../emulator/types';
-import { probeNode, requestsSince, startService, type Service } from '../support';
-
-/** Runs `work` with a real client inside n8n's ExecuteContext and returns what it produced. */
-async function withClient<T>(
-	service: Service,
-	work: (client: WebsiteExportClient) => Promise<T>,
-	options: ClientOptions = {},
-): Promise<T> {
-	let result: T | undefined;
-	await service.harness.execute(
-		probeNode(async function () {
-			result = await work(await WebsiteExportClient.connect(this, options));
-			return [[]];
-		}),
-		{ parameters: {} },
-	);
-	return result as T;
-}
+import { requestsSince, startService, withClient, type Service } from '../support';
 
 const ids = (rows: IDataObject[]) => rows.map((row) => row.id as number);
 

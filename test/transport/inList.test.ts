@@ -8,7 +8,7 @@ import {
 	type FilterValue,
 	type ListQuery,
 } from '../../nodes/shared/transport';
-import { probeNode, requestsSince, startService, type Service } from '../support';
+import { requestsSince, startService, withClient as withClientOf, type Service } from '../support';
 
 describe('in.(…) lists', () => {
 	let service: Service;
@@ -19,17 +19,8 @@ describe('in.(…) lists', () => {
 		await service.emulator.close();
 	});
 
-	async function withClient<T>(work: (client: WebsiteExportClient) => Promise<T>): Promise<T> {
-		let result: T | undefined;
-		await service.harness.execute(
-			probeNode(async function () {
-				result = await work(await WebsiteExportClient.connect(this));
-				return [[]];
-			}),
-			{ parameters: {} },
-		);
-		return result as T;
-	}
+	const withClient = <T>(work: (client: WebsiteExportClient) => Promise<T>) =>
+		withClientOf(service, work);
 
 	it('selects values with reserved characters, each once, duplicates given once', async () => {
 		const urls = [

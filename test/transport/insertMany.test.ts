@@ -3,9 +3,9 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { WebsiteExportClient, type InsertRequest } from '../../nodes/shared/transport';
+import type { InsertRequest } from '../../nodes/shared/transport';
 import type { FaultSpec } from '../emulator/types';
-import { probeNode, requestsSince, startService, type Service } from '../support';
+import { requestsSince, startService, withClient, type Service } from '../support';
 
 const jobInsert = (url: string, itemIndex: number): InsertRequest => ({
 	body: { url, email: 'a@example.com' },
@@ -29,15 +29,7 @@ describe('WebsiteExportClient.insertMany', () => {
 	) {
 		if (fault)
 			service.emulator.fault({ match: { method: 'POST', path: `/rest/v1/${table}` }, ...fault });
-		let result: Awaited<ReturnType<WebsiteExportClient['insertMany']>> | undefined;
-		await service.harness.execute(
-			probeNode(async function () {
-				result = await (await WebsiteExportClient.connect(this)).insertMany(table, inserts);
-				return [[]];
-			}),
-			{ parameters: {} },
-		);
-		return result!;
+		return await withClient(service, (client) => client.insertMany(table, inserts));
 	}
 	const posts = () =>
 		requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest' && e.method === 'POST');

@@ -15,7 +15,7 @@ import { createInChunks } from '../batching';
 import type { BatchOptions, ItemResult, ItemRun } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
 import { optionLookup } from '../option/create.operation';
-import { readWait, waitForJob, waitProperties, type WaitSettings } from './wait';
+import { readWait, waitForJob, waitForJobs, waitProperties, type WaitSettings } from './wait';
 
 // The option's Mode field becomes "Export Option", with None (no option) first.
 const [modeProperty, ...modeDependents] = modeProperties('option');
@@ -107,18 +107,37 @@ const jobLookup = ({ url, email }: IDataObject, itemIndex: number) => ({
 	findHint: `Job → Get Many with the filters URL "${String(url)}" and Email "${String(email)}"`,
 });
 
-/** Every item's job in one POST per chunk (batching.ts); items with an option or a wait go one by one. */
+/**
+ * Every item's job in one POST per chunk (batching.ts), then, for those that wait, all jobs
+ * waited for together (wait.ts). Items with an export option go one by one.
+ */
 export async function batch(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<CreateInput>>,
 	how: BatchOptions,
 ): Promise<ItemResult[] | undefined> {
-	if (runs.some(({ input }) => input.option || input.wait)) return undefined;
+	if (runs.some(({ input }) => input.option)) return undefined;
 	const insertOf = ({ input, itemIndex }: ItemRun<CreateInput>) => ({
 		body: input.body,
 		options: jobLookup(input.body, itemIndex),
 	});
-	return await createInChunks(runs, 'jobs', insertOf, how);
+	const created = await createInChunks(runs, 'jobs', insertOf, how);
+	const waits = runs
+		.map((run, index) => ({ run, index, result: created[index] }))
+		.filter(({ run, result }) => run.input.wait && Array.isArray(result));
+	if (waits.length === 0) return created;
+	const waited = await waitForJobs.call(
+		this,
+		waits.map(({ run }) => run),
+		waits.map(({ result }) => (result as INodeExecutionData[])[0].json as JobRecord),
+		waits.map(({ run }) => run.input.wait as WaitSettings),
+		how.inFlight,
+	);
+	waits.forEach(({ index }, place) => {
+		const done = waited[place];
+		created[index] = done instanceof Error ? done : [{ json: done }];
+	});
+	return created;
 }
 
 export async function execute(

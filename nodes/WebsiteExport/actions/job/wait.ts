@@ -1,12 +1,13 @@
-// Why: Wait for Completion of Job → Create: polls the job until it finishes, fails or the wait runs out.
+// Why: Wait for Completion of Job → Create: polls the jobs of a run together until each finishes, fails or its wait runs out.
 import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
-import { NEWEST_FIRST } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
-import { fetchOne } from '../selectedRecord';
+import type { Table } from '../../../shared/constants';
+import { parseTimestamp } from '../../../shared/timestamps';
+import { readSelections } from '../batching';
 import type { ItemRun } from '../types';
 import type { JobRecord } from './fields';
 
@@ -18,7 +19,7 @@ export const waitProperties: INodeProperties[] = [
 		default: false,
 		description:
 			'Whether to wait until the export has finished or failed, and output the job with its download link',
-		hint: 'Items wait one after another unless Options → Requests in Flight runs more at once',
+		hint: 'The jobs of all items are waited for together; with Batching: One Request per Item, one after another unless Requests in Flight runs more',
 	},
 	{
 		displayName: 'Timeout (Seconds)',
@@ -85,40 +86,9 @@ export async function waitForJob(
 	created: JobRecord,
 	settings: WaitSettings,
 ): Promise<IDataObject> {
-	const { client, itemIndex } = run;
-	const id = created.id;
-	const selection = {
-		filters: [{ column: 'id', operator: 'eq' as const, value: id }],
-		label: `job with ID ${id}`,
-		byId: true,
-	};
-	const deadline = Date.now() + settings.timeoutSeconds * 1000;
-	const signal = this.getExecutionCancelSignal?.();
-	let job = created;
-	let download: DownloadRecord | undefined;
-	for (let checked = false; ; checked = true) {
-		if (checked) {
-			job = (await fetchOne.call(this, run, 'jobs', selection)) as JobRecord;
-		}
-		if (job.status === 'failed') break;
-		if (job.status === 'finished') {
-			download = await latestDownload(run, id);
-			if (download) break;
-		}
-		const remaining = deadline - Date.now();
-		if (remaining <= 0) throw timedOut(this, job, settings, itemIndex);
-		await sleep(Math.min(settings.intervalSeconds * 1000, remaining), signal);
-		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves: this stops the loop there.
-		if (signal?.aborted)
-			throw new NodeOperationError(
-				this.getNode(),
-				`Stopped waiting for job ${id}: the execution was cancelled`,
-				{ itemIndex },
-			);
-	}
-
-	if (job.status === 'failed') throw exportFailed(this, job, itemIndex);
-	return { ...job, download: withExpiry(download as DownloadRecord, client.serviceNow()) };
+	const [result] = await waitForJobs.call(this, [run], [created], [settings], 1);
+	if (result instanceof Error) throw result;
+	return result;
 }
 
 /** Out of time: the job goes on, and the error tells how to fetch it later. */
@@ -156,19 +126,99 @@ function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: num
 	);
 }
 
-/** The newest download row of a job, if the service has written one. */
-async function latestDownload(
-	{ client, itemIndex }: ItemRun<unknown>,
-	jobId: number,
-): Promise<DownloadRecord | undefined> {
-	const page = await client.select<DownloadRecord>(
-		'downloads',
-		{
-			filters: [{ column: 'job_id', operator: 'eq', value: jobId }],
-			order: NEWEST_FIRST,
-			limit: 1,
-		},
-		{ itemIndex },
-	);
-	return page.rows[0];
+/** `id` as the selection of one record, for readSelections. */
+const byColumn = (column: string, id: number, noun: string) => ({
+	filters: [{ column, operator: 'eq' as const, value: id }],
+	label: `${noun} with ID ${id}`,
+	byId: column === 'id',
+});
+
+/** The jobs waited for together, as each check leaves them: the newest row of each, and each result once settled. */
+interface JobsWait {
+	runs: Array<ItemRun<unknown>>;
+	jobs: JobRecord[];
+	results: Array<IDataObject | Error | undefined>;
+	inFlight: number;
 }
+
+const stillWaiting = ({ runs, results }: JobsWait) =>
+	runs.map((_, index) => index).filter((index) => !results[index]);
+
+/** The rows of `table` whose `column` is the job ID of each of `indexes`, in one read per chunk (batching.ts). */
+async function readFor(wait: JobsWait, table: Table, column: string, indexes: number[]) {
+	const selections = indexes.map((index) => ({
+		selection: byColumn(column, wait.jobs[index].id, 'job'),
+		itemIndex: wait.runs[index].itemIndex,
+	}));
+	return await readSelections(wait.runs[0].client, table, selections, wait.inFlight);
+}
+
+/** One check: the jobs still waiting read again (after the first), the downloads of those finished. */
+async function checkJobs(wait: JobsWait, first: boolean): Promise<void> {
+	const { jobs, results } = wait;
+	if (!first) {
+		const indexes = stillWaiting(wait);
+		(await readFor(wait, 'jobs', 'id', indexes)).forEach((rows, place) => {
+			if (rows instanceof Error) results[indexes[place]] = rows;
+			else if (rows[0]) jobs[indexes[place]] = rows[0] as JobRecord;
+		});
+	}
+	const finished = stillWaiting(wait).filter((index) => jobs[index].status === 'finished');
+	const downloads = finished.length ? await readFor(wait, 'downloads', 'job_id', finished) : [];
+	const serviceNow = wait.runs[0].client.serviceNow();
+	finished.forEach((index, place) => {
+		const rows = downloads[place];
+		if (rows instanceof Error) results[index] = rows;
+		else if (rows.length > 0)
+			results[index] = { ...jobs[index], download: withExpiry(newest(rows), serviceNow) };
+	});
+}
+
+/**
+ * Waits for jobs together (one job: waitForJob): per check, one read of every job still waiting
+ * and one of the downloads of those finished, each job bounded by its own timeout; the shortest
+ * Check Every of the jobs still waiting paces the checks.
+ */
+export async function waitForJobs(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<unknown>>,
+	created: JobRecord[],
+	settings: WaitSettings[],
+	inFlight: number,
+): Promise<Array<IDataObject | Error>> {
+	const deadlines = settings.map(({ timeoutSeconds }) => Date.now() + timeoutSeconds * 1000);
+	const signal = this.getExecutionCancelSignal?.();
+	const wait: JobsWait = { runs, jobs: [...created], results: new Array(runs.length), inFlight };
+	const { jobs, results } = wait;
+	for (let first = true; stillWaiting(wait).length > 0; first = false) {
+		await checkJobs(wait, first);
+		for (const index of stillWaiting(wait)) {
+			const { itemIndex } = runs[index];
+			if (jobs[index].status === 'failed')
+				results[index] = exportFailed(this, jobs[index], itemIndex);
+			else if (Date.now() >= deadlines[index])
+				results[index] = timedOut(this, jobs[index], settings[index], itemIndex);
+		}
+		const left = stillWaiting(wait);
+		if (left.length === 0) break;
+		const until = (index: number) =>
+			Math.min(settings[index].intervalSeconds * 1000, deadlines[index] - Date.now());
+		await sleep(Math.max(0, Math.min(...left.map(until))), signal);
+		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves: this stops the loop there.
+		if (signal?.aborted)
+			throw new NodeOperationError(
+				this.getNode(),
+				'Stopped waiting for the jobs: the execution was cancelled',
+			);
+	}
+	return results as Array<IDataObject | Error>;
+}
+
+/** The newest of a job's download rows. */
+const newest = (rows: IDataObject[]) =>
+	rows.reduce((a, b) =>
+		parseTimestamp(b.created_at) > parseTimestamp(a.created_at) ||
+		(parseTimestamp(b.created_at) === parseTimestamp(a.created_at) && Number(b.id) > Number(a.id))
+			? b
+			: a,
+	) as DownloadRecord;
