@@ -78,7 +78,9 @@ export class WebsiteExportApi implements ICredentialType {
 	/** The API key and the token, only for the service's own origin: a link on another host (a CDN, a bucket) never gets them. */
 	authenticate: IAuthenticate = async (credentials, requestOptions: IHttpRequestOptions) => {
 		const baseUrl = checkBaseUrl(credentials.baseUrl);
-		const target = `${requestOptions.baseURL ?? ''}${requestOptions.url}`;
+		// n8n's HTTP Request node sends through the legacy request helper, whose address is `uri`.
+		const { baseURL = '', url, uri } = requestOptions as IHttpRequestOptions & { uri?: string };
+		const target = `${baseURL}${url ?? uri ?? ''}`;
 		if (!baseUrl.ok || !isServiceUrl(target, baseUrl.url)) return requestOptions;
 		return {
 			...requestOptions,

@@ -184,5 +184,10 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		const foreign = await authenticate(credentials, { url: 'https://cdn.example.com/a.zip' });
 		expect(own.headers).toEqual({ apikey: 'k', Authorization: 'Bearer t' });
 		expect(foreign.headers).toBeUndefined();
+		// n8n's HTTP Request node sends with the legacy request helper: its address is `uri`.
+		const legacy = await authenticate(credentials, { uri: 'https://abc.supabase.co/rest/v1/jobs' });
+		const legacyForeign = await authenticate(credentials, { uri: 'https://cdn.example.com/a.zip' });
+		expect(legacy.headers).toEqual({ apikey: 'k', Authorization: 'Bearer t' });
+		expect(legacyForeign.headers).toBeUndefined();
 	});
 });

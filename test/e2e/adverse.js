@@ -397,4 +397,4 @@ async function runAdverse(suite) {
 	for (const [name, runCase] of CASES) await suite.check(name, () => runCase(suite));
 }
 
-module.exports = { workflows, runAdverse };
+module.exports = { workflows, runAdverse, itemsParameters };

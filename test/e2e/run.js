@@ -53,6 +53,7 @@ const {
 } = require('./suite');
 const { inspectZip } = require('./zip');
 const adverse = require('./adverse');
+const { bulkBesideHttpRequest } = require('./bulk');
 const mcp = require('./mcp');
 const { runTriggerModes } = require('./trigger-modes');
 
@@ -429,6 +430,18 @@ async function main() {
 		outputOf,
 		listValid: () => execute('download-list-valid'),
 	});
+
+	// Bulk beside n8n's own HTTP Request node, at 50 ms per answer: both times printed.
+	await check("200 creates and 200 gets beside n8n's HTTP Request node (bulk, job)", () =>
+		bulkBesideHttpRequest(
+			{
+				emu,
+				importWorkflows: (list) => n8n.importWorkflows(list, { env: ctx.env }),
+				execute: (id) => n8n.executeWorkflow(id, { env: ctx.env }),
+			},
+			emu.baseUrl,
+		),
+	);
 
 	// 6. The trigger in n8n's other modes and across a restart (issue 10), a scenario at a time.
 	// The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither (nor unpublish).
