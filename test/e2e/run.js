@@ -390,6 +390,32 @@ async function triggerBesideWorkflows(workflows, { execute, runGood }) {
 	]);
 }
 
+/**
+ * Last, because they move the emulator's clock and change its settings: issue 9's cases; then
+ * bulk beside n8n's own HTTP Request node, at 50 ms per answer, both times printed.
+ * @param {Emulator} emu
+ * @param {(name: string) => Promise<RunResult>} execute
+ */
+async function adverseAndBulk(emu, execute) {
+	await adverse.runAdverse({
+		emu,
+		execute: (id, env = {}) => n8n.executeWorkflow(id, { env: { ...ctx.env, ...env } }),
+		check,
+		outputOf,
+		listValid: () => execute('download-list-valid'),
+	});
+	await check("200 creates and 200 gets beside n8n's HTTP Request node (bulk, job)", () =>
+		bulkBesideHttpRequest(
+			{
+				emu,
+				importWorkflows: (list) => n8n.importWorkflows(list, { env: ctx.env }),
+				execute: (id) => n8n.executeWorkflow(id, { env: ctx.env }),
+			},
+			emu.baseUrl,
+		),
+	);
+}
+
 async function main() {
 	// 1. n8n and the package
 	const p = await prepare();
@@ -422,26 +448,7 @@ async function main() {
 
 	await tokenCaching();
 
-	// 5. Last, because they move the emulator's clock and change its settings: issue 9's cases.
-	await adverse.runAdverse({
-		emu,
-		execute: (id, env = {}) => n8n.executeWorkflow(id, { env: { ...ctx.env, ...env } }),
-		check,
-		outputOf,
-		listValid: () => execute('download-list-valid'),
-	});
-
-	// Bulk beside n8n's own HTTP Request node, at 50 ms per answer: both times printed.
-	await check("200 creates and 200 gets beside n8n's HTTP Request node (bulk, job)", () =>
-		bulkBesideHttpRequest(
-			{
-				emu,
-				importWorkflows: (list) => n8n.importWorkflows(list, { env: ctx.env }),
-				execute: (id) => n8n.executeWorkflow(id, { env: ctx.env }),
-			},
-			emu.baseUrl,
-		),
-	);
+	await adverseAndBulk(emu, execute);
 
 	// 6. The trigger in n8n's other modes and across a restart (issue 10), a scenario at a time.
 	// The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither (nor unpublish).

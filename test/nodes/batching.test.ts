@@ -195,6 +195,77 @@ describe('Website Export node: Batching → Automatic', () => {
 			expect(await service.emulator.count('options')).toBe(14);
 		});
 
+		describe('a job with its export option', () => {
+			const withOption: INodeParameters = {
+				...jobCreate,
+				optionMode: 'relative',
+				optionRelativePath: '={{ $json.path }}',
+			};
+			/** 6 sites; the 3rd one's path holds a NUL, which Postgres refuses in a text column. */
+			const items = () =>
+				itemsOf(...sites(6).map((site, i) => ({ ...site, path: i === 2 ? '/a\u0000' : `/p${i}` })));
+			const strip = (output: INodeExecutionData[]) =>
+				output.map(({ json }) => {
+					const option = json.option as IDataObject | undefined;
+					return {
+						...json,
+						id: undefined,
+						created_at: undefined,
+						option: option && {
+							...option,
+							id: undefined,
+							created_at: undefined,
+							job_id: undefined,
+						},
+					};
+				});
+
+			it('creates the jobs in one request and their options in one more, as one request per item gives them', async () => {
+				const ok = itemsOf(...sites(50).map((site, i) => ({ ...site, path: `/p${i}` })));
+				const { batched, perItem } = await bothWays(withOption, ok);
+				expect(batched.requests).toBe(2);
+				expect(perItem.requests).toBe(100);
+				expect(strip(batched.output)).toEqual(strip(perItem.output));
+				for (const { json } of batched.output)
+					expect((json.option as IDataObject).job_id).toBe(json.id);
+			});
+
+			it('an option refused in the middle: items before it done, its job named, the later jobs deleted again', async () => {
+				const since = service.emulator.log.length;
+				const error = await runError(service, withOption, { items: items() });
+				expect((error as unknown as NodeApiError).context.itemIndex).toBe(2);
+				const jobs = (await service.emulator.rows('jobs')) as IDataObject[];
+				const options = (await service.emulator.rows('options')) as IDataObject[];
+				// As one by one: the jobs and options of items 0 and 1, and the job of item 2.
+				expect(jobs.map((job) => job.url)).toEqual(sites(3).map((site) => site.url));
+				expect(options.map((option) => option.job_id)).toEqual([jobs[0].id, jobs[1].id]);
+				const described = String(error.description);
+				expect(described).toContain(`The job itself was created (ID ${jobs[2].id})`);
+				expect(described).toMatch(/items after it \(IDs \d+, \d+, \d+\) were deleted again/);
+				// Jobs, the refused options chunk, options 0, 1 and the refused 2, then one DELETE.
+				expect(restSince(since).map((e) => `${e.method} ${e.table}`)).toEqual([
+					'POST jobs',
+					...Array(4).fill('POST options'),
+					'DELETE jobs',
+				]);
+			});
+
+			it('an option refused in the middle, with Continue On Fail: every other item done, the refused one an error item naming its job', async () => {
+				const { batched, perItem } = await bothWays(withOption, items(), 'continueRegularOutput');
+				expect(batched.output.map((item) => item.json.error !== undefined)).toEqual(
+					items().map((_, i) => i === 2),
+				);
+				expect(batched.output[2].json.details).toMatch(/^.*The job itself was created \(ID \d+\)/);
+				expect(strip(batched.output)).toEqual(
+					strip(perItem.output).map((json, i) =>
+						i === 2 ? { ...json, details: expect.any(String) } : json,
+					),
+				);
+				expect(await service.emulator.count('jobs')).toBe(12);
+				expect(await service.emulator.count('options')).toBe(10);
+			});
+		});
+
 		it.each([
 			['a 502 after the commit', { status: 502, applyAfterHandling: true }],
 			['a connection reset after the commit', { reset: true, applyAfterHandling: true }],

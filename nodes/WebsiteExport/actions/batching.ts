@@ -39,6 +39,12 @@ export function inListChunks(values: FilterValue[], emptyLineBytes: number): Fil
 	return chunks;
 }
 
+/** Record ids in chunks whose `id=in.(…)` request line on `table` stays within 8 KiB. */
+export function idChunks(client: WebsiteExportClient, table: Table, ids: number[]): number[][] {
+	const filters = [{ column: 'id', operator: 'in' as const, value: [] }];
+	return inListChunks(ids, client.requestLineBytes(table, { filters })) as number[][];
+}
+
 /** Whether a row's value is the one an item selected by: PostgREST compares in the column's type. */
 function sameValue(column: string, rowValue: unknown, value: FilterValue): boolean {
 	if (column === 'created_at') return parseTimestamp(rowValue) === parseTimestamp(value);

@@ -3,8 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import type { FilterValue } from '../../shared/transport';
-import { inListChunks, readSelections } from './batching';
+import { idChunks, readSelections } from './batching';
 import { mapInOrder } from './mapInOrder';
 import type { Selection } from './selectBy';
 import type { BatchOptions, ItemResult, ItemRun } from './types';
@@ -85,10 +84,7 @@ export async function writeSelected<Input>(
 	for (const indexes of groups.values()) {
 		const idOf = (index: number) => (records[index] as IDataObject).id as number;
 		const { client } = runs[indexes[0]];
-		const emptyLine = client.requestLineBytes(write.table, {
-			filters: [{ column: 'id', operator: 'in', value: [] }],
-		});
-		const chunks = inListChunks(indexes.map(idOf), emptyLine).map((ids: FilterValue[]) =>
+		const chunks = idChunks(client, write.table, indexes.map(idOf)).map((ids) =>
 			indexes.filter((index) => ids.includes(idOf(index))),
 		);
 		await mapInOrder(chunks, continueOnFail ? inFlight : 1, async (chunk) => {

@@ -11,11 +11,12 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { validate } from '../../../shared/validation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
 import { shownFor } from '../resourceDescription';
-import { createInChunks } from '../batching';
+import { createInChunks, idChunks } from '../batching';
 import type { BatchOptions, ItemResult, ItemRun } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
 import { optionLookup } from '../option/create.operation';
 import { readWait, waitForJob, waitForJobs, waitProperties, type WaitSettings } from './wait';
+import type { WebsiteExportClient } from '../../../shared/transport';
 
 // The option's Mode field becomes "Export Option", with None (no option) first.
 const [modeProperty, ...modeDependents] = modeProperties('option');
@@ -108,20 +109,20 @@ const jobLookup = ({ url, email }: IDataObject, itemIndex: number) => ({
 });
 
 /**
- * Every item's job in one POST per chunk (batching.ts), then, for those that wait, all jobs
- * waited for together (wait.ts). Items with an export option go one by one.
+ * Every item's job in one POST per chunk, then their export options in one POST per chunk
+ * (batching.ts), then, for those that wait, all jobs waited for together (wait.ts).
  */
 export async function batch(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<CreateInput>>,
 	how: BatchOptions,
-): Promise<ItemResult[] | undefined> {
-	if (runs.some(({ input }) => input.option)) return undefined;
+): Promise<ItemResult[]> {
 	const insertOf = ({ input, itemIndex }: ItemRun<CreateInput>) => ({
 		body: input.body,
 		options: jobLookup(input.body, itemIndex),
 	});
-	const created = await createInChunks(runs, 'jobs', insertOf, how);
+	const jobs = await createInChunks(runs, 'jobs', insertOf, how);
+	const created = await addOptions.call(this, runs, jobs, how);
 	const waits = runs
 		.map((run, index) => ({ run, index, result: created[index] }))
 		.filter(({ run, result }) => run.input.wait && Array.isArray(result));
@@ -133,11 +134,97 @@ export async function batch(
 		waits.map(({ run }) => run.input.wait as WaitSettings),
 		how.inFlight,
 	);
-	waits.forEach(({ index }, place) => {
+	waits.forEach(({ index, result }, place) => {
 		const done = waited[place];
-		created[index] = done instanceof Error ? done : [{ json: done }];
+		const { option } = (result as INodeExecutionData[])[0].json;
+		created[index] = done instanceof Error ? done : [{ json: withOption(done, option) }];
 	});
 	return created;
+}
+
+/** The job with the option created for it, as the item shows them. */
+const withOption = (job: IDataObject, option: unknown): IDataObject =>
+	option ? { ...job, option } : job;
+
+/**
+ * The export options of the items whose job was created, in one POST per chunk. Without Continue
+ * On Fail, an option refused stops the run at its item, as one by one: the jobs created for the
+ * items after it are deleted again, so that nothing after the failing item remains.
+ */
+async function addOptions(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<CreateInput>>,
+	jobs: ItemResult[],
+	how: BatchOptions,
+): Promise<ItemResult[]> {
+	const jobOf = (index: number) => (jobs[index] as INodeExecutionData[])[0].json as JobRecord;
+	const pending = runs.flatMap((run, index) =>
+		run.input.option && Array.isArray(jobs[index]) ? [index] : [],
+	);
+	if (pending.length === 0) return jobs;
+	const optionRuns = pending.map((index) => ({
+		...runs[index],
+		input: { ...runs[index].input.option, job_id: jobOf(index).id },
+	}));
+	const options = await createInChunks(optionRuns, 'options', optionInsert, how);
+	const results = [...jobs];
+	pending.forEach((index, place) => {
+		const option = options[place];
+		results[index] =
+			option instanceof Error
+				? jobCreatedNote(this, option, jobOf(index), runs[index].itemIndex)
+				: option && [{ json: withOption(jobOf(index), option[0].json) }];
+	});
+	const failed = results.findIndex((result) => result instanceof Error);
+	if (how.continueOnFail || failed < 0) return results;
+	const after = jobs.slice(failed + 1).flatMap((job, offset) => {
+		results[failed + 1 + offset] = undefined;
+		return Array.isArray(job) ? [jobOf(failed + 1 + offset).id] : [];
+	});
+	results[failed] = await undoJobs(runs[0].client, results[failed] as Error, after);
+	return results;
+}
+
+/** The jobs created for the items after a failed one, deleted again; the failure says which. */
+async function undoJobs(client: WebsiteExportClient, failure: Error, ids: number[]) {
+	if (ids.length === 0) return failure;
+	const deleted: number[] = [];
+	for (const chunk of idChunks(client, 'jobs', ids))
+		deleted.push(...(await client.removeByIds('jobs', chunk).catch(() => [])));
+	const left = ids.filter((id) => !deleted.includes(id));
+	addDescription(
+		failure,
+		left.length === 0
+			? `The jobs created together for the items after it (IDs ${ids.join(', ')}) were deleted again.`
+			: `The jobs created together for the items after it could not all be deleted again: delete jobs ${left.join(', ')} with Job → Delete.`,
+	);
+	return failure;
+}
+
+/** How a create of an item's export option is sent (batching.ts). */
+const optionInsert = ({ input, itemIndex }: ItemRun<IDataObject>) => ({
+	body: input,
+	options: { itemIndex, ...optionLookup(input) },
+});
+
+/** Appends a sentence to the error's details. */
+function addDescription(error: Error & { description?: string | null }, sentence: string) {
+	error.description = error.description ? `${error.description} ${sentence}` : sentence;
+}
+
+/** The option's error, saying that the job itself exists, so that the item is not simply run again. */
+function jobCreatedNote(
+	ctx: IExecuteFunctions,
+	error: Error,
+	job: JobRecord,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
+	if (error instanceof NodeApiError) {
+		addDescription(error, note);
+		return new NodeApiError(ctx.getNode(), error as unknown as JsonObject); // returns `error` itself
+	}
+	return new NodeOperationError(ctx.getNode(), error, { itemIndex, description: note });
 }
 
 export async function execute(
@@ -148,25 +235,12 @@ export async function execute(
 	const job = await client.insert<JobRecord>('jobs', input.body, jobLookup(input.body, itemIndex));
 	let option: IDataObject | undefined;
 	if (input.option) {
-		const optionBody = { ...input.option, job_id: job.id };
-		try {
-			option = await client.insert('options', optionBody, {
-				itemIndex,
-				...optionLookup(optionBody),
-			});
-		} catch (error) {
-			// The job exists by now: say so, so that the item is not simply run again.
-			const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
-			if (error instanceof NodeApiError) {
-				error.description = error.description ? `${error.description} ${note}` : note;
-				throw new NodeApiError(this.getNode(), error as unknown as JsonObject); // returns `error` itself
-			}
-			throw new NodeOperationError(this.getNode(), error as Error, {
-				itemIndex,
-				description: note,
-			});
-		}
+		const optionRun = { ...run, input: { ...input.option, job_id: job.id } };
+		const { body, options } = optionInsert(optionRun);
+		option = await client
+			.insert('options', body, options)
+			.catch((error: Error) => Promise.reject(jobCreatedNote(this, error, job, itemIndex)));
 	}
 	const result = input.wait ? await waitForJob.call(this, run, job, input.wait) : job;
-	return [{ json: { ...result, ...(option ? { option } : {}) } }];
+	return [{ json: withOption(result, option) }];
 }
