@@ -3,7 +3,12 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+		// ESM-only libraries of the tooling (jose), turned into CommonJS for jest's module system.
+		'^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' } }],
+	},
+	transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
 	testTimeout: 30000,
 	// n8n-core writes its config under N8N_USER_FOLDER; each worker gets a throwaway one.

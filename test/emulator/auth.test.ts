@@ -1,5 +1,5 @@
 import { verifyJwt } from './jwt';
-import { JWT_SECRET } from './core';
+import { DEFAULT_API_KEY, JWT_SECRET } from './core';
 import { T0, call, login, start } from './helpers';
 import type { Emulator } from './index';
 
@@ -98,7 +98,7 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 		});
 		expect(typeof body.user.created_at).toBe('string');
 		expect(typeof body.user.updated_at).toBe('string');
-		const verified = verifyJwt(body.access_token, JWT_SECRET);
+		const verified = await verifyJwt(body.access_token, JWT_SECRET);
 		expect(verified.ok && verified.claims).toMatchObject({
 			sub: body.user.id,
 			role: 'authenticated',
@@ -107,9 +107,16 @@ describe('POST /auth/v1/token?grant_type=password', () => {
 			iat: Math.floor(T0 / 1000),
 			exp: body.expires_at,
 		});
-		expect(verifyJwt(body.access_token, 'another secret')).toEqual({
+		expect(await verifyJwt(body.access_token, 'another secret')).toEqual({
 			ok: false,
 			problem: 'signature',
+		});
+	});
+
+	it("uses Supabase's published anon key: role anon, signed with the demo secret", async () => {
+		expect(await verifyJwt(DEFAULT_API_KEY, JWT_SECRET)).toEqual({
+			ok: true,
+			claims: { iss: 'supabase-demo', role: 'anon', exp: 1983812996 },
 		});
 	});
 
@@ -244,6 +251,36 @@ describe('GET /auth/v1/user and logout', () => {
 		);
 		const anonKey = await call(emu, 'GET', '/auth/v1/user', { token: emu.apiKey });
 		expect(anonKey.json).toEqual(goTrueError(403, 'bad_jwt', 'invalid claim: missing sub claim'));
+	});
+
+	it.each([
+		[
+			'a token of two segments',
+			(token: string) => token.split('.').slice(0, 2).join('.'),
+			'token is malformed: token contains an invalid number of segments',
+		],
+		[
+			'a token whose claims were changed',
+			(token: string) => `${token.split('.')[0]}.bm90IGpzb24.${token.split('.')[2]}`,
+			'token signature is invalid: signature is invalid',
+		],
+		[
+			'a token of another algorithm',
+			(token: string) =>
+				`${Buffer.from('{"alg":"HS512","typ":"JWT"}').toString('base64url')}.${token.split('.').slice(1).join('.')}`,
+			'token is unverifiable: error while executing keyfunc: unrecognized JWT kid <nil> for algorithm',
+		],
+		[
+			'a forged signature',
+			(token: string) => `${token.slice(0, -4)}AAAA`,
+			'token signature is invalid: signature is invalid',
+		],
+	])('names %s as GoTrue does', async (_, spoil, reason) => {
+		const token = spoil(await login(emu));
+		const answer = await call(emu, 'GET', '/auth/v1/user', { token });
+		expect(answer.json).toEqual(
+			goTrueError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${reason}`),
+		);
 	});
 
 	it('logout ends the session: its refresh token stops working', async () => {

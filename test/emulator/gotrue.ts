@@ -62,13 +62,13 @@ export function userObject(account: Account): Record<string, unknown> {
 	};
 }
 
-export function handleAuth(req: EmuRequest, ctx: AuthContext): Reply {
+export async function handleAuth(req: EmuRequest, ctx: AuthContext): Promise<Reply> {
 	const route = req.path.slice('/auth/v1'.length);
-	if (route === '/token' && req.method === 'POST') return token(req, ctx);
+	if (route === '/token' && req.method === 'POST') return await token(req, ctx);
 	if (route === '/user' && req.method === 'GET')
-		return jsonReply(200, userObject(authenticate(req, ctx).account));
+		return jsonReply(200, userObject((await authenticate(req, ctx)).account));
 	if (route === '/logout' && req.method === 'POST') {
-		const { account, claims } = authenticate(req, ctx);
+		const { account, claims } = await authenticate(req, ctx);
 		const scope = new URLSearchParams(req.query).get('scope') ?? 'local';
 		if (scope !== 'local' && scope !== 'global' && scope !== 'others') {
 			throw authError(req, 400, 'validation_failed', `Unsupported logout scope "${scope}"`);
@@ -79,16 +79,16 @@ export function handleAuth(req: EmuRequest, ctx: AuthContext): Reply {
 	throw authError(req, 404, 'not_found', 'Not Found');
 }
 
-function token(req: EmuRequest, ctx: AuthContext): Reply {
+async function token(req: EmuRequest, ctx: AuthContext): Promise<Reply> {
 	const grantType = new URLSearchParams(req.query).get('grant_type') ?? '';
-	if (grantType === 'password') return passwordGrant(req, ctx);
-	if (grantType === 'refresh_token') return refreshTokenGrant(req, ctx);
+	if (grantType === 'password') return await passwordGrant(req, ctx);
+	if (grantType === 'refresh_token') return await refreshTokenGrant(req, ctx);
 	// GoTrue files an unknown grant type under invalid_credentials.
 	throw authError(req, 400, 'invalid_credentials', 'unsupported_grant_type');
 }
 
 /** grant_type=password: an email address (phone logins are off) and its password start a session. */
-function passwordGrant(req: EmuRequest, ctx: AuthContext): Reply {
+async function passwordGrant(req: EmuRequest, ctx: AuthContext): Promise<Reply> {
 	const params = jsonBody(req);
 	const email = typeof params.email === 'string' ? params.email : '';
 	const phone = typeof params.phone === 'string' ? params.phone : '';
@@ -108,11 +108,11 @@ function passwordGrant(req: EmuRequest, ctx: AuthContext): Reply {
 	}
 	account.lastSignInMs = ctx.nowMs;
 	const { sessionId, refreshToken } = ctx.accounts.startSession(account.id);
-	return jsonReply(200, session(account, sessionId, refreshToken, ctx));
+	return jsonReply(200, await session(account, sessionId, refreshToken, ctx));
 }
 
 /** grant_type=refresh_token: a refresh token is used once, and rotated into a new session token. */
-function refreshTokenGrant(req: EmuRequest, ctx: AuthContext): Reply {
+async function refreshTokenGrant(req: EmuRequest, ctx: AuthContext): Promise<Reply> {
 	const params = jsonBody(req);
 	const refreshToken = typeof params.refresh_token === 'string' ? params.refresh_token : '';
 	if (
@@ -134,7 +134,7 @@ function refreshTokenGrant(req: EmuRequest, ctx: AuthContext): Reply {
 			'Invalid Refresh Token: Refresh Token Not Found',
 		);
 	}
-	return jsonReply(200, session(account, rotated.sessionId, rotated.refreshToken, ctx));
+	return jsonReply(200, await session(account, rotated.sessionId, rotated.refreshToken, ctx));
 }
 
 /** The request's JSON object body (anything else counts as empty); unparsable JSON is GoTrue's bad_json. */
@@ -152,12 +152,12 @@ function jsonBody(req: EmuRequest): Record<string, unknown> {
 	}
 }
 
-function session(
+async function session(
 	account: Account,
 	sessionId: string,
 	refreshToken: string,
 	ctx: AuthContext,
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
 	const iat = Math.floor(ctx.nowMs / 1000);
 	const exp = iat + ctx.settings.tokenLifetimeSeconds;
 	const claims: JwtClaims = {
@@ -177,7 +177,7 @@ function session(
 		is_anonymous: false,
 	};
 	return {
-		access_token: signJwt(claims, ctx.secret),
+		access_token: await signJwt(claims, ctx.secret),
 		token_type: 'bearer',
 		expires_in: ctx.settings.tokenLifetimeSeconds,
 		expires_at: exp,
@@ -187,13 +187,16 @@ function session(
 }
 
 /** GoTrue's requireAuthentication: a valid, unexpired JWT of an existing user. */
-function authenticate(req: EmuRequest, ctx: AuthContext): { account: Account; claims: JwtClaims } {
+async function authenticate(
+	req: EmuRequest,
+	ctx: AuthContext,
+): Promise<{ account: Account; claims: JwtClaims }> {
 	const token = bearerToken(req);
 	if (!token)
 		throw authError(req, 401, 'no_authorization', 'This endpoint requires a valid Bearer token');
 	const badJwt = (reason: string) =>
 		authError(req, 403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${reason}`);
-	const verified = verifyJwt(token, ctx.secret);
+	const verified = await verifyJwt(token, ctx.secret);
 	if (!verified.ok) {
 		if (verified.problem === 'parts')
 			throw badJwt('token is malformed: token contains an invalid number of segments');

@@ -32,7 +32,7 @@ export async function proxyRest(req: EmuRequest, core: EmulatorCore): Promise<Re
 		headers[name] = value;
 	}
 	const token = bearerToken(req);
-	const resigned = token ? onPostgrestClock(token, core) : undefined;
+	const resigned = token ? await onPostgrestClock(token, core) : undefined;
 	if (resigned) headers.authorization = `Bearer ${resigned}`;
 	const query = req.params.filter(([key]) => key !== 'apikey');
 	const search =
@@ -61,8 +61,8 @@ export async function proxyRest(req: EmuRequest, core: EmulatorCore): Promise<Re
  * ours is re-signed with its time claims shifted by the clock's offset, so PostgREST's verdict
  * (`JWT expired`) is the one the service clock gives. Other tokens pass as they are (undefined).
  */
-function onPostgrestClock(token: string, core: EmulatorCore): string | undefined {
-	const verified = verifyJwt(token, core.secret);
+async function onPostgrestClock(token: string, core: EmulatorCore): Promise<string | undefined> {
+	const verified = await verifyJwt(token, core.secret);
 	if (!verified.ok) return undefined;
 	const offsetSeconds = Math.round(core.clock.state().offsetMs / 1000);
 	if (offsetSeconds === 0) return undefined;
@@ -71,7 +71,7 @@ function onPostgrestClock(token: string, core: EmulatorCore): string | undefined
 		if (typeof claims[claim] === 'number')
 			claims[claim] = (claims[claim] as number) - offsetSeconds;
 	}
-	return signJwt(claims, core.secret);
+	return await signJwt(claims, core.secret);
 }
 
 /** The clearly named rewrite: downloads' created_at in the form each row was written in. */

@@ -10,7 +10,7 @@ export interface Reply {
 	headers: HeaderMap;
 	body?: Buffer | string;
 	/** Streamed body of a known length (the archive); created only when actually sent. */
-	stream?: { length: number; open: () => Readable };
+	stream?: Readable;
 }
 
 const JSON_UTF8 = 'application/json; charset=utf-8';

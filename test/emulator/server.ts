@@ -160,7 +160,7 @@ export class EmulatorServer {
 		if (!isAuth && !isRest) throw kongError(404, 'no Route matched with those values');
 		checkApiKey(req, core.apiKey);
 		if (isAuth) {
-			return handleAuth(req, {
+			return await handleAuth(req, {
 				accounts: core.accounts,
 				settings: core.settings,
 				secret: core.secret,
@@ -198,7 +198,7 @@ export class EmulatorServer {
 			res.end(body);
 			return;
 		}
-		const source = reply.stream.open();
+		const source = reply.stream;
 		if (entry) source.on('data', (chunk: Buffer) => (entry.responseBytes += chunk.length));
 		// A client that goes away mid-download ends the pipeline with an error: nothing to do.
 		await new Promise<void>((resolve) => pipeline(source, res, () => resolve()));

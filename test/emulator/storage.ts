@@ -2,7 +2,7 @@
 import type { ServiceDatabase } from './database';
 import { type Reply, storageNotFound } from './reply';
 import type { Settings } from './types';
-import { bufferEntry, payloadEntry, zipArchive } from './zip';
+import { zipArchive } from './zip';
 
 export const LINK_PATH_PREFIX = '/storage/v1/object/public/exports/';
 
@@ -36,8 +36,11 @@ export async function serveArchive(
 			`<body><h1>Export of ${escapeHtml(site)}</h1><p>Download ${download.id}</p></body></html>\n`,
 	);
 	const modified = new Date(Number(download.created_ms));
-	const archive = zipArchive(
-		[bufferEntry('index.html', index), payloadEntry('payload.bin', settings.archiveBytes)],
+	const archive = await zipArchive(
+		[
+			{ name: 'index.html', content: index },
+			{ name: 'payload.bin', noiseBytes: settings.archiveBytes },
+		],
 		modified,
 	);
 	return {
@@ -49,7 +52,7 @@ export async function serveArchive(
 			'last-modified': modified.toUTCString(),
 			etag: `"${path.slice(LINK_PATH_PREFIX.length).replace(/\.zip$/, '')}"`,
 		},
-		stream: method === 'HEAD' ? undefined : archive,
+		stream: method === 'HEAD' ? undefined : archive.stream,
 	};
 }
 
