@@ -5,7 +5,7 @@
  * memory counts against the node. Options come as JSON in argv[2]; the parent drives it
  * through the HTTP control API (/__emulator/*) and stops it by disconnecting.
  */
-import { startEmulator, type EmulatorOptions } from '../test/emulator';
+import { startEmulator, type EmulatorOptions } from '../stack/service';
 
 async function main(): Promise<void> {
 	const options = JSON.parse(process.argv[2] ?? '{}') as EmulatorOptions;

@@ -3,7 +3,7 @@
 import { fork, type ChildProcess } from 'child_process';
 import { join } from 'path';
 
-import type { EmulatorOptions, LogEntry, Settings, Stats, TableName } from '../test/emulator';
+import type { EmulatorOptions, LogEntry, Settings, Stats, TableName } from '../stack/service';
 
 export interface Service {
 	baseUrl: string;

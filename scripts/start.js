@@ -158,7 +158,7 @@ function assertBuildToolsForProvisioning() {
 // the emulator (a child process in its own process group)
 
 /**
- * Compiles test/emulator (and only what it imports) into .build/ with the repo's tsconfig
+ * Compiles stack/service (and only what it imports) into .build/ with the repo's tsconfig
  * options: the same files `npm run build:tools` writes, without waiting for (or failing on)
  * the rest of the tree.
  */
@@ -172,7 +172,7 @@ function buildEmulator() {
 	const host = ts.createCompilerHost(parsed.options);
 	host.getCurrentDirectory = () => REPO; // type roots resolve from here, whatever the cwd
 	const program = ts.createProgram(
-		[path.join(REPO, 'test', 'emulator', 'cli.ts')],
+		[path.join(REPO, 'stack', 'service', 'cli.ts')],
 		parsed.options,
 		host,
 	);
@@ -191,7 +191,7 @@ function buildEmulator() {
 			`The emulator does not compile:\n${ts.formatDiagnostics(errors.slice(0, 20), host)}`,
 		);
 	}
-	return path.join(/** @type {string} */ (parsed.options.outDir), 'test', 'emulator', 'cli.js');
+	return path.join(/** @type {string} */ (parsed.options.outDir), 'stack', 'service', 'cli.js');
 }
 
 /** buildEmulator() off the main thread (tsc takes seconds; progress and signals keep flowing). */
@@ -697,7 +697,7 @@ function banner(stack) {
 		'   Jobs finish 3 s after they are created. Its data lives in a throwaway Postgres: it is empty again after a restart.',
 		`   Reset:        curl -X POST ${emu}/__emulator/reset`,
 		`   Skip 1 hour:  curl -X POST ${emu}/__emulator/clock -H 'content-type: application/json' -d '{"advanceMs":3600000}'`,
-		`   Request log:  curl ${emu}/__emulator/log           (more: test/emulator/README.md)`,
+		`   Request log:  curl ${emu}/__emulator/log           (more: stack/service/README.md)`,
 		'',
 		` Logs: ${rel(stack.n8n.logFile)}, ${rel(stack.emulator.logFile)}`,
 		' Press Ctrl-C to stop n8n and the emulator.',

@@ -1,5 +1,5 @@
 import { WebsiteExportClient, type ClientOptions } from '../nodes/shared/transport';
-import { startEmulator, type Emulator, type EmulatorOptions } from './emulator';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../stack/service';
 import { NodeHarness, probeNode } from './harness';
 
 export { probeNode } from './harness';

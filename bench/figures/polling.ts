@@ -1,7 +1,7 @@
 /** Paging and polling counts, against an emulator in this process (counts only). */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../../test/emulator';
+import { startEmulator, type Emulator } from '../../stack/service';
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
 import { harnessFor, jobRows, runNode } from '../nodes';
 import { count, range, ratio } from '../stats';

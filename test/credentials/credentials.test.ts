@@ -5,7 +5,7 @@ import {
 	API_KEY_REFUSED_MESSAGE,
 	NO_BUSINESS_PLAN_MESSAGE,
 } from '../../nodes/shared/auth/credentialTest';
-import { FREE_USER } from '../emulator/accounts';
+import { FREE_USER } from '../../stack/service/accounts';
 import { WebsiteExportClient } from '../../nodes/shared/transport';
 import { probeNode, requestsSince, startService, type Service } from '../support';
 

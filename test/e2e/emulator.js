@@ -1,7 +1,7 @@
 'use strict';
 /**
- * The Website Export emulator as a child process (`node .build/test/emulator/cli.js`), driven
- * through its HTTP control API (/__emulator/*, see test/emulator/README.md). The compiled CLI
+ * The Website Export emulator as a child process (`node .build/stack/service/cli.js`), driven
+ * through its HTTP control API (/__emulator/*, see stack/service/README.md). The compiled CLI
  * comes from `npm run -s build:tools`; it is started by scripts/emulator.js, as `npm start` starts it.
  */
 const fs = require('node:fs');
@@ -13,7 +13,7 @@ const { httpRequest } = require('../../scripts/n8n/http');
 const { getFreePort } = require('../../scripts/n8n/process');
 const { REPO } = require('./suite');
 
-const CLI = path.join(REPO, '.build/test/emulator/cli.js');
+const CLI = path.join(REPO, '.build/stack/service/cli.js');
 
 /** @typedef {import('./types').Emulator} Emulator */
 /** @typedef {import('./types').EmulatorHealth} EmulatorHealth */

@@ -1,7 +1,7 @@
 // The shapes the e2e suites pass between their modules, declared once so that a suite's JSDoc
 // can name them without importing a module (and what that module loads).
 
-import type { FaultSpec, LogEntry } from '../emulator/types';
+import type { FaultSpec, LogEntry } from '../../stack/service/types';
 
 /**
  * A row, item or answer as JSON from the service or from n8n: untyped, read by the assertions

@@ -4,7 +4,7 @@
 const { mkdtempSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { CLUSTER_ENV, startCluster } = require('../emulator/database');
+const { CLUSTER_ENV, startCluster } = require('../../stack/service/database');
 
 module.exports = async function globalSetup() {
 	// Before TMPDIR moves: Postgres (as root, a `postgres` user) must reach its folder.

@@ -4,8 +4,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { parseTimestamp } from '../../nodes/shared/timestamps';
-import { T0 } from '../emulator/helpers';
-import { TIMESTAMP_FORMATS } from '../emulator/types';
+import { T0 } from '../service/helpers';
+import { TIMESTAMP_FORMATS } from '../../stack/service/types';
 import { startService, type Service } from '../support';
 import { runError, runJson } from './helpers';
 

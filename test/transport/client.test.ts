@@ -2,7 +2,7 @@ import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { OrderBy } from '../../nodes/shared/transport';
-import type { FaultSpec } from '../emulator/types';
+import type { FaultSpec } from '../../stack/service/types';
 import { requestsSince, startService, withClient, type Service } from '../support';
 
 const ids = (rows: IDataObject[]) => rows.map((row) => row.id as number);

@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { InsertRequest } from '../../nodes/shared/transport';
-import type { FaultSpec } from '../emulator/types';
+import type { FaultSpec } from '../../stack/service/types';
 import { requestsSince, startService, withClient, type Service } from '../support';
 
 const jobInsert = (url: string, itemIndex: number): InsertRequest => ({

@@ -2,7 +2,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { OVERLAP_MS, stateLossLookbackMs } from '../../nodes/WebsiteExportTrigger/cursor';
-import type { FaultSpec } from '../emulator';
+import type { FaultSpec } from '../../stack/service';
 import type { Service } from '../support';
 import {
 	ActiveTrigger,

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
-import type { Emulator } from '../emulator';
+import type { Emulator } from '../../stack/service';
 import type { NodeHarness } from '../harness';
 import { startService, type Service } from '../support';
 

@@ -2,7 +2,7 @@
 // protocols the way supabase-js expects them to be spoken.
 import { AuthClient } from '@supabase/auth-js';
 import { PostgrestClient } from '@supabase/postgrest-js';
-import { type Emulator, startEmulator } from './index';
+import { type Emulator, startEmulator } from '../../stack/service/index';
 
 let emu: Emulator;
 

@@ -101,7 +101,7 @@ export async function startCluster(): Promise<Cluster> {
 /** schema.sql beside this file, or beside its source when this runs compiled from `.build/`. */
 function schemaFile(): string {
 	const here = join(__dirname, 'schema.sql');
-	return existsSync(here) ? here : join(__dirname, '../../../test/emulator/schema.sql');
+	return existsSync(here) ? here : join(__dirname, '../../../stack/service/schema.sql');
 }
 
 async function withClient<T>(

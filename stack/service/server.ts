@@ -241,7 +241,7 @@ function rootPage(baseUrl: string): string {
 <ul>
 <li><code>POST ${baseUrl}/auth/v1/token?grant_type=password</code>: the login (header <code>apikey</code>)</li>
 <li><code>${baseUrl}/rest/v1/options</code>, <code>/rest/v1/jobs</code>, <code>/rest/v1/downloads</code>: the API (headers <code>apikey</code> and <code>Authorization: Bearer</code>)</li>
-<li><code>${baseUrl}/__emulator/health</code>: the API key, the demo login and the control API (see test/emulator/README.md)</li>
+<li><code>${baseUrl}/__emulator/health</code>: the API key, the demo login and the control API (see stack/service/README.md)</li>
 </ul>
 </body></html>
 `;

@@ -1,7 +1,7 @@
-import { verifyJwt } from './jwt';
-import { DEFAULT_API_KEY, JWT_SECRET } from './core';
+import { verifyJwt } from '../../stack/service/jwt';
+import { DEFAULT_API_KEY, JWT_SECRET } from '../../stack/service/core';
 import { T0, call, login, start } from './helpers';
-import type { Emulator } from './index';
+import type { Emulator } from '../../stack/service/index';
 
 let emu: Emulator;
 

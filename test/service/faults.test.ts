@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { request } from 'undici';
 import { call, login, rest, start } from './helpers';
-import type { Emulator } from './index';
-import { MAX_REQUEST_LINE_BYTES } from './server';
+import type { Emulator } from '../../stack/service/index';
+import { MAX_REQUEST_LINE_BYTES } from '../../stack/service/server';
 
 let emu: Emulator;
 let token: string;

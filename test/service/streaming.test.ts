@@ -4,7 +4,7 @@
 import { crc32 } from 'node:zlib';
 import { request } from 'undici';
 import { call, login, rest, start } from './helpers';
-import type { Emulator } from './index';
+import type { Emulator } from '../../stack/service/index';
 
 const SIZE = 256 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Test helpers: a thin undici client for the emulator.
 import { request } from 'undici';
-import { type Emulator, type EmulatorOptions, startEmulator } from './index';
+import { type Emulator, type EmulatorOptions, startEmulator } from '../../stack/service/index';
 
 /** 2026-11-22T18:07:14.764Z: a fixed start for frozen-clock tests. */
 export const T0 = Date.UTC(2026, 10, 22, 18, 7, 14, 764);

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { request } from 'undici';
 import { T0, call, login, rest, start } from './helpers';
-import type { Emulator } from './index';
+import type { Emulator } from '../../stack/service/index';
 
 let emu: Emulator;
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import AdmZip from 'adm-zip';
 import { request } from 'undici';
 import { T0, call, login, rest, start } from './helpers';
-import type { Emulator } from './index';
+import type { Emulator } from '../../stack/service/index';
 
 let emu: Emulator;
 let token: string;

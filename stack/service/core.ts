@@ -22,7 +22,7 @@ export const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-lo
 
 /**
  * The anon key of `supabase start`, as Supabase publishes it: an HS256 JWT with role anon,
- * signed with JWT_SECRET (test/emulator/auth.test.ts verifies it).
+ * signed with JWT_SECRET (test/service/auth.test.ts verifies it).
  */
 export const DEFAULT_API_KEY =
 	'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';

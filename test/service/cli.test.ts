@@ -1,44 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The CLI as a process: it starts, prints how to reach it, and stops cleanly on a signal.
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-	copyFileSync,
-	mkdirSync,
-	mkdtempSync,
-	readFileSync,
-	readdirSync,
-	rmSync,
-	writeFileSync,
-} from 'node:fs';
 import { join } from 'node:path';
-import * as ts from 'typescript';
 import { request } from 'undici';
-import { parseArgs } from './cli';
+import { parseArgs } from '../../stack/service/cli';
 
 const children: ChildProcess[] = [];
-let outDir: string;
-
-/** The emulator's modules transpiled once into a folder under node_modules (so they find `pg`). */
-beforeAll(() => {
-	const cache = join(__dirname, '..', '..', 'node_modules', '.cache');
-	mkdirSync(cache, { recursive: true });
-	outDir = mkdtempSync(join(cache, 'wex-cli-'));
-	copyFileSync(join(__dirname, 'schema.sql'), join(outDir, 'schema.sql'));
-	for (const file of readdirSync(__dirname).filter(
-		(f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
-	)) {
-		const source = readFileSync(join(__dirname, file), 'utf8');
-		const { outputText } = ts.transpileModule(source, {
-			compilerOptions: {
-				module: ts.ModuleKind.CommonJS,
-				target: ts.ScriptTarget.ES2022,
-				esModuleInterop: true,
-			},
-		});
-		writeFileSync(join(outDir, file.replace(/\.ts$/, '.js')), outputText);
-	}
-});
-afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 // A failed test must not leave an emulator process behind.
 afterEach(() => {
 	for (const child of children.splice(0))
@@ -46,7 +13,8 @@ afterEach(() => {
 });
 
 function runCli(args: string[]): ChildProcess {
-	const child = spawn(process.execPath, [join(outDir, 'cli.js'), ...args], {
+	const cli = join(__dirname, '..', '..', 'stack', 'service', 'cli.ts');
+	const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
 		stdio: ['ignore', 'pipe', 'pipe'],
 		cwd: join(__dirname, '..', '..'),
 	});
