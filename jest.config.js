@@ -5,10 +5,32 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
-		// ESM-only libraries of the tooling (jose), turned into CommonJS for jest's module system.
+		// ESM-only libraries of the tooling (jose, execa and its dependencies), turned into CommonJS
+		// for jest's module system.
 		'^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' } }],
 	},
-	transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
+	transformIgnorePatterns: [
+		`/node_modules/(?!(${[
+			...['jose', 'execa', '@sindresorhus/merge-streams', '@sec-ant/readable-stream'],
+			...['figures', 'get-stream', 'human-signals', 'is-plain-obj', 'is-stream'],
+			...[
+				'npm-run-path',
+				'path-key',
+				'parse-ms',
+				'pretty-ms',
+				'signal-exit',
+				'strip-final-newline',
+			],
+			...['unicorn-magic', 'yoctocolors', 'is-unicode-supported'],
+		].join('|')})/)`,
+	],
+	moduleNameMapper: {
+		// unicorn-magic exports its Node entry under `import` only.
+		'^unicorn-magic$': '<rootDir>/node_modules/unicorn-magic/node.js',
+		// Tooling imports a node class as `X.node.js` (TypeScript finds X.node.ts): tsx would take a
+		// bare `X.node` for n8n's codex file X.node.json.
+		'^(.+\\.node)\\.js$': '$1',
+	},
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
 	testTimeout: 30000,
 	// n8n-core writes its config under N8N_USER_FOLDER; each worker gets a throwaway one.

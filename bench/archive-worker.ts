@@ -7,8 +7,7 @@
  */
 import './env';
 
-import type { Service } from './remote';
-import { harnessFor, runNode } from './nodes';
+import { harnessFor, runNode, type Service } from './nodes';
 import { collectGarbage, timed } from './stats';
 
 export interface ArchiveResult {

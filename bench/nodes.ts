@@ -7,10 +7,13 @@ import type {
 	INodeType,
 } from 'n8n-workflow';
 
-import { WebsiteExport } from '../nodes/WebsiteExport/WebsiteExport.node';
+import { WebsiteExport } from '../nodes/WebsiteExport/WebsiteExport.node.js';
 import { NodeHarness } from '../test/harness';
 import { probeNode } from '../test/support';
-import type { Service } from './remote';
+import type { ServiceAccess } from '../stack/service/launch';
+
+/** How the node reaches a service: its address, key and login. */
+export type Service = Pick<ServiceAccess, 'baseUrl' | 'apiKey' | 'demoUser'>;
 import { range } from './stats';
 
 export const node = new WebsiteExport();

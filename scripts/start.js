@@ -25,7 +25,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n/lib');
-const { startEmulatorServer } = require('./emulator');
+const { startServiceProcess } = require('../stack/service/launch');
 const queue = require('./n8n/queue');
 
 const REPO = path.resolve(__dirname, '..');
@@ -157,85 +157,6 @@ function assertBuildToolsForProvisioning() {
 // ---------------------------------------------------------------------------------------------
 // the emulator (a child process in its own process group)
 
-/**
- * Compiles stack/service (and only what it imports) into .build/ with the repo's tsconfig
- * options: the same files `npm run build:tools` writes, without waiting for (or failing on)
- * the rest of the tree.
- */
-function buildEmulator() {
-	/** @type {typeof import('typescript')} */
-	const ts = require(path.join(REPO, 'node_modules', 'typescript'));
-	const configPath = path.join(REPO, 'tsconfig.json');
-	const read = ts.readConfigFile(configPath, ts.sys.readFile);
-	if (read.error) throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
-	const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, REPO);
-	const host = ts.createCompilerHost(parsed.options);
-	host.getCurrentDirectory = () => REPO; // type roots resolve from here, whatever the cwd
-	const program = ts.createProgram(
-		[path.join(REPO, 'stack', 'service', 'cli.ts')],
-		parsed.options,
-		host,
-	);
-	const result = program.emit();
-	const errors = ts
-		.getPreEmitDiagnostics(program)
-		.concat(result.diagnostics)
-		.filter((d) => d.category === ts.DiagnosticCategory.Error);
-	if (errors.length) {
-		const host = {
-			getCanonicalFileName: (/** @type {string} */ f) => f,
-			getCurrentDirectory: () => REPO,
-			getNewLine: () => '\n',
-		};
-		throw new StartError(
-			`The emulator does not compile:\n${ts.formatDiagnostics(errors.slice(0, 20), host)}`,
-		);
-	}
-	return path.join(/** @type {string} */ (parsed.options.outDir), 'stack', 'service', 'cli.js');
-}
-
-/** buildEmulator() off the main thread (tsc takes seconds; progress and signals keep flowing). */
-function buildEmulatorInWorker() {
-	const { Worker } = require('node:worker_threads');
-	const code = `
-		const { parentPort } = require('node:worker_threads');
-		try { parentPort.postMessage({ cli: require(${JSON.stringify(__filename)}).buildEmulator() }); }
-		catch (e) { parentPort.postMessage({ error: e.message }); }`;
-	return new Promise((resolve, reject) => {
-		const worker = new Worker(code, { eval: true });
-		worker.once('message', (m) => (m.error ? reject(new StartError(m.error)) : resolve(m.cli)));
-		worker.once('error', reject);
-		worker.once(
-			'exit',
-			(c) => c !== 0 && reject(new Error(`emulator build worker exited with ${c}`)),
-		);
-	});
-}
-
-/**
- * The emulator (compiled `cli`) on `port`, once its health answers; answers its API key and demo user too.
- * @param {{ cli: string, port: number, logFile: string }} options
- */
-async function startEmulator({ cli, port, logFile }) {
-	let started;
-	try {
-		started = await startEmulatorServer({ cli, port, logFile, timeoutMs: 30000 });
-	} catch (e) {
-		throw new StartError(/** @type {Error} */ (e).message);
-	}
-	const { server, health, baseUrl, stop } = started;
-	return {
-		pid: server.pid,
-		logFile,
-		baseUrl,
-		exited: server.exited,
-		whenExited: () => server.whenExited,
-		stop,
-		apiKey: health.apiKey,
-		demoUser: health.demoUser,
-	};
-}
-
 // ---------------------------------------------------------------------------------------------
 // examples and the credential
 
@@ -348,7 +269,7 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 
 /**
  * @typedef {import('./n8n/server').N8nServer} N8nServer
- * @typedef {Awaited<ReturnType<typeof startEmulator>>} Emulator
+ * @typedef {import('../stack/service/launch').ServiceProcess} Emulator
  * @typedef {Awaited<ReturnType<typeof queue.startCluster>>} Cluster
  * @typedef {import('./n8n/provision').Provisioned} Provisioned
  * @typedef {{ email: string, password: string, firstName: string, lastName: string }} Owner
@@ -414,27 +335,21 @@ async function provisionWithProgress(cache, timings, log) {
 }
 
 /**
- * In parallel: the n8n runtime, this pack (built and packed), the emulator (compiled).
+ * In parallel: the n8n runtime, this pack (built and packed).
  * @param {ReturnType<typeof provisionCache>} cache
  * @param {Record<string, number>} timings
  * @param {(message: string) => void} log
  */
 async function prepareInParallel(cache, timings, log) {
-	log('Preparing (in parallel): the n8n runtime, this node pack, the emulator');
+	log('Preparing (in parallel): the n8n runtime, this node pack');
 	const packing = timed(timings, 'packMs', () => n8n.packPackage(REPO)).then((tgz) => {
 		log(`  node pack: built and packed ${path.basename(tgz)} (${seconds(timings.packMs)})`);
 		return tgz;
 	});
-	const settled = await Promise.allSettled([
-		provisionWithProgress(cache, timings, log),
-		packing,
-		timed(timings, 'emulatorBuildMs', buildEmulatorInWorker),
-	]);
-	const [p, tgz, cli] = settled;
+	const [p, tgz] = await Promise.allSettled([provisionWithProgress(cache, timings, log), packing]);
 	if (p.status === 'rejected') throw p.reason;
 	if (tgz.status === 'rejected') throw tgz.reason;
-	if (cli.status === 'rejected') throw cli.reason;
-	return { p: p.value, tgz: tgz.value, cli: cli.value };
+	return { p: p.value, tgz: tgz.value };
 }
 
 /**
@@ -573,15 +488,22 @@ function editorEnvironment(o, n8nVersion, userFolder) {
 	return { editorEnv, env };
 }
 
+/** Where the stack's emulator writes its output. */
+const emulatorLog = (/** @type {string} */ userFolder) => path.join(userFolder, 'emulator.log');
+
 /**
  * The emulator of the stack, recorded in `parts` (so that a failure later stops it) and announced.
  * @param {StackOptions} o
- * @param {string} cli
  * @param {StackParts} parts
  */
-async function startStackEmulator(o, cli, parts) {
-	const logFile = path.join(o.userFolder, 'emulator.log');
-	const emulator = await startEmulator({ cli, port: o.emulatorPort, logFile });
+async function startStackEmulator(o, parts) {
+	const logFile = emulatorLog(o.userFolder);
+	let emulator;
+	try {
+		emulator = await startServiceProcess({ port: o.emulatorPort, logFile });
+	} catch (e) {
+		throw new StartError(/** @type {Error} */ (e).message);
+	}
 	parts.emulator = emulator;
 	if (o.onStarted) o.onStarted('emulator', emulator);
 	o.log(`Emulator running on ${emulator.baseUrl}`);
@@ -609,9 +531,9 @@ async function startStack(options = {}) {
 	const parts = {};
 	const { workflows, cache } = await preflight(o);
 	try {
-		const { p, tgz, cli } = await prepareInParallel(cache, timings, o.log);
+		const { p, tgz } = await prepareInParallel(cache, timings, o.log);
 		const uf = await installPack(o, tgz);
-		const emulator = await startStackEmulator(o, cli, parts);
+		const emulator = await startStackEmulator(o, parts);
 		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
 		const credential = demoCredential(emulator, workflows);
 		/** @param {NodeJS.ProcessEnv} importEnv @param {boolean} force */
@@ -699,7 +621,7 @@ function banner(stack) {
 		`   Skip 1 hour:  curl -X POST ${emu}/__emulator/clock -H 'content-type: application/json' -d '{"advanceMs":3600000}'`,
 		`   Request log:  curl ${emu}/__emulator/log           (more: stack/service/README.md)`,
 		'',
-		` Logs: ${rel(stack.n8n.logFile)}, ${rel(stack.emulator.logFile)}`,
+		` Logs: ${rel(stack.n8n.logFile)}, ${rel(emulatorLog(stack.userFolder))}`,
 		' Press Ctrl-C to stop n8n and the emulator.',
 		rule,
 	].join('\n');
@@ -807,14 +729,9 @@ function stopOnSignals(shutdown, stopping) {
  * @param {(reason: string, code: number) => Promise<void>} shutdown
  */
 function stopWhenEitherDies(stack, shutdown) {
-	stack.emulator
-		.whenExited()
-		.then((x) =>
-			shutdown(
-				`The emulator stopped unexpectedly (${JSON.stringify(x)}; see ${rel(stack.emulator.logFile)})`,
-				1,
-			),
-		);
+	stack.emulator.exited.then(() =>
+		shutdown(`The emulator stopped unexpectedly (see ${rel(emulatorLog(stack.userFolder))})`, 1),
+	);
 	stack.n8n.process.on('exit', (code, signal) =>
 		shutdown(
 			`n8n stopped unexpectedly (code ${code}, signal ${signal}; see ${rel(stack.n8n.logFile)})`,
@@ -881,7 +798,6 @@ module.exports = {
 	stopStack,
 	whenParentExits,
 	provisionCache,
-	buildEmulator,
 	DEMO_OWNER,
 	CREDENTIAL,
 	DEFAULTS,

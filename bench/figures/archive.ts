@@ -1,20 +1,19 @@
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * Memory of Download Archive: the node in a fresh worker process, the emulator in another, so
  * that only the node's own memory is measured.
  */
-import { fork } from 'child_process';
 import { join } from 'path';
 
 import type { ArchiveResult } from '../archive-worker';
-import { RemoteEmulator } from '../remote';
+import { startServiceProcess } from '../../stack/service/launch';
 import { mib, seconds } from '../stats';
 import { judged, type Row } from '../table';
 
 const LIMIT = 64 * 1024 * 1024;
 
 export async function archiveMemory(archiveBytes: number): Promise<Row> {
-	const emulator = await RemoteEmulator.start();
+	const emulator = await startServiceProcess();
 	try {
 		const [job] = await emulator.insert('jobs', [
 			{ url: 'https://example.com', email: 'bench@example.com', status: 'finished' },
@@ -25,24 +24,20 @@ export async function archiveMemory(archiveBytes: number): Promise<Row> {
 			apiKey: emulator.apiKey,
 			demoUser: emulator.demoUser,
 		};
-		const worker = fork(
-			join(__dirname, '..', 'archive-worker.js'),
+		// execa is an ES module: imported (stack/service/launch.ts says why).
+		const { execaNode } = await import('execa');
+		const worker = execaNode(
+			join(__dirname, '..', 'archive-worker.ts'),
 			[JSON.stringify({ service, downloadId: download.id, archiveBytes })],
 			{
-				execArgv: ['--expose-gc'],
-				stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+				nodeOptions: ['--expose-gc', '--import', 'tsx'],
+				ipc: true,
+				stdout: 'inherit',
+				stderr: 'inherit',
 			},
 		);
-		const result = await new Promise<ArchiveResult>((resolve, reject) => {
-			let answer: ArchiveResult | undefined;
-			worker.once('message', (message) => (answer = message as ArchiveResult));
-			worker.once('error', reject);
-			worker.once('exit', (code) =>
-				answer && code === 0
-					? resolve(answer)
-					: reject(new Error(`the archive worker exited with code ${code}`)),
-			);
-		});
+		const result = (await worker.getOneMessage()) as unknown as ArchiveResult;
+		await worker;
 		const growth = result.peakBytes - result.baselineBytes;
 		const size = archiveBytes >= 1024 ** 3 ? `${archiveBytes / 1024 ** 3} GiB` : mib(archiveBytes);
 		return judged(
@@ -55,6 +50,6 @@ export async function archiveMemory(archiveBytes: number): Promise<Row> {
 			'the archive is buffered somewhere on its way to the binary data store',
 		);
 	} finally {
-		await emulator.close();
+		await emulator.stop();
 	}
 }

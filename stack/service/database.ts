@@ -88,7 +88,7 @@ export async function startCluster(): Promise<Cluster> {
 		await client.query(`create database ${TEMPLATE}`);
 	});
 	await withClient(`${url}/${TEMPLATE}`, (client) =>
-		client.query(readFileSync(schemaFile(), 'utf8')),
+		client.query(readFileSync(join(__dirname, 'schema.sql'), 'utf8')),
 	);
 	return {
 		url,
@@ -96,12 +96,6 @@ export async function startCluster(): Promise<Cluster> {
 			await postgres.stop();
 		},
 	};
-}
-
-/** schema.sql beside this file, or beside its source when this runs compiled from `.build/`. */
-function schemaFile(): string {
-	const here = join(__dirname, 'schema.sql');
-	return existsSync(here) ? here : join(__dirname, '../../../stack/service/schema.sql');
 }
 
 async function withClient<T>(

@@ -315,7 +315,7 @@ async function returnAllStaysExact({ emu, execute, outputOf }) {
 /** @param {AdverseSuite} suite */
 async function everyCreatedAtFormat({ emu, execute, outputOf }) {
 	const made = [];
-	for (const format of ['short-offset', 'no-offset', 'epoch-ms']) {
+	for (const format of /** @type {const} */ (['short-offset', 'no-offset', 'epoch-ms'])) {
 		await emu.patchSettings({ downloadTimestamps: format });
 		const [job] = await emu.insert('jobs', [
 			{ url: `https://ts-${format}.e2e.example.com/`, email: 'ts@e2e.example.com' },

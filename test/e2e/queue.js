@@ -31,9 +31,9 @@ const path = require('node:path');
 const n8n = require('../../scripts/n8n/lib');
 const queue = require('../../scripts/n8n/queue');
 const services = require('../../scripts/n8n/services');
-const { startEmulatorProcess } = require('./emulator');
+const { startServiceProcess } = require('../../stack/service/launch');
 const { waitForTriggerPoll } = require('./trigger-runs');
-const { REPO, check, elapsed, note, report, runNpm, runSuite, seconds } = require('./suite');
+const { REPO, check, elapsed, note, report, runSuite, seconds } = require('./suite');
 const { inspectZip } = require('./zip');
 
 const PACKAGE = 'n8n-nodes-website-export';
@@ -321,11 +321,7 @@ const tokenRequests = async () =>
  * @returns {Promise<Json>}
  */
 async function startStack() {
-	const [p, tarball] = await Promise.all([
-		n8n.provision(),
-		n8n.packPackage(REPO),
-		runNpm(['run', '-s', 'build:tools']),
-	]);
+	const [p, tarball] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
 	setTimeout(() => {
 		report(
 			false,
@@ -337,7 +333,7 @@ async function startStack() {
 	ctx.packDir = path.dirname(tarball);
 	const svc = services.ensurePackages();
 	ctx.uf = await n8n.makeUserFolder({ tarball });
-	ctx.emu = await startEmulatorProcess({ jobMs: JOB_MS });
+	ctx.emu = await startServiceProcess({ jobMs: JOB_MS });
 	const emu = ctx.emu;
 	const trigger = JSON.parse(
 		fs.readFileSync(path.join(REPO, 'examples/trigger-download-ready.json'), 'utf8'),

@@ -29,7 +29,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const n8n = require('../../scripts/n8n/lib');
-const { startEmulatorProcess } = require('./emulator');
+const { startServiceProcess } = require('../../stack/service/launch');
 const {
 	collectFinishedExecutions,
 	countIds,
@@ -46,7 +46,6 @@ const {
 	isN8n1,
 	note,
 	report,
-	runNpm,
 	runSuite,
 	seconds,
 	started,
@@ -173,17 +172,16 @@ const ctx = /** @type {SuiteContext} */ ({
 });
 
 /**
- * n8n, the package, the emulator build: side by side; then the user folder with the package
+ * n8n and the package: side by side; then the user folder with the package
  * installed. Resolves to the provisioned n8n.
  */
 async function prepare() {
-	// n8n, the package, the emulator build: side by side. Provisioning may be a cold install,
+	// n8n and the package: side by side. Provisioning may be a cold install,
 	// or wait for the one .ci/run started in the background (provision.sh's lock).
 	let provisionMs = 0;
 	const [p, tarball] = await Promise.all([
 		n8n.provision().then((result) => ((provisionMs = Date.now() - started), result)),
 		n8n.packPackage(REPO),
-		runNpm(['run', '-s', 'build:tools']),
 	]);
 	// The time limit counts from here: a cold provision (README, Getting started) is not the suite's own time.
 	const suiteTimer = setTimeout(() => {
@@ -422,7 +420,7 @@ async function main() {
 
 	const [loaded, emu] = await Promise.all([
 		n8n.listLoadedNodeTypes({ env: ctx.env }),
-		startEmulatorProcess({ jobMs: JOB_MS }),
+		startServiceProcess({ jobMs: JOB_MS }),
 	]);
 	ctx.emu = emu;
 	// n8n 1.x's export:nodes does not load community packages (its BaseCommand loads them only

@@ -1,11 +1,10 @@
 'use strict';
 /**
  * What the real-n8n suites (run.js, queue.js) share: one line per check ("ok  name: details" /
- * "FAIL name: details"), notes, `npm` as a child, and the ending: stop what the suite started,
+ * "FAIL name: details"), notes, and the ending: stop what the suite started,
  * print "N passed, N failed" last, exit 1 on any failure (also on SIGINT/SIGTERM).
  */
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const path = require('node:path');
 
 const { isN8n1 } = require('../../scripts/n8n/provision');
@@ -53,26 +52,6 @@ async function check(name, fn) {
 const note = (/** @type {string} */ text) => console.log(`--   ${text}`);
 
 /**
- * `npm <args>` in the repository; resolves to its output, rejects with the end of it.
- * @param {string[]} args
- * @returns {Promise<string>}
- */
-function runNpm(args) {
-	return new Promise((resolve, reject) => {
-		const child = spawn('npm', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-		let out = '';
-		child.stdout.on('data', (d) => (out += d));
-		child.stderr.on('data', (d) => (out += d));
-		child.on('error', reject);
-		child.on('close', (code) =>
-			code === 0
-				? resolve(out)
-				: reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`)),
-		);
-	});
-}
-
-/**
  * Runs `main`, then `finish` (which stops what the suite started) and the summary. Returns
  * `end(exitCode?)`, for a timer that gives up on a hung suite.
  * @param {() => Promise<unknown>} main
@@ -112,6 +91,5 @@ module.exports = {
 	report,
 	check,
 	note,
-	runNpm,
 	runSuite,
 };

@@ -1,7 +1,7 @@
 // The shapes the e2e suites pass between their modules, declared once so that a suite's JSDoc
 // can name them without importing a module (and what that module loads).
 
-import type { FaultSpec, LogEntry } from '../../stack/service/types';
+import type { LogEntry } from '../../stack/service/types';
 
 /**
  * A row, item or answer as JSON from the service or from n8n: untyped, read by the assertions
@@ -13,41 +13,8 @@ export type Json = any;
 /** One request the emulator received (GET /__emulator/log). */
 export type { LogEntry };
 
-/** A login of the emulator's GoTrue. */
-export interface EmulatorUser {
-	email: string;
-	password: string;
-}
-
-/** What /__emulator/health answers once the emulator is up. */
-export interface EmulatorHealth {
-	ok: boolean;
-	baseUrl: string;
-	apiKey: string;
-	demoUser: EmulatorUser;
-	freeUser: EmulatorUser;
-}
-
-/** The running emulator, driven through its control API (test/e2e/emulator.js). */
-export interface Emulator {
-	baseUrl: string;
-	apiKey: string;
-	demoUser: EmulatorUser;
-	freeUser: EmulatorUser;
-	pid: number | undefined;
-	output: () => string;
-	now(): Promise<number>;
-	insert(table: string, rows: Json[]): Promise<Json[]>;
-	rows(table: string): Promise<Json[]>;
-	settings(): Promise<Json>;
-	patchSettings(patch: Json): Promise<Json>;
-	fault(spec: FaultSpec): Promise<Json>;
-	clearFaults(): Promise<Json>;
-	advanceClock(ms: number): Promise<Json>;
-	log(): Promise<LogEntry[]>;
-	lastSeq(): Promise<number>;
-	stop(): Promise<void>;
-}
+/** The running service stand-in, driven through its control API (stack/service/launch.ts). */
+export type { ServiceProcess as Emulator } from '../../stack/service/launch';
 
 /** An n8n item as `n8n execute` printed it. */
 export interface Item {

@@ -1,66 +1,60 @@
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The CLI as a process: it starts, prints how to reach it, and stops cleanly on a signal.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { parseArgs } from '../../stack/service/cli';
 
-const children: ChildProcess[] = [];
-// A failed test must not leave an emulator process behind.
-afterEach(() => {
-	for (const child of children.splice(0))
-		if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+let execaNode: typeof import('execa').execaNode;
+beforeAll(async () => ({ execaNode } = await import('execa')));
 
-function runCli(args: string[]): ChildProcess {
+/** The CLI as a user runs it (`npm run emulator`); all output in one stream. */
+function runCli(args: string[]) {
 	const cli = join(__dirname, '..', '..', 'stack', 'service', 'cli.ts');
-	const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
-		stdio: ['ignore', 'pipe', 'pipe'],
-		cwd: join(__dirname, '..', '..'),
+	return execaNode(cli, args, {
+		nodeOptions: ['--import', 'tsx'],
+		ipc: false, // as in a terminal: launch.ts's children talk over IPC instead
+		all: true,
+		reject: false,
+		forceKillAfterDelay: 10_000,
 	});
-	children.push(child);
-	return child;
 }
 
-function output(child: ChildProcess, until: RegExp): Promise<string> {
-	return new Promise((resolve, reject) => {
+/** What the CLI printed once `until` shows in it (or it exited). */
+function printed(child: ReturnType<typeof runCli>, until: RegExp): Promise<string> {
+	return new Promise((resolve) => {
 		let text = '';
-		const onData = (chunk: Buffer) => {
+		child.all.on('data', (chunk: Buffer) => {
 			text += chunk.toString();
 			if (until.test(text)) resolve(text);
-		};
-		child.stdout?.on('data', onData);
-		child.stderr?.on('data', onData);
-		child.on('exit', () =>
-			until.test(text) ? resolve(text) : reject(new Error(`exited early:\n${text}`)),
-		);
+		});
+		child.all.on('end', () => resolve(text));
 	});
 }
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 	it(`starts, prints base URL, key, demo login and control API, and stops on ${signal}`, async () => {
 		const child = runCli(['--port', '0', '--job-ms', '500']);
-		const banner = await output(child, /Ctrl\+C to stop/);
-		const baseUrl = /base URL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
-		expect(baseUrl).toBeDefined();
-		expect(banner).toMatch(/API key\s+eyJ/);
-		expect(banner).toContain('demo@example.com / demo-password');
-		expect(banner).toContain(`${baseUrl}/__emulator/`);
-		const health = await request(`${baseUrl}/__emulator/health`);
-		expect(await health.body.json()).toMatchObject({ ok: true, baseUrl });
-		const exited = new Promise<number | null>((resolve) =>
-			child.on('exit', (code) => resolve(code)),
-		);
-		child.kill(signal);
-		expect(await exited).toBe(0);
+		try {
+			const banner = await printed(child, /Ctrl\+C to stop/);
+			const baseUrl = /base URL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+			expect(baseUrl).toBeDefined();
+			expect(banner).toMatch(/API key\s+eyJ/);
+			expect(banner).toContain('demo@example.com / demo-password');
+			expect(banner).toContain(`${baseUrl}/__emulator/`);
+			const health = await request(`${baseUrl}/__emulator/health`);
+			expect(await health.body.json()).toMatchObject({ ok: true, baseUrl });
+			child.kill(signal);
+			expect((await child).exitCode).toBe(0);
+		} finally {
+			child.kill('SIGKILL'); // a failed test must not leave a service behind
+		}
 	});
 }
 
 it('refuses unknown options with exit code 1', async () => {
 	const child = runCli(['--colour', 'red']);
-	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-	expect(await output(child, /unknown option --colour/)).toContain('unknown option');
-	expect(await exited).toBe(1);
+	expect(await printed(child, /unknown option --colour/)).toContain('unknown option');
+	expect((await child).exitCode).toBe(1);
 });
 
 it('parses the flags, with defaults', () => {

@@ -1,0 +1,58 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// The service in a process of its own (launch.ts): it reports the port it took, is driven over
+// its control API, and never outlives the process that started it.
+import { join } from 'node:path';
+
+import { startServiceProcess } from '../../stack/service/launch';
+
+const alive = (pid: number) => {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+};
+
+async function gone(pid: number, withinMs: number): Promise<boolean> {
+	for (const until = Date.now() + withinMs; Date.now() < until; ) {
+		if (!alive(pid)) return true;
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	return !alive(pid);
+}
+
+it('starts on a port of its own, answers its control API, and stops', async () => {
+	const service = await startServiceProcess({ jobMs: 500 });
+	try {
+		expect(service.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+		const [job] = await service.insert('jobs', [
+			{ url: 'https://a.example.com', email: 'a@example.com' },
+		]);
+		expect(await service.rows('jobs')).toEqual([expect.objectContaining({ id: job.id })]);
+		const login = await fetch(`${service.baseUrl}/auth/v1/token?grant_type=password`, {
+			method: 'POST',
+			headers: { apikey: service.apiKey, 'content-type': 'application/json' },
+			body: JSON.stringify(service.demoUser),
+		});
+		expect(login.status).toBe(200);
+		expect((await service.log()).map((entry) => entry.kind)).toEqual(['token']);
+	} finally {
+		await service.stop();
+	}
+	expect(await gone(service.pid!, 5000)).toBe(true);
+});
+
+it('stops when the process that started it ends, even by SIGKILL', async () => {
+	const { execa } = await import('execa');
+	const launch = join(__dirname, '..', '..', 'stack', 'service', 'launch.ts');
+	const script = `require(${JSON.stringify(launch)}).startServiceProcess().then((s) => { console.log(s.pid); setInterval(() => {}, 1000); })`;
+	const parent = execa(process.execPath, ['--import', 'tsx', '-e', script], { reject: false });
+	const pid = await new Promise<number>((resolve) =>
+		parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+	);
+	expect(alive(pid)).toBe(true);
+	parent.kill('SIGKILL');
+	await parent;
+	expect(await gone(pid, 10_000)).toBe(true);
+});
