@@ -26,6 +26,7 @@ const { httpRequest } = require('./http');
 const { withNodeBinFirst } = require('./env');
 const { readLogFile, capturesInLog } = require('./logs');
 const services = require('./services');
+const { startPostgres } = require('../../stack/postgres');
 
 /**
  * @typedef {import('./process').ExitInfo} ExitInfo
@@ -214,7 +215,7 @@ async function startCluster(opts) {
 	const stop = () => stopParts(parts);
 	try {
 		const [pg, redis] = await Promise.all([
-			opts.pg || own(services.startPostgres()),
+			opts.pg || own(startPostgres()),
 			opts.redis || own(services.startRedis()),
 		]);
 		const env = queueEnv(userFolder, { pg, redis, extra: opts.extraEnv });

