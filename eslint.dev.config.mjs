@@ -35,11 +35,6 @@ export default tseslint.config(
 		rules: { 'no-unused-vars': ['error', { ignoreRestSiblings: true }] },
 	},
 	{
-		// Its page.evaluate() callbacks run in the browser.
-		files: ['scripts/browser-check.js'],
-		languageOptions: { globals: { ...globals.browser } },
-	},
-	{
 		files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'stack/**/*.ts'],
 		extends: [tseslint.configs.recommended],
 		rules: {

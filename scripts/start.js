@@ -9,7 +9,7 @@
  *   npm start -- --fresh      delete .n8n-local/ first: new database, owner, examples
  *   npm start -- --queue      queue mode: Postgres, Redis, n8n main + 2 workers (watch executions spread)
  *
- * As a module: `startStack(options)` starts the same stack (used by scripts/browser-check.js)
+ * As a module: `startStack(options)` starts the same stack (used by the browser check, test/browser/stack.ts)
  * and resolves to a handle with `stop()`.
  *
  * Plain CommonJS on the machine's Node 20; n8n itself runs on the Node 24 that
