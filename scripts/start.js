@@ -732,7 +732,7 @@ function stopWhenEitherDies(stack, shutdown) {
 	stack.emulator.exited.then(() =>
 		shutdown(`The emulator stopped unexpectedly (see ${rel(emulatorLog(stack.userFolder))})`, 1),
 	);
-	stack.n8n.process.on('exit', (code, signal) =>
+	stack.n8n.exited.then(({ code, signal }) =>
 		shutdown(
 			`n8n stopped unexpectedly (code ${code}, signal ${signal}; see ${rel(stack.n8n.logFile)})`,
 			1,

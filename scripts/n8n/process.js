@@ -1,9 +1,10 @@
 'use strict';
-/** Child processes for the tooling, one way: run a command, spawn a server in its own process group, wait for its health, stop its group. */
+/** Child processes for the tooling, one way, on execa: run a command, spawn a server in its own process group, wait for its health, stop its group. */
 
-const { spawn } = require('node:child_process');
-const fs = require('node:fs');
 const net = require('node:net');
+
+/** execa is an ES module: imported (stack/service/launch.ts says why). */
+const execaModule = () => import('execa');
 
 /** n8n's own defaults: never let a test instance take these (5679 = task broker). */
 const RESERVED_PORTS = new Set([5678, 5679]);
@@ -15,7 +16,7 @@ const RESERVED_PORTS = new Set([5678, 5679]);
  * @typedef {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, check?: boolean,
  *   stdio?: import('node:child_process').StdioOptions }} RunOptions
  * @typedef {Error & { result?: object }} ResultError
- * @typedef {{ child: import('node:child_process').ChildProcess, pid: number,
+ * @typedef {{ pid: number,
  *   exited: () => ExitInfo | null, whenExited: Promise<ExitInfo>,
  *   stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null> }} ServerProcess
  */
@@ -57,8 +58,8 @@ function killGroup(pid, signal) {
 	}
 }
 
-/** run() children still running (provision.sh, npm, n8n CLI calls): process-group id → exit promise. */
-/** @type {Map<number, Promise<unknown>>} */
+/** run() children still running (provision.sh, npm, n8n CLI calls): process-group id → the run. */
+/** @type {Map<number, PromiseLike<unknown>>} */
 const activeRuns = new Map();
 
 /**
@@ -108,39 +109,35 @@ function runError(command, result) {
  * @param {RunOptions} [options]
  * @returns {Promise<RunResult>}
  */
-function run(cmd, args, { cwd, env, timeoutMs = 10 * 60 * 1000, check = false, stdio } = {}) {
-	return new Promise((resolve, reject) => {
-		const started = Date.now();
-		const child = spawn(cmd, args, {
-			cwd,
-			env: env || process.env,
-			detached: true, // own process group, so a timeout can kill the whole tree
-			stdio: stdio || ['ignore', 'pipe', 'pipe'],
-		});
-		const pid = /** @type {number} */ (child.pid);
-		activeRuns.set(pid, new Promise((done) => child.once('close', done).once('error', done)));
-		let stdout = '';
-		let stderr = '';
-		if (child.stdout) child.stdout.on('data', (d) => (stdout += d));
-		if (child.stderr) child.stderr.on('data', (d) => (stderr += d));
-		let timedOut = false;
-		const timer = setTimeout(() => {
-			timedOut = true;
-			killGroup(pid, 'SIGKILL');
-		}, timeoutMs);
-		child.on('error', (err) => {
-			clearTimeout(timer);
-			activeRuns.delete(pid);
-			reject(err);
-		});
-		child.on('close', (code, signal) => {
-			clearTimeout(timer);
-			activeRuns.delete(pid);
-			const result = { code, signal, stdout, stderr, timedOut, durationMs: Date.now() - started };
-			if (check && (code !== 0 || timedOut)) reject(runError(`${cmd} ${args.join(' ')}`, result));
-			else resolve(result);
-		});
+async function run(cmd, args, { cwd, env, timeoutMs = 10 * 60 * 1000, check = false, stdio } = {}) {
+	const { execa } = await execaModule();
+	const child = execa(cmd, args, {
+		cwd,
+		env: env || process.env,
+		extendEnv: false,
+		detached: true, // own process group, so a timeout can kill the whole tree
+		...(stdio ? { stdio: /** @type {any} */ (stdio) } : { stdin: 'ignore' }),
+		timeout: timeoutMs,
+		reject: false,
 	});
+	const pid = /** @type {number} */ (child.pid);
+	activeRuns.set(pid, child);
+	const ended = await child;
+	activeRuns.delete(pid);
+	if (ended.timedOut) killGroup(pid, 'SIGKILL');
+	if (ended.failed && ended.exitCode === undefined && !ended.signal && !ended.timedOut) throw ended;
+	/** @type {RunResult} */
+	const result = {
+		code: ended.exitCode ?? null,
+		signal: /** @type {NodeJS.Signals | null} */ (ended.signal ?? null),
+		stdout: String(ended.stdout ?? ''),
+		stderr: String(ended.stderr ?? ''),
+		timedOut: ended.timedOut,
+		durationMs: Math.round(ended.durationMs),
+	};
+	if (check && (result.code !== 0 || result.timedOut))
+		throw runError(`${cmd} ${args.join(' ')}`, result);
+	return result;
 }
 
 /**
@@ -165,47 +162,45 @@ async function getFreePort() {
 
 /**
  * Spawn a long-running process (a server) in its own process group, its stdout and stderr
- * appended to `logFile`. Returns { child, pid, exited() (null while it runs, else { code, signal }),
- * whenExited (a promise of that), stop({ timeoutMs = 15000 }) }: stop sends SIGTERM to the group,
- * SIGKILL after timeoutMs, then SIGKILL to anything left in the group; it resolves to exited().
- * `stopSignal` replaces SIGTERM for a server whose clean stop is another signal; `uid`/`gid`
- * run it as another user (Postgres refuses root).
+ * appended to `logFile`. Resolves to { pid, exited() (null while it runs, else { code,
+ * signal }), whenExited (a promise of that), stop({ timeoutMs = 15000 }) }: stop sends SIGTERM
+ * to the group, SIGKILL after timeoutMs, then SIGKILL to anything left in the group; it resolves
+ * to exited().
  * @param {string} cmd
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, logFile: string, append?: boolean,
- *   stopSignal?: NodeJS.Signals, uid?: number, gid?: number }} options
- * @returns {ServerProcess}
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, logFile: string }} options
+ * @returns {Promise<ServerProcess>}
  */
-function spawnServer(
-	cmd,
-	args,
-	{ cwd, env, logFile, append = true, stopSignal = 'SIGTERM', uid, gid },
-) {
-	const out = fs.openSync(logFile, append ? 'a' : 'w');
-	const child = spawn(cmd, args, {
+async function spawnServer(cmd, args, { cwd, env, logFile }) {
+	const { execa } = await execaModule();
+	const output = { file: logFile, append: true };
+	const child = execa(cmd, args, {
 		cwd,
 		env: env || process.env,
+		extendEnv: false,
 		detached: true,
-		stdio: ['ignore', out, out],
-		uid,
-		gid,
+		stdin: 'ignore',
+		stdout: output,
+		stderr: output,
+		reject: false,
 	});
-	fs.closeSync(out);
 	const pid = /** @type {number} */ (child.pid);
 	/** @type {ExitInfo | null} */
 	let exited = null;
-	/** @type {Promise<ExitInfo>} */
-	const whenExited = new Promise((resolve) =>
-		child.on('exit', (code, signal) => resolve((exited = { code, signal }))),
+	const whenExited = child.then(
+		(ended) =>
+			(exited = {
+				code: ended.exitCode ?? null,
+				signal: /** @type {NodeJS.Signals | null} */ (ended.signal ?? null),
+			}),
 	);
 	return {
-		child,
 		pid,
 		exited: () => exited,
 		whenExited,
 		async stop({ timeoutMs = 15000 } = {}) {
 			if (exited) return exited;
-			killGroup(pid, stopSignal);
+			killGroup(pid, 'SIGTERM');
 			const t = setTimeout(() => killGroup(pid, 'SIGKILL'), timeoutMs);
 			await whenExited;
 			clearTimeout(t);

@@ -134,11 +134,15 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 	const userFolder = /** @type {string} */ (env.N8N_USER_FOLDER);
 	const log = logFile || path.join(userFolder, `n8n-worker-${index}.log`);
 	const started = Date.now();
-	const server = spawnServer(p.nodeBin, [p.n8nBin, 'worker', `--concurrency=${concurrency}`], {
-		cwd: userFolder,
-		env: wenv,
-		logFile: log,
-	});
+	const server = await spawnServer(
+		p.nodeBin,
+		[p.n8nBin, 'worker', `--concurrency=${concurrency}`],
+		{
+			cwd: userFolder,
+			env: wenv,
+			logFile: log,
+		},
+	);
 	/** @type {Worker} */
 	const w = {
 		index,

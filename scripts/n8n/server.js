@@ -14,7 +14,7 @@ const { restClient } = require('./rest');
  * @typedef {import('./env').EnvSource & { port?: number, timeoutMs?: number, logFile?: string,
  *   killOnSignal?: boolean, onSpawn?: (handle: N8nServer) => void }} StartOptions
  * @typedef {{ port: number, baseUrl: string, pid: number,
- *   process: import('node:child_process').ChildProcess, env: NodeJS.ProcessEnv, logFile: string,
+ *   exited: Promise<import('./process').ExitInfo>, env: NodeJS.ProcessEnv, logFile: string,
  *   startMs: number, killOnSignal: boolean, logs: () => import('./logs').LogLine[],
  *   stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null> }
  *   & import('./rest').RestClient} N8nServer
@@ -111,7 +111,11 @@ async function startN8n(opts = {}) {
 	const userFolder = /** @type {string} */ (env.N8N_USER_FOLDER);
 	const logFile = opts.logFile || path.join(userFolder, `n8n-start-${port}.log`);
 	const started = Date.now();
-	const server = spawnServer(p.nodeBin, [p.n8nBin, 'start'], { cwd: userFolder, env, logFile });
+	const server = await spawnServer(p.nodeBin, [p.n8nBin, 'start'], {
+		cwd: userFolder,
+		env,
+		logFile,
+	});
 	const exitPromise = server.whenExited.then((info) => {
 		liveServers.delete(handle);
 		if (![...liveServers].some((h) => h.killOnSignal)) disarmSignalCleanup();
@@ -124,7 +128,7 @@ async function startN8n(opts = {}) {
 		port,
 		baseUrl,
 		pid: server.pid,
-		process: server.child,
+		exited: server.whenExited,
 		env,
 		logFile,
 		startMs: 0,

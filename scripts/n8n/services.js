@@ -175,7 +175,7 @@ async function startRedis({ port, readyTimeoutMs = 20000 } = {}) {
 		'',
 		'--appendonly',
 	].concat(['no', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes']);
-	const server = spawnServer(bin, args, { logFile, cwd: dir });
+	const server = await spawnServer(bin, args, { logFile, cwd: dir });
 	const entry = register('redis', server, dir);
 	await waitForService('redis', server, entry, {
 		probe: async () => (await redisCommand(redisPort, 'PING')) === '+PONG',

