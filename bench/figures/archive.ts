@@ -6,7 +6,7 @@
 import { join } from 'path';
 
 import type { ArchiveResult } from '../archive-worker';
-import { startServiceProcess } from '../../stack/service/launch';
+import { RUN_TYPESCRIPT, startServiceProcess } from '../../stack/service/launch';
 import { mib, seconds } from '../stats';
 import { judged, type Row } from '../table';
 
@@ -30,7 +30,7 @@ export async function archiveMemory(archiveBytes: number): Promise<Row> {
 			join(__dirname, '..', 'archive-worker.ts'),
 			[JSON.stringify({ service, downloadId: download.id, archiveBytes })],
 			{
-				nodeOptions: ['--expose-gc', '--import', 'tsx'],
+				nodeOptions: ['--expose-gc', ...RUN_TYPESCRIPT],
 				ipc: true,
 				stdout: 'inherit',
 				stderr: 'inherit',

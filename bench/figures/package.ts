@@ -1,6 +1,5 @@
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** The published package: its size, and what loading it costs n8n. */
-import { execFileSync } from 'child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
 import { join } from 'path';
 import { gzipSync } from 'zlib';
@@ -20,7 +19,7 @@ function newestSource(folder: string): number {
 }
 
 /** Builds dist/ unless it is newer than every source file it is made of. */
-function ensureBuilt(entries: string[]): void {
+async function ensureBuilt(entries: string[]): Promise<void> {
 	const built = entries.every((entry) => existsSync(join(root, entry)));
 	const sources = Math.max(
 		newestSource(join(root, 'nodes')),
@@ -30,41 +29,37 @@ function ensureBuilt(entries: string[]): void {
 	const compiled = entries.filter((entry) => /^dist\/(nodes|credentials)\//.test(entry));
 	if (built && compiled.every((entry) => statSync(join(root, entry)).mtimeMs >= sources)) return;
 	process.stderr.write('bench: dist/ is missing or older than the sources: npm run build\n');
-	execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'pipe' });
+	await (await execaModule()).execa('npm', ['run', '-s', 'build'], { cwd: root });
 }
 
+/** execa is an ES module: imported (stack/service/launch.ts says why). */
+const execaModule = () => import('execa');
+
 /** Milliseconds `require` of `modules` takes in a fresh Node process. */
-function coldRequire(modules: string[]): number {
+async function coldRequire(modules: string[]): Promise<number> {
 	const script =
 		'const t=process.hrtime.bigint();for(const m of JSON.parse(process.argv[1]))require(m);process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))';
-	try {
-		return Number(
-			execFileSync(process.execPath, ['-e', script, JSON.stringify(modules)], {
-				cwd: root,
-				encoding: 'utf8',
-				stdio: 'pipe',
-			}),
-		);
-	} catch (error) {
-		const stderr = String((error as { stderr?: unknown }).stderr ?? '');
-		const reason =
-			stderr.split('\n').find((line) => /Error/.test(line)) ?? (error as Error).message;
-		throw new Error(
-			`require(${modules.map((m) => m.replace(root, '.')).join(', ')}) failed: ${reason}`,
-		);
-	}
+	const { execa } = await execaModule();
+	const result = await execa(process.execPath, ['-e', script, JSON.stringify(modules)], {
+		cwd: root,
+		reject: false,
+	});
+	if (!result.failed) return Number(result.stdout);
+	const reason = result.stderr.split('\n').find((line) => /Error/.test(line)) ?? result.message;
+	throw new Error(
+		`require(${modules.map((m) => m.replace(root, '.')).join(', ')}) failed: ${reason}`,
+	);
 }
 
 export async function packageFigures(rounds: number): Promise<Row[]> {
 	const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 	const entries: string[] = [manifest.main, ...manifest.n8n.credentials, ...manifest.n8n.nodes];
-	ensureBuilt(entries);
-	const [packed] = JSON.parse(
-		execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-			cwd: root,
-			encoding: 'utf8',
-		}),
-	);
+	await ensureBuilt(entries);
+	const { execa } = await execaModule();
+	const pack = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+		cwd: root,
+	});
+	const [packed] = JSON.parse(pack.stdout);
 	const size = packed.size as number;
 	const readme = gzipSync(readFileSync(join(root, 'README.md'))).length;
 
@@ -72,9 +67,9 @@ export async function packageFigures(rounds: number): Promise<Row[]> {
 	const times = { ours: [] as number[], workflow: [] as number[] };
 	for (let round = 0; round < rounds; round++) {
 		// Alternating, so that a busy moment of the machine falls on both.
-		if (round % 2) times.workflow.push(coldRequire(['n8n-workflow']));
-		times.ours.push(coldRequire(ours));
-		if (!(round % 2)) times.workflow.push(coldRequire(['n8n-workflow']));
+		if (round % 2) times.workflow.push(await coldRequire(['n8n-workflow']));
+		times.ours.push(await coldRequire(ours));
+		if (!(round % 2)) times.workflow.push(await coldRequire(['n8n-workflow']));
 	}
 	const [own, workflow] = [median(times.ours), median(times.workflow)];
 	return [

@@ -10,6 +10,7 @@
  */
 
 const {
+	run,
 	sleep,
 	getFreePort,
 	killActiveRuns,
@@ -46,5 +47,6 @@ module.exports = {
 	waitForHealth,
 	killGroup,
 	httpRequest,
+	run,
 	sleep,
 };

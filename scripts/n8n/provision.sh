@@ -161,6 +161,8 @@ _wex_provision_main() {
 			# 2. n8n with Node 24 first on PATH (so npm, node-gyp and any script target its ABI).
 			export PATH="$node_dir/bin:$PATH"
 			export npm_config_nodedir="$node_dir"   # node-gyp: use these headers, never download
+			# Node 24's npm enables Node's compile cache, by default in the temp directory.
+			export NODE_COMPILE_CACHE="$dir/.node-compile-cache"
 			if [[ $lock_sha != none ]]; then
 				_wex_log "npm ci from $runtime_dir/package-lock.json (lock $lock_sha)"
 				cp "$runtime_dir/package.json" "$runtime_dir/package-lock.json" "$prefix/"

@@ -134,15 +134,8 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 	const userFolder = /** @type {string} */ (env.N8N_USER_FOLDER);
 	const log = logFile || path.join(userFolder, `n8n-worker-${index}.log`);
 	const started = Date.now();
-	const server = await spawnServer(
-		p.nodeBin,
-		[p.n8nBin, 'worker', `--concurrency=${concurrency}`],
-		{
-			cwd: userFolder,
-			env: wenv,
-			logFile: log,
-		},
-	);
+	const args = [p.n8nBin, 'worker', `--concurrency=${concurrency}`];
+	const server = await spawnServer(p.nodeBin, args, { cwd: userFolder, env: wenv, logFile: log });
 	/** @type {Worker} */
 	const w = {
 		index,
@@ -211,7 +204,7 @@ async function stopParts(parts) {
 async function startCluster(opts) {
 	const { userFolder, workers = 2, concurrency = 10 } = opts;
 	if (!userFolder) throw new Error('startCluster: userFolder is required');
-	services.ensurePackages();
+	await services.ensurePackages();
 	/** @type {ClusterParts} */
 	const parts = { workers: [], services: [] };
 	/** @template {{ stop: () => Promise<void> }} S @param {Promise<S>} started */

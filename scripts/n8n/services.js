@@ -10,13 +10,12 @@
  *   const redis = await svc.startRedis();          // { host, port, command('PING'), stop() }
  *   await svc.stopAll();                           // whatever is still running (also run on exit)
  */
-const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
+const { getFreePort, killGroup, run, spawnServer, waitForHealth } = require('./process');
 
 /** Services this process started and has not stopped: killed when it exits. */
 /** @type {Set<Service>} */
@@ -46,7 +45,7 @@ function which(cmd) {
  * Installs redis-server from Debian's packages when missing (root only).
  * @param {{ log?: (message: string) => void }} [options]
  */
-function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`) } = {}) {
+async function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`) } = {}) {
 	if (which('redis-server')) return { installed: [] };
 	const missing = ['redis-server'];
 	if (process.getuid && process.getuid() !== 0) {
@@ -56,10 +55,10 @@ function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`)
 	}
 	log(`installing ${missing.join(', ')} from Debian's packages`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-	execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
-		stdio: ['ignore', 'ignore', 'inherit'],
+	await run('apt-get', ['update'], { env, check: true });
+	await run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
 		env,
+		check: true,
 	});
 	if (!which('redis-server')) throw new Error('redis-server still missing after apt-get install');
 	return { installed: missing };
@@ -201,6 +200,7 @@ async function stopAll() {
 }
 
 module.exports = {
+	which,
 	ensurePackages,
 	startRedis,
 	redisCommand,

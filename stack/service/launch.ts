@@ -3,10 +3,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 import type { FaultSpec, LogEntry, Settings, Stats, TableName } from './index';
 
 const CLI = join(__dirname, 'cli.ts');
+
+/** Node's options that run TypeScript (stack/tsx.mjs), for the tooling's child processes. */
+export const RUN_TYPESCRIPT = ['--import', pathToFileURL(join(__dirname, '..', 'tsx.mjs')).href];
 
 /** What the service reports once it listens (cli.ts, over IPC). */
 export interface ServiceAccess {
@@ -42,7 +46,7 @@ export async function startServiceProcess(
 	// execa is an ES module: imported, so that tsx, tsc's output and jest all load it.
 	const { execaNode } = await import('execa');
 	const child = execaNode(CLI, args, {
-		nodeOptions: ['--import', 'tsx'],
+		nodeOptions: RUN_TYPESCRIPT,
 		ipc: true,
 		serialization: 'json',
 		stdin: 'ignore',

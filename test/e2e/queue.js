@@ -331,7 +331,7 @@ async function startStack() {
 		void end();
 	}, SUITE_TIMEOUT_MS).unref();
 	ctx.packDir = path.dirname(tarball);
-	const svc = services.ensurePackages();
+	const svc = await services.ensurePackages();
 	ctx.uf = await n8n.makeUserFolder({ tarball });
 	ctx.emu = await startServiceProcess({ jobMs: JOB_MS });
 	const emu = ctx.emu;

@@ -1,5 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-import { execFileSync } from 'child_process';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 
@@ -18,14 +17,13 @@ function instantiate(entry: string) {
 describe('the published package', () => {
 	let files: string[];
 
-	beforeAll(() => {
-		execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'pipe' });
-		const [packed] = JSON.parse(
-			execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-				cwd: root,
-				encoding: 'utf8',
-			}),
-		);
+	beforeAll(async () => {
+		const { execa } = await import('execa');
+		await execa('npm', ['run', '-s', 'build'], { cwd: root });
+		const pack = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: root,
+		});
+		const [packed] = JSON.parse(pack.stdout);
 		files = packed.files.map((file: { path: string }) => file.path);
 	}, 120_000);
 

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { request } from 'undici';
 import { parseArgs } from '../../stack/service/cli';
+import { RUN_TYPESCRIPT } from '../../stack/service/launch';
 
 let execaNode: typeof import('execa').execaNode;
 beforeAll(async () => ({ execaNode } = await import('execa')));
@@ -11,7 +12,7 @@ beforeAll(async () => ({ execaNode } = await import('execa')));
 function runCli(args: string[]) {
 	const cli = join(__dirname, '..', '..', 'stack', 'service', 'cli.ts');
 	return execaNode(cli, args, {
-		nodeOptions: ['--import', 'tsx'],
+		nodeOptions: RUN_TYPESCRIPT,
 		ipc: false, // as in a terminal: launch.ts's children talk over IPC instead
 		all: true,
 		reject: false,

@@ -3,7 +3,7 @@
 // its control API, and never outlives the process that started it.
 import { join } from 'node:path';
 
-import { startServiceProcess } from '../../stack/service/launch';
+import { RUN_TYPESCRIPT, startServiceProcess } from '../../stack/service/launch';
 
 const alive = (pid: number) => {
 	try {
@@ -47,7 +47,7 @@ it('stops when the process that started it ends, even by SIGKILL', async () => {
 	const { execa } = await import('execa');
 	const launch = join(__dirname, '..', '..', 'stack', 'service', 'launch.ts');
 	const script = `require(${JSON.stringify(launch)}).startServiceProcess().then((s) => { console.log(s.pid); setInterval(() => {}, 1000); })`;
-	const parent = execa(process.execPath, ['--import', 'tsx', '-e', script], { reject: false });
+	const parent = execa(process.execPath, [...RUN_TYPESCRIPT, '-e', script], { reject: false });
 	const pid = await new Promise<number>((resolve) =>
 		parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
 	);
