@@ -1,4 +1,4 @@
-// Lints the code that never ships (tests, the local stack, benchmarks, scripts, build files). The shipped
+// Lints the code that never ships (tests, the local stack, benchmarks, build files). The shipped
 // code (nodes/, credentials/, package.json) is linted by `npx n8n-node lint` with eslint.config.mjs,
 // which n8n's strict mode requires to stay exactly n8n-node's default: `npm run lint` runs both.
 import js from '@eslint/js';
@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 
-const devCode = ['test/**', 'bench/**', 'scripts/**', 'stack/**', '*.js', '*.mjs'];
+const devCode = ['test/**', 'bench/**', 'stack/**', '*.js', '*.mjs'];
 
 export default tseslint.config(
 	{
@@ -35,7 +35,7 @@ export default tseslint.config(
 		rules: { 'no-unused-vars': ['error', { ignoreRestSiblings: true }] },
 	},
 	{
-		files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'stack/**/*.ts'],
+		files: ['test/**/*.ts', 'bench/**/*.ts', 'stack/**/*.ts'],
 		extends: [tseslint.configs.recommended],
 		rules: {
 			// Tests reach into n8n's untyped internals on purpose.

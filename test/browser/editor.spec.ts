@@ -13,7 +13,7 @@ import {
 	shot,
 } from './workflows';
 
-import { DEMO_OWNER, DEFAULTS, readExamples } from '../../scripts/start';
+import { DEMO_OWNER, DEFAULTS, readExamples } from '../../stack/start';
 
 const stack = JSON.parse(process.env.WEX_BROWSER_STACK ?? '{}') as BrowserStack;
 const plan = examplePlan();

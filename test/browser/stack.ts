@@ -5,8 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { startStack, DEFAULTS } from '../../scripts/start';
-import * as n8n from '../../scripts/n8n/lib';
+import { startStack, DEFAULTS } from '../../stack/start';
+import * as n8n from '../../stack/n8n/lib';
 
 export const CHROMIUM = '/usr/bin/chromium';
 

@@ -7,7 +7,7 @@ import { type Locator, type Page, expect } from '@playwright/test';
 
 import type { BrowserStack } from './stack';
 
-import { DEFAULTS, readExamples } from '../../scripts/start';
+import { DEFAULTS, readExamples } from '../../stack/start';
 
 export const NODE_TYPE = 'n8n-nodes-website-export.websiteExport';
 const TRIGGER_TYPE = 'n8n-nodes-website-export.websiteExportTrigger';

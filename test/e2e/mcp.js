@@ -16,7 +16,7 @@ const {
 } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { DEFAULT_REQUEST_TIMEOUT_MSEC } = require('@modelcontextprotocol/sdk/shared/protocol.js');
 
-const n8n = require('../../scripts/n8n/lib');
+const n8n = require('../../stack/n8n/lib');
 const { REPO } = require('./suite');
 
 /** @typedef {import('./types').Json} Json */

@@ -4,8 +4,8 @@
 /**
  * The queue-mode end-to-end suite: n8n 2.41.1 with EXECUTIONS_MODE=queue, Postgres (the
  * emulator's embedded one) and Redis (Debian's package), private throwaway instances on loopback
- * (scripts/n8n/services.js), one
- * main process and 2 workers (scripts/n8n/queue.js), this pack installed in the shared user
+ * (stack/n8n/services.js), one
+ * main process and 2 workers (stack/n8n/queue.js), this pack installed in the shared user
  * folder, the Website Export emulator.
  *
  *   npm run test:queue                       # = node test/e2e/queue.js
@@ -28,9 +28,9 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 
-const n8n = require('../../scripts/n8n/lib');
-const queue = require('../../scripts/n8n/queue');
-const services = require('../../scripts/n8n/services');
+const n8n = require('../../stack/n8n/lib');
+const queue = require('../../stack/n8n/queue');
+const services = require('../../stack/n8n/services');
 const { startServiceProcess } = require('../../stack/service/launch');
 const { waitForTriggerPoll } = require('./trigger-runs');
 const { REPO, check, elapsed, note, report, runSuite, seconds } = require('./suite');

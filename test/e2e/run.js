@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * The end-to-end suite: this pack inside a real n8n (2.41.1 on Node 24, see scripts/n8n/),
+ * The end-to-end suite: this pack inside a real n8n (2.41.1 on Node 24, see stack/n8n/),
  * against the Website Export emulator.
  *
  *   npm run test:e2e            # = node test/e2e/run.js
@@ -22,13 +22,13 @@
  *
  * Prints one line per check ("ok  name: details" / "FAIL name: details") and, last, exactly
  * "N passed, N failed". Exits 1 on any failure. `n8n execute` is never retried: a run has
- * side effects on the emulator, even when n8n crashes while exiting (scripts/n8n/README.md).
+ * side effects on the emulator, even when n8n crashes while exiting (stack/n8n/README.md).
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const n8n = require('../../scripts/n8n/lib');
+const n8n = require('../../stack/n8n/lib');
 const { startServiceProcess } = require('../../stack/service/launch');
 const {
 	collectFinishedExecutions,
@@ -74,7 +74,7 @@ const TRIGGER_CYCLE_TIMEOUT_MS = 150 * 1000; // n8n polls every minute at most: 
 const WRONG_PASSWORD = 'wrong-password-e2e-7Qx';
 
 const KEEP = process.argv.includes('--keep');
-// --n8n 1 (or WEX_N8N=1): run against n8n 1.123.81 (scripts/n8n/provision.sh --n8n 1) instead of 2.41.1.
+// --n8n 1 (or WEX_N8N=1): run against n8n 1.123.81 (stack/n8n/provision.sh --n8n 1) instead of 2.41.1.
 const N8N_FLAG = process.argv.indexOf('--n8n');
 if (N8N_FLAG > 0) process.env.WEX_N8N = process.argv[N8N_FLAG + 1];
 // ---------------------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ async function prepare() {
 
 /**
  * The export:nodes check: our three node types, their operations and credential; returns the details.
- * @param {Json} loaded what scripts/n8n/lib.js's listLoadedNodeTypes resolved to
+ * @param {Json} loaded what stack/n8n/lib.js's listLoadedNodeTypes resolved to
  */
 function packageLoaded(loaded) {
 	assert.deepEqual(loaded.failedPackages, [], 'n8n failed to load a package');
@@ -337,7 +337,7 @@ function workflowRunners(workflows) {
 		const r = await n8n.executeWorkflow(workflows[name].id, { env: ctx.env });
 		if (r.signal)
 			note(
-				`${name}: n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'} (not retried: scripts/n8n/README.md gotcha 2)`,
+				`${name}: n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'} (not retried: stack/n8n/README.md gotcha 2)`,
 			);
 		return r;
 	};
@@ -784,7 +784,7 @@ async function continueOnFail(r) {
 }
 
 /** n8n's own credential test (what Test / Save in the credential dialog calls) for a good login, a wrong password and an account without the plan. */
-/** @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n) */
+/** @param {Json} srv the running n8n (stack/n8n/lib.js startN8n) */
 async function credentialTest(srv) {
 	await check(
 		'credential test in n8n tells a good login, a wrong password and no Business plan apart',
@@ -819,7 +819,7 @@ async function credentialTest(srv) {
 
 /** Issue 18: the MCP client against the published MCP workflows, once the rows are settled; resolves to the tools made to fail. */
 /**
- * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @param {Json} srv the running n8n (stack/n8n/lib.js startN8n)
  * @returns {Promise<string[]>}
  */
 async function mcpChecks(srv) {
@@ -996,7 +996,7 @@ function describeCycle(x, rows, insertedAt) {
 
 /**
  * The node and credential types n8n start serves over REST; returns the details.
- * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @param {Json} srv the running n8n (stack/n8n/lib.js startN8n)
  * @param {number} readyMs
  */
 async function servesThePack(srv, readyMs) {
@@ -1057,7 +1057,7 @@ async function exactlyOnceAcrossCycles({ executions, inserted, baseline, seqBefo
 
 /**
  * The server logged no error but one per tool call the MCP checks made fail; returns the details.
- * @param {Json} srv the running n8n (scripts/n8n/lib.js startN8n)
+ * @param {Json} srv the running n8n (stack/n8n/lib.js startN8n)
  * @param {string[]} failedTools
  */
 function serverLogClean(srv, failedTools) {

@@ -7,7 +7,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const { isN8n1 } = require('../../scripts/n8n/provision');
+const { isN8n1 } = require('../../stack/n8n/provision');
 
 const REPO = path.resolve(__dirname, '../..');
 const started = Date.now();

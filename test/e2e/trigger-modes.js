@@ -8,7 +8,7 @@
  */
 const assert = require('node:assert/strict');
 
-const n8n = require('../../scripts/n8n/lib');
+const n8n = require('../../stack/n8n/lib');
 const {
 	collectFinishedExecutions,
 	countIds,

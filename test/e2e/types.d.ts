@@ -23,7 +23,7 @@ export interface Item {
 	pairedItem?: Json;
 }
 
-/** What scripts/n8n/lib.js's executeWorkflow resolves to (the parts the suites read). */
+/** What stack/n8n/lib.js's executeWorkflow resolves to (the parts the suites read). */
 export interface RunResult {
 	ok: boolean;
 	status: string;
@@ -46,7 +46,7 @@ export type Note = (text: string) => void;
 /** Environment variables for an n8n child process. */
 export type Env = Record<string, string | undefined>;
 
-/** The part of a running `n8n start` (scripts/n8n/lib.js startN8n) that lists executions. */
+/** The part of a running `n8n start` (stack/n8n/lib.js startN8n) that lists executions. */
 export interface ExecutionSource {
 	executions(filter: { workflowId: string }): Promise<Json[]>;
 	execution(id: string): Promise<Json>;

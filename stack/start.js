@@ -13,7 +13,7 @@
  * and resolves to a handle with `stop()`.
  *
  * Plain CommonJS on the machine's Node 20; n8n itself runs on the Node 24 that
- * scripts/n8n/provision.sh installs from the npm registry (see scripts/n8n/README.md).
+ * stack/n8n/provision.sh installs from the npm registry (see stack/n8n/README.md).
  */
 
 const crypto = require('node:crypto');
@@ -25,7 +25,7 @@ const path = require('node:path');
 
 const n8n = require('./n8n/lib');
 const services = require('./n8n/services');
-const { startServiceProcess } = require('../stack/service/launch');
+const { startServiceProcess } = require('./service/launch');
 const queue = require('./n8n/queue');
 
 const REPO = path.resolve(__dirname, '..');
@@ -264,7 +264,7 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 
 /**
  * @typedef {import('./n8n/server').N8nServer} N8nServer
- * @typedef {import('../stack/service/launch').ServiceProcess} Emulator
+ * @typedef {import('./service/launch').ServiceProcess} Emulator
  * @typedef {Awaited<ReturnType<typeof queue.startCluster>>} Cluster
  * @typedef {import('./n8n/provision').Provisioned} Provisioned
  * @typedef {{ email: string, password: string, firstName: string, lastName: string }} Owner

@@ -26,7 +26,7 @@ const { httpRequest } = require('./http');
 const { withNodeBinFirst } = require('./env');
 const { readLogFile, capturesInLog } = require('./logs');
 const services = require('./services');
-const { startPostgres } = require('../../stack/postgres');
+const { startPostgres } = require('../postgres');
 
 /**
  * @typedef {import('./process').ExitInfo} ExitInfo

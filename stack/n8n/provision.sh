@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Provision a real n8n (pinned) plus the Node 24 it needs, from the npm registry only.
 #
-#   bash scripts/n8n/provision.sh            # install if needed, print KEY=VALUE lines
-#   bash scripts/n8n/provision.sh --json     # install if needed, print one JSON object
-#   source scripts/n8n/provision.sh          # install if needed, export the variables
-#   bash scripts/n8n/provision.sh --write-lock   # after bumping N8N_VERSION: save runtime/package-lock.json
-#   bash scripts/n8n/provision.sh --n8n 1 [--json|--write-lock]   # n8n 1.x (1.123.81) beside 2.x
-#   WEX_N8N_VERSION=1.123.81 bash scripts/n8n/provision.sh          # the same, by version
+#   bash stack/n8n/provision.sh            # install if needed, print KEY=VALUE lines
+#   bash stack/n8n/provision.sh --json     # install if needed, print one JSON object
+#   source stack/n8n/provision.sh          # install if needed, export the variables
+#   bash stack/n8n/provision.sh --write-lock   # after bumping N8N_VERSION: save runtime/package-lock.json
+#   bash stack/n8n/provision.sh --n8n 1 [--json|--write-lock]   # n8n 1.x (1.123.81) beside 2.x
+#   WEX_N8N_VERSION=1.123.81 bash stack/n8n/provision.sh          # the same, by version
 #
 # Exported / printed: N8N_NODE_BIN (Node 24 binary), N8N_BIN (n8n's bin/n8n entry, to be
 # run as "$N8N_NODE_BIN" "$N8N_BIN" ...), N8N_NODE_DIR, N8N_PREFIX, N8N_PROVISION_DIR,
@@ -62,7 +62,7 @@ _wex_write_lock() {
 				if (!resolves(loc, n)) delete p.optionalDependencies[n];
 		}
 		const pkg = { name: "wex-n8n-runtime", private: true,
-			description: "The n8n runtime that scripts/n8n/provision.sh installs (npm ci) for e2e tests and npm start. Not part of the published package.",
+			description: "The n8n runtime that stack/n8n/provision.sh installs (npm ci) for e2e tests and npm start. Not part of the published package.",
 			dependencies: { n8n: ver } };
 		if (overrides) pkg.overrides = JSON.parse(overrides);
 		lock.name = pkg.name; lock.packages[""].name = pkg.name;
