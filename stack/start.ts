@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @typescript-eslint/no-explicit-any, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * `npm start`: a local n8n editor with this node pack, a ready credential and the example
  * workflows, talking to the Website Export emulator instead of the paid service.
@@ -12,28 +12,28 @@
  * As a module: `startStack(options)` starts the same stack (used by the browser check, test/browser/stack.ts)
  * and resolves to a handle with `stop()`.
  *
- * Plain CommonJS on the machine's Node 20; n8n itself runs on the Node 24 that
+ * It runs on the machine's Node 20 (under tsx); n8n itself runs on the Node 24 that
  * stack/n8n/provision.sh installs from the npm registry (see stack/n8n/README.md).
  */
 
-const crypto = require('node:crypto');
-const fs = require('node:fs');
-const fsp = require('node:fs/promises');
-const net = require('node:net');
-const os = require('node:os');
-const path = require('node:path');
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
-const n8n = require('./n8n/lib');
-const services = require('./n8n/services');
-const { startServiceProcess } = require('./service/launch');
-const queue = require('./n8n/queue');
+import * as n8n from './n8n/lib';
+import * as services from './n8n/services';
+import { startServiceProcess } from './service/launch';
+import * as queue from './n8n/queue';
 
 const REPO = path.resolve(__dirname, '..');
 const PACKAGE_NAME = 'n8n-nodes-website-export';
 const NODE_TYPES = [`${PACKAGE_NAME}.websiteExport`, `${PACKAGE_NAME}.websiteExportTrigger`];
 const CREDENTIAL_TYPE = 'websiteExportApi';
 
-const DEFAULTS = Object.freeze({
+export const DEFAULTS = Object.freeze({
 	n8nPort: 5678,
 	emulatorPort: 54321,
 	/** Persistent (gitignored): the database with the owner, credential, workflows and executions. */
@@ -42,7 +42,7 @@ const DEFAULTS = Object.freeze({
 });
 
 /** The editor login printed for the newcomer (n8n wants 8+ characters, a digit and an uppercase letter). */
-const DEMO_OWNER = Object.freeze({
+export const DEMO_OWNER = Object.freeze({
 	email: 'demo@example.com',
 	password: 'Demo-Passw0rd',
 	firstName: 'Demo',
@@ -50,43 +50,36 @@ const DEMO_OWNER = Object.freeze({
 });
 
 /** The credential the examples use; its id is the one the example workflows reference. */
-const CREDENTIAL = Object.freeze({
+export const CREDENTIAL = Object.freeze({
 	id: 'website-export-demo',
 	name: 'Website Export (local emulator)',
 });
 
 /** What a newcomer can fix: printed without a stack trace. */
-class StartError extends Error {}
+export class StartError extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // small helpers
 
-/** @param {number} ms */
-function seconds(ms) {
+function seconds(ms: number) {
 	return ms >= 60000
 		? `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
 		: `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** @param {unknown} value */
-function hash(value) {
+function hash(value: unknown) {
 	return crypto.createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
 }
 
-/** @param {string} p */
-function rel(p) {
+function rel(p: string) {
 	const r = path.relative(process.cwd(), p);
 	return r && !r.startsWith('..') ? r : p;
 }
 
 /** Throws a StartError unless nothing listens on `port` (on 127.0.0.1, nor on ::1 where a browser may look first). */
-/**
- * @param {number} port
- * @param {string} what
- */
-async function assertPortFree(port, what) {
-	/** @param {NodeJS.ErrnoException} [err] */
-	const busy = (err) =>
+
+async function assertPortFree(port: number, what: string) {
+	const busy = (err?: NodeJS.ErrnoException) =>
 		new StartError(
 			`Port ${port} (${what}) is already in use${err ? ` (${err.code})` : ''}. ` +
 				`Is another n8n or \`npm start\` still running? Stop it and run \`npm start\` again ` +
@@ -94,7 +87,7 @@ async function assertPortFree(port, what) {
 		);
 	await new Promise((resolve, reject) => {
 		const srv = net.createServer();
-		srv.once('error', (/** @type {NodeJS.ErrnoException} */ err) =>
+		srv.once('error', (err: NodeJS.ErrnoException) =>
 			reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? busy(err) : err),
 		);
 		srv.listen(port, '127.0.0.1', () => srv.close(resolve));
@@ -123,10 +116,9 @@ function assertDependenciesInstalled() {
 }
 
 /** Where provision.sh keeps (or will keep) the pinned n8n + Node 24, and whether it is complete. */
-function provisionCache() {
+export function provisionCache() {
 	const sh = fs.readFileSync(path.join(__dirname, 'n8n', 'provision.sh'), 'utf8');
-	/** @param {string} name */
-	const pin = (name) => (new RegExp(`^${name}=(\\S+)`, 'm').exec(sh) || [])[1];
+	const pin = (name: string) => (new RegExp(`^${name}=(\\S+)`, 'm').exec(sh) || [])[1];
 	const n8nVersion = process.env.WEX_N8N_VERSION || pin('_wex_n8n_version_default');
 	const nodeVersion = process.env.WEX_NODE_VERSION || pin('_wex_node_version_default');
 	const root =
@@ -159,11 +151,10 @@ function assertBuildToolsForProvisioning() {
 // examples and the credential
 
 /** The workflows in examples/*.json (a file may hold one workflow or an array), sorted by name. */
-/**
- * @param {string} dir
- * @returns {(Record<string, any> & { id: string, name: string, file: string, nodes: any[] })[]}
- */
-function readExamples(dir) {
+
+export function readExamples(
+	dir: string,
+): (Record<string, any> & { id: string; name: string; file: string; nodes: any[] })[] {
 	if (!fs.existsSync(dir)) return [];
 	const workflows = [];
 	for (const f of fs
@@ -184,10 +175,8 @@ function readExamples(dir) {
 }
 
 /** The credential id the examples use most (they are written against one fixed id). */
-/** @param {ReturnType<typeof readExamples>} workflows */
-function credentialIdOf(workflows) {
-	/** @type {Map<string, number>} */
-	const count = new Map();
+function credentialIdOf(workflows: ReturnType<typeof readExamples>) {
+	const count: Map<string, number> = new Map();
 	for (const wf of workflows)
 		for (const node of wf.nodes) {
 			const ref = node.credentials && node.credentials[CREDENTIAL_TYPE];
@@ -198,12 +187,11 @@ function credentialIdOf(workflows) {
 }
 
 /** Which workflow / credential ids already exist in the folder's database (Node 24 has node:sqlite). */
-/**
- * @param {string} nodeBin
- * @param {string} dbFile
- * @returns {Promise<{ workflows: string[], credentials: string[] } | null>}
- */
-async function existingIds(nodeBin, dbFile) {
+
+async function existingIds(
+	nodeBin: string,
+	dbFile: string,
+): Promise<{ workflows: string[]; credentials: string[] } | null> {
 	if (!fs.existsSync(dbFile)) return { workflows: [], credentials: [] };
 	const script = `
 		const { DatabaseSync } = require('node:sqlite');
@@ -219,25 +207,41 @@ async function existingIds(nodeBin, dbFile) {
  * Imports the credential and the example workflows that are missing from the database or
  * changed since the last start (or all of them with `force`). Workflows a user edited in the
  * editor are left alone until their example file changes.
- * @param {{ env: NodeJS.ProcessEnv, nodeBin: string, userFolder: string, credential: DemoCredential,
- *   workflows: ReturnType<typeof readExamples>, force: boolean, log: (message: string) => void }} demo
  */
-async function importDemoData({ env, nodeBin, userFolder, credential, workflows, force, log }) {
+async function importDemoData({
+	env,
+	nodeBin,
+	userFolder,
+	credential,
+	workflows,
+	force,
+	log,
+}: {
+	env: NodeJS.ProcessEnv;
+	nodeBin: string;
+	userFolder: string;
+	credential: DemoCredential;
+	workflows: ReturnType<typeof readExamples>;
+	force: boolean;
+	log: (message: string) => void;
+}) {
 	const stateFile = path.join(userFolder, '.n8n', 'npm-start-imports.json');
-	/** @type {Record<string, string>} */
-	let state = {};
+	let state: Record<string, string> = {};
 	try {
 		state = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
 	} catch {
 		/* first start */
 	}
 	const existing = await existingIds(nodeBin, path.join(userFolder, '.n8n', 'database.sqlite'));
-	/** @param {'workflows' | 'credentials'} kind @param {string} id @param {string} h */
-	const stale = (kind, id, h) =>
+	const stale = (kind: 'workflows' | 'credentials', id: string, h: string) =>
 		force || !existing || !existing[kind].includes(id) || state[`${kind}:${id}`] !== h;
 
 	const credHash = hash(credential);
-	const wfs = workflows.map(({ file, ...wf }) => ({ wf, h: hash(wf) }));
+	const wfs = workflows.map((workflow) => {
+		const wf: Partial<typeof workflow> = { ...workflow };
+		delete wf.file; // where it came from, not part of the workflow
+		return { wf: wf as typeof workflow, h: hash(wf) };
+	});
 	const todoWfs = wfs.filter(({ wf, h }) => stale('workflows', wf.id, h));
 	if (stale('credentials', credential.id, credHash)) {
 		const t = Date.now();
@@ -262,31 +266,47 @@ async function importDemoData({ env, nodeBin, userFolder, credential, workflows,
 // ---------------------------------------------------------------------------------------------
 // the stack
 
-/**
- * @typedef {import('./n8n/server').N8nServer} N8nServer
- * @typedef {import('./service/launch').ServiceProcess} Emulator
- * @typedef {Awaited<ReturnType<typeof queue.startCluster>>} Cluster
- * @typedef {import('./n8n/provision').Provisioned} Provisioned
- * @typedef {{ email: string, password: string, firstName: string, lastName: string }} Owner
- * @typedef {{ id: string, name: string, type: string, data: Record<string, string> }} DemoCredential
- * @typedef {{ n8nPort: number, emulatorPort: number, userFolder: string, examplesDir: string,
- *   owner: Owner, reimport: boolean, queue?: boolean, log: (message: string) => void,
- *   onStarted?: (what: 'emulator' | 'cluster' | 'n8n', handle: any) => void }} StackOptions
- * @typedef {{ n8n?: N8nServer | null, emulator?: Emulator | null, cluster?: Cluster }} StackParts
- * @typedef {{ n8n: N8nServer, emulator: Emulator, cluster?: Cluster, userFolder: string,
- *   owner: Owner, timings: Record<string, number>, credential: { id: string, name: string },
- *   workflows: { id: string, name: string, file: string }[], editorUrl: string,
- *   banner: () => string, stop: () => Promise<void> }} Stack
- */
+export type N8nServer = import('./n8n/server').N8nServer;
+export type Emulator = import('./service/launch').ServiceProcess;
+export type Cluster = Awaited<ReturnType<typeof queue.startCluster>>;
+export type Provisioned = import('./n8n/provision').Provisioned;
+export type Owner = { email: string; password: string; firstName: string; lastName: string };
+export type DemoCredential = {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, string>;
+};
+export type StackOptions = {
+	n8nPort: number;
+	emulatorPort: number;
+	userFolder: string;
+	examplesDir: string;
+	owner: Owner;
+	reimport: boolean;
+	queue?: boolean;
+	log: (message: string) => void;
+	onStarted?: (what: 'emulator' | 'cluster' | 'n8n', handle: any) => void;
+};
+export type StackParts = { n8n?: N8nServer | null; emulator?: Emulator | null; cluster?: Cluster };
+export type Stack = {
+	n8n: N8nServer;
+	emulator: Emulator;
+	cluster?: Cluster;
+	userFolder: string;
+	owner: Owner;
+	timings: Record<string, number>;
+	credential: { id: string; name: string };
+	workflows: { id: string; name: string; file: string }[];
+	editorUrl: string;
+	banner: () => string;
+	stop: () => Promise<void>;
+};
 
 /**
  * `fn`'s answer, its duration recorded in `timings[key]`.
- * @template T
- * @param {Record<string, number>} timings
- * @param {string} key
- * @param {() => Promise<T>} fn
  */
-async function timed(timings, key, fn) {
+async function timed<T>(timings: Record<string, number>, key: string, fn: () => Promise<T>) {
 	const t = Date.now();
 	const answer = await fn();
 	timings[key] = Date.now() - t;
@@ -295,14 +315,14 @@ async function timed(timings, key, fn) {
 
 /**
  * provision(), saying so when it takes long (the first install does).
- * @param {ReturnType<typeof provisionCache>} cache
- * @param {Record<string, number>} timings
- * @param {(message: string) => void} log
  */
-async function provisionWithProgress(cache, timings, log) {
+async function provisionWithProgress(
+	cache: ReturnType<typeof provisionCache>,
+	timings: Record<string, number>,
+	log: (message: string) => void,
+) {
 	const t = Date.now();
-	/** @type {NodeJS.Timeout | undefined} */
-	let slow;
+	let slow: NodeJS.Timeout | undefined;
 	const first = setTimeout(
 		() => {
 			log(
@@ -331,11 +351,12 @@ async function provisionWithProgress(cache, timings, log) {
 
 /**
  * In parallel: the n8n runtime, this pack (built and packed).
- * @param {ReturnType<typeof provisionCache>} cache
- * @param {Record<string, number>} timings
- * @param {(message: string) => void} log
  */
-async function prepareInParallel(cache, timings, log) {
+async function prepareInParallel(
+	cache: ReturnType<typeof provisionCache>,
+	timings: Record<string, number>,
+	log: (message: string) => void,
+) {
 	log('Preparing (in parallel): the n8n runtime, this node pack');
 	const packing = timed(timings, 'packMs', () => n8n.packPackage(REPO)).then((tgz) => {
 		log(`  node pack: built and packed ${path.basename(tgz)} (${seconds(timings.packMs)})`);
@@ -349,11 +370,11 @@ async function prepareInParallel(cache, timings, log) {
 
 /**
  * The credential the examples use, pointing at the running emulator.
- * @param {Emulator} emulator
- * @param {ReturnType<typeof readExamples>} workflows
- * @returns {DemoCredential}
  */
-function demoCredential(emulator, workflows) {
+function demoCredential(
+	emulator: Emulator,
+	workflows: ReturnType<typeof readExamples>,
+): DemoCredential {
 	return {
 		id: credentialIdOf(workflows),
 		name: CREDENTIAL.name,
@@ -370,13 +391,22 @@ function demoCredential(emulator, workflows) {
 /**
  * n8n itself: one process, or in queue mode a throwaway Postgres and Redis, the main process and
  * 2 workers (the demo data goes into that Postgres before main starts). Answers the main process.
- * @param {StackOptions} o
- * @param {StackParts} parts
- * @param {{ env: NodeJS.ProcessEnv, editorEnv: import('./n8n/env').N8nEnvExtra, userFolder: string,
- *   importInto: (env: NodeJS.ProcessEnv) => Promise<void> }} setup
- * @returns {Promise<N8nServer>}
  */
-async function startEditor(o, parts, { env, editorEnv, userFolder, importInto }) {
+async function startEditor(
+	o: StackOptions,
+	parts: StackParts,
+	{
+		env,
+		editorEnv,
+		userFolder,
+		importInto,
+	}: {
+		env: NodeJS.ProcessEnv;
+		editorEnv: import('./n8n/env').N8nEnvExtra;
+		userFolder: string;
+		importInto: (env: NodeJS.ProcessEnv) => Promise<void>;
+	},
+): Promise<N8nServer> {
 	if (o.queue) {
 		o.log(
 			`Starting Postgres, Redis, n8n main on http://localhost:${o.n8nPort} and 2 workers (queue mode) ...`,
@@ -409,10 +439,8 @@ async function startEditor(o, parts, { env, editorEnv, userFolder, importInto })
 
 /**
  * Log in as the owner (set up on the first start) and check that n8n loaded this pack's nodes.
- * @param {N8nServer} server
- * @param {StackOptions} o
  */
-async function loginAndCheckNodes(server, o) {
+async function loginAndCheckNodes(server: N8nServer, o: StackOptions) {
 	try {
 		await server.login(o.owner);
 	} catch (e) {
@@ -438,9 +466,8 @@ async function loginAndCheckNodes(server, o) {
 
 /**
  * Checks that can fail before anything starts: dependencies, free ports, the examples.
- * @param {StackOptions} o
  */
-async function preflight(o) {
+async function preflight(o: StackOptions) {
 	assertDependenciesInstalled();
 	await assertPortFree(o.n8nPort, 'n8n editor');
 	await assertPortFree(o.emulatorPort, 'Website Export emulator');
@@ -452,10 +479,8 @@ async function preflight(o) {
 
 /**
  * Install the fresh tarball as a community package into the user folder (replaces the previous one).
- * @param {StackOptions} o
- * @param {string} tgz
  */
-async function installPack(o, tgz) {
+async function installPack(o: StackOptions, tgz: string) {
 	const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
 	await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
 	o.log(
@@ -467,11 +492,8 @@ async function installPack(o, tgz) {
 /**
  * The editor's variables (both modes: a playground where Code nodes run, on localhost) and the
  * whole environment of its n8n commands.
- * @param {StackOptions} o
- * @param {string} n8nVersion
- * @param {string} userFolder
  */
-function editorEnvironment(o, n8nVersion, userFolder) {
+function editorEnvironment(o: StackOptions, n8nVersion: string, userFolder: string) {
 	const editorEnv = {
 		codeNode: true,
 		N8N_HOST: 'localhost',
@@ -484,20 +506,18 @@ function editorEnvironment(o, n8nVersion, userFolder) {
 }
 
 /** Where the stack's emulator writes its output. */
-const emulatorLog = (/** @type {string} */ userFolder) => path.join(userFolder, 'emulator.log');
+const emulatorLog = (userFolder: string) => path.join(userFolder, 'emulator.log');
 
 /**
  * The emulator of the stack, recorded in `parts` (so that a failure later stops it) and announced.
- * @param {StackOptions} o
- * @param {StackParts} parts
  */
-async function startStackEmulator(o, parts) {
+async function startStackEmulator(o: StackOptions, parts: StackParts) {
 	const logFile = emulatorLog(o.userFolder);
 	let emulator;
 	try {
 		emulator = await startServiceProcess({ port: o.emulatorPort, logFile });
 	} catch (e) {
-		throw new StartError(/** @type {Error} */ (e).message);
+		throw new StartError((e as Error).message);
 	}
 	parts.emulator = emulator;
 	if (o.onStarted) o.onStarted('emulator', emulator);
@@ -513,17 +533,18 @@ async function startStackEmulator(o, parts) {
  *   owner = DEMO_OWNER, reimport = false, log = console.log, onStarted(component) }.
  * Resolves to { n8n (lib handle), emulator, userFolder, owner, credential, workflows, editorUrl,
  *   timings, banner(), stop() }. On failure everything already started is stopped again.
- * @param {Partial<StackOptions>} [options]
- * @returns {Promise<Stack>}
  */
-async function startStack(options = {}) {
-	/** @type {StackOptions} */
-	const o = { ...DEFAULTS, owner: DEMO_OWNER, reimport: false, log: console.log, ...options };
+export async function startStack(options: Partial<StackOptions> = {}): Promise<Stack> {
+	const o: StackOptions = {
+		...DEFAULTS,
+		owner: DEMO_OWNER,
+		reimport: false,
+		log: console.log,
+		...options,
+	};
 	const t0 = Date.now();
-	/** @type {Record<string, number>} */
-	const timings = {};
-	/** @type {StackParts} */
-	const parts = {};
+	const timings: Record<string, number> = {};
+	const parts: StackParts = {};
 	const { workflows, cache } = await preflight(o);
 	try {
 		const { p, tgz } = await prepareInParallel(cache, timings, o.log);
@@ -531,8 +552,7 @@ async function startStack(options = {}) {
 		const emulator = await startStackEmulator(o, parts);
 		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
 		const credential = demoCredential(emulator, workflows);
-		/** @param {NodeJS.ProcessEnv} importEnv @param {boolean} force */
-		const importInto = (importEnv, force) =>
+		const importInto = (importEnv: NodeJS.ProcessEnv, force: boolean) =>
 			importDemoData({
 				env: importEnv,
 				nodeBin: p.nodeBin,
@@ -555,8 +575,7 @@ async function startStack(options = {}) {
 		parts.n8n = server;
 		await loginAndCheckNodes(server, o);
 		timings.totalMs = Date.now() - t0;
-		/** @type {Stack} */
-		const stack = {
+		const stack: Stack = {
 			n8n: server,
 			emulator,
 			cluster: parts.cluster,
@@ -578,9 +597,8 @@ async function startStack(options = {}) {
 
 /**
  * Stops n8n (SIGTERM to its process group, then SIGKILL after 15 s) and the emulator, in parallel.
- * @param {StackParts} stack
  */
-async function stopStack(stack) {
+export async function stopStack(stack: StackParts) {
 	await Promise.all([
 		n8n.killActiveRuns('SIGTERM'), // a command still under way (provision, build, import)
 		// Queue mode: workers, main, then Redis and Postgres.
@@ -589,8 +607,7 @@ async function stopStack(stack) {
 	]);
 }
 
-/** @param {Stack} stack */
-function banner(stack) {
+function banner(stack: Stack) {
 	const url = stack.editorUrl;
 	const emu = stack.emulator.baseUrl;
 	const rule = '─'.repeat(78);
@@ -629,8 +646,7 @@ function banner(stack) {
  * not every caller does): the shell waits for us and outlives npm, so when our parent is such a
  * shell, its parent is watched too.
  */
-/** @param {() => void} onGone */
-function whenParentExits(onGone) {
+export function whenParentExits(onGone: () => void) {
 	const parent = process.ppid;
 	const ancestors = [parent, ...shellParent(parent)].filter((pid) => pid > 1);
 	const timer = setInterval(() => {
@@ -644,11 +660,8 @@ function whenParentExits(onGone) {
 }
 
 /** [the shell's parent] when `pid` is a shell (Linux /proc), else []. */
-/**
- * @param {number} pid
- * @returns {number[]}
- */
-function shellParent(pid) {
+
+function shellParent(pid: number): number[] {
 	try {
 		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
 		const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
@@ -659,8 +672,7 @@ function shellParent(pid) {
 	}
 }
 
-/** @param {number} pid */
-function isAlive(pid) {
+function isAlive(pid: number) {
 	try {
 		process.kill(pid, 0);
 		return true;
@@ -672,8 +684,7 @@ function isAlive(pid) {
 // ---------------------------------------------------------------------------------------------
 // CLI
 
-/** @param {string[]} argv */
-function parseArgs(argv) {
+function parseArgs(argv: string[]) {
 	const flags = { fresh: false, reimport: false, help: false, queue: false };
 	for (const a of argv) {
 		if (a === '--fresh') flags.fresh = true;
@@ -699,12 +710,13 @@ function printHelp() {
 
 /**
  * Ctrl-C, SIGTERM, SIGHUP stop the stack; a second press a moment later forces the stop.
- * @param {(reason: string, code: number) => Promise<void>} shutdown
- * @param {() => boolean} stopping
  */
-function stopOnSignals(shutdown, stopping) {
+function stopOnSignals(
+	shutdown: (reason: string, code: number) => Promise<void>,
+	stopping: () => boolean,
+) {
 	let firstSignalAt = 0;
-	for (const sig of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) {
 		process.on(sig, () => {
 			// `npm start` forwards the terminal's Ctrl-C, so one press can arrive twice: only a
 			// second press a moment later forces the stop.
@@ -720,10 +732,11 @@ function stopOnSignals(shutdown, stopping) {
 
 /**
  * If either process dies on its own, say so and stop the other one.
- * @param {Stack} stack
- * @param {(reason: string, code: number) => Promise<void>} shutdown
  */
-function stopWhenEitherDies(stack, shutdown) {
+function stopWhenEitherDies(
+	stack: Stack,
+	shutdown: (reason: string, code: number) => Promise<void>,
+) {
 	stack.emulator.exited.then(() =>
 		shutdown(`The emulator stopped unexpectedly (see ${rel(emulatorLog(stack.userFolder))})`, 1),
 	);
@@ -735,20 +748,15 @@ function stopWhenEitherDies(stack, shutdown) {
 	);
 }
 
-/** @param {string[]} argv */
-async function main(argv) {
+async function main(argv: string[]) {
 	const flags = parseArgs(argv);
 	if (flags.help) return printHelp();
 	const started = Date.now();
-	/** @type {Stack | null} */
-	let stack = null;
-	/** @type {StackParts & Record<string, unknown>} */
-	const partial = { n8n: null, emulator: null };
-	/** @type {Promise<void> | null} */
-	let stopping = null;
+	let stack: Stack | null = null;
+	const partial: StackParts & Record<string, unknown> = { n8n: null, emulator: null };
+	let stopping: Promise<void> | null = null;
 
-	/** @param {string} reason @param {number} code */
-	const shutdown = (reason, code) => {
+	const shutdown = (reason: string, code: number) => {
 		if (stopping) return stopping;
 		const t = Date.now();
 		console.log(`\n${reason}: stopping n8n and the emulator ...`);
@@ -787,18 +795,6 @@ async function main(argv) {
 	console.log(stack.banner());
 	stopWhenEitherDies(stack, shutdown);
 }
-
-module.exports = {
-	startStack,
-	stopStack,
-	whenParentExits,
-	provisionCache,
-	DEMO_OWNER,
-	CREDENTIAL,
-	DEFAULTS,
-	StartError,
-	readExamples,
-};
 
 if (require.main === module) {
 	main(process.argv.slice(2)).catch((e) => {

@@ -1,29 +1,37 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** The n8n command line driven from the tooling: import, publish, execute, list the loaded node types. */
 
-const fsp = require('node:fs/promises');
-const os = require('node:os');
-const path = require('node:path');
-const { run, tail, getFreePort, sleep } = require('./process');
-const { provision, isN8n1 } = require('./provision');
-const { envFor } = require('./env');
-const { parseLogLines } = require('./logs');
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { run, tail, getFreePort, sleep } from './process';
+import { provision, isN8n1 } from './provision';
+import { envFor } from './env';
+import { parseLogLines } from './logs';
 
-/**
- * @typedef {import('./logs').LogLine} LogLine
- * @typedef {import('./process').RunResult & { logs: LogLine[], succeeded: boolean,
- *   crashedAtExit: boolean }} CliResult
- * @typedef {import('./env').EnvSource & { cwd?: string, timeoutMs?: number, check?: boolean,
- *   successLog?: RegExp }} CliOptions
- * @typedef {{ runIndex?: number, output?: number, withBinary?: boolean }} NodeItemsOptions
- * @typedef {{ name: string } & Record<string, any>} NodeTypeDescription untyped JSON from n8n, read by the suites
- */
+export type LogLine = import('./logs').LogLine;
+export type CliResult = import('./process').RunResult & {
+	logs: LogLine[];
+	succeeded: boolean;
+	crashedAtExit: boolean;
+};
+export type CliOptions = import('./env').EnvSource & {
+	cwd?: string;
+	timeoutMs?: number;
+	check?: boolean;
+	successLog?: RegExp;
+};
+export type NodeItemsOptions = { runIndex?: number; output?: number; withBinary?: boolean };
+/** untyped JSON from n8n, read by the suites */
+export type NodeTypeDescription = { name: string } & Record<string, any>;
 
 /**
  * The IRun that `execute --rawOutput` prints: n8n's untyped JSON, narrowed by isRun.
- * @typedef {{ status: string, data: { resultData: { runData: Record<string, any[]>,
- *   lastNodeExecuted?: string, error?: any } } } & Record<string, any>} N8nRun
- */
+ * */
+export type N8nRun = {
+	status: string;
+	data: { resultData: { runData: Record<string, any[]>; lastNodeExecuted?: string; error?: any } };
+} & Record<string, any>;
 
 /**
  * Spawn the n8n CLI with Node 24: runN8n(['import:workflow', '--input=x.json'], { env | userFolder }).
@@ -31,11 +39,8 @@ const { parseLogLines } = require('./logs');
  * `crashedAtExit`. Options: { timeoutMs, check (throw unless succeeded), successLog (RegExp on
  * log messages that proves the work was done even if the process then crashed) }.
  * A task-broker port is picked per call unless env has N8N_RUNNERS_BROKER_PORT.
- * @param {string[]} args
- * @param {CliOptions} [opts]
- * @returns {Promise<CliResult>}
  */
-async function runN8n(args, opts = {}) {
+export async function runN8n(args: string[], opts: CliOptions = {}): Promise<CliResult> {
 	const p = await provision();
 	const env = envFor(opts, p);
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
@@ -62,17 +67,12 @@ async function runN8n(args, opts = {}) {
 	return res;
 }
 
-/**
- * @param {string[]} args
- * @param {CliResult} res
- */
-function cliError(args, res) {
+function cliError(args: string[], res: CliResult) {
 	const errs = res.logs
 		.filter((l) => l.level === 'error' || l.level === 'raw')
 		.map((l) => l.message)
 		.join('\n');
-	/** @type {import('./process').ResultError} */
-	const err = new Error(
+	const err: import('./process').ResultError = new Error(
 		`n8n ${args.join(' ')} failed (code ${res.code}${res.timedOut ? ', timed out' : ''})\n` +
 			tail(errs || res.stderr || res.stdout, 6000),
 	);
@@ -82,12 +82,11 @@ function cliError(args, res) {
 
 /**
  * `fn` given a JSON file: `data` itself when it is a path, else a temporary file holding it.
- * @template T
- * @param {string | object} data
- * @param {(file: string) => Promise<T>} fn
- * @returns {Promise<T>}
  */
-async function withJsonFile(data, fn) {
+async function withJsonFile<T>(
+	data: string | object,
+	fn: (file: string) => Promise<T>,
+): Promise<T> {
 	if (typeof data === 'string') return fn(path.resolve(data));
 	const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-n8n-in-'));
 	const file = path.join(dir, 'input.json');
@@ -101,12 +100,13 @@ async function withJsonFile(data, fn) {
 
 /**
  * `n8n import:<kind> --input=<file>` of `data` (a path, or objects written to a temporary file).
- * @param {'credentials' | 'workflow'} kind
- * @param {RegExp} successLog
- * @param {string | object} data
- * @param {CliOptions} opts
  */
-function importJson(kind, successLog, data, opts) {
+function importJson(
+	kind: 'credentials' | 'workflow',
+	successLog: RegExp,
+	data: string | object,
+	opts: CliOptions,
+) {
 	return withJsonFile(data, (file) =>
 		runN8n([`import:${kind}`, `--input=${file}`], { ...opts, check: true, successLog }),
 	);
@@ -116,10 +116,8 @@ function importJson(kind, successLog, data, opts) {
  * import:credentials. `credentials`: path to a JSON file, or an array of
  * { id, name, type, data: { …plaintext… } } (plaintext data is encrypted on import with
  * the env's N8N_ENCRYPTION_KEY). Throws on failure.
- * @param {string | object} credentials
- * @param {CliOptions} [opts]
  */
-async function importCredentials(credentials, opts = {}) {
+export async function importCredentials(credentials: string | object, opts: CliOptions = {}) {
 	return importJson('credentials', /^Successfully imported \d+ credential/, credentials, opts);
 }
 
@@ -127,19 +125,15 @@ async function importCredentials(credentials, opts = {}) {
  * import:workflow. `workflows`: path to a JSON file, or a workflow object / array of them
  * (each with a stable string `id`, nodes, connections). Imported workflows are inactive;
  * use publishWorkflow() before startN8n() for a live trigger. Throws on failure.
- * @param {string | object} workflows
- * @param {CliOptions} [opts]
  */
-async function importWorkflows(workflows, opts = {}) {
+export async function importWorkflows(workflows: string | object, opts: CliOptions = {}) {
 	return importJson('workflow', /^Successfully imported \d+ workflow/, workflows, opts);
 }
 
 /**
  * publish:workflow --id (2.x name for "activate"); takes effect at the next `n8n start`.
- * @param {string} id
- * @param {CliOptions} [opts]
  */
-async function publishWorkflow(id, opts = {}) {
+export async function publishWorkflow(id: string, opts: CliOptions = {}) {
 	const p = await provision();
 	// n8n 1.x has no publish:workflow: there it is `update:workflow --active=true`.
 	const args = isN8n1(p.n8nVersion)
@@ -150,18 +144,16 @@ async function publishWorkflow(id, opts = {}) {
 }
 
 /**
- * @param {any} o untyped JSON
- * @returns {o is N8nRun}
+ * @param o untyped JSON
  */
-function isRun(o) {
+function isRun(o: any): o is N8nRun {
 	return !!(o && typeof o === 'object' && o.data && o.data.resultData && 'status' in o);
 }
 
 /**
  * The run in `text` if it is one, else null.
- * @param {string} text
  */
-function runIn(text) {
+function runIn(text: string) {
 	try {
 		const o = JSON.parse(text);
 		return isRun(o) ? o : null;
@@ -174,10 +166,8 @@ function runIn(text) {
  * Find the IRun object printed by `execute --rawOutput`. With N8N_LOG_FORMAT=json it is the
  * `message` (a pretty-printed JSON string) of an info log line; with the plain format it is
  * a block of lines from "{" to "}". Returns null if absent.
- * @param {string} stdout
- * @returns {N8nRun | null}
  */
-function extractRun(stdout) {
+export function extractRun(stdout: string): N8nRun | null {
 	for (const l of parseLogLines(stdout).reverse()) {
 		if (l.level === 'raw' || typeof l.message !== 'string' || l.message[0] !== '{') continue;
 		const found = runIn(l.message);
@@ -197,17 +187,16 @@ function extractRun(stdout) {
 
 /**
  * Items (json only) that node `nodeName` emitted: nodeItems(run, 'Set') → [{…}, …].
- * @param {N8nRun | null | undefined} run
- * @param {string} nodeName
- * @param {NodeItemsOptions} [options]
- * @returns {any[] | undefined}
  */
-function nodeItems(run, nodeName, { runIndex = 0, output = 0, withBinary = false } = {}) {
+export function nodeItems(
+	run: N8nRun | null | undefined,
+	nodeName: string,
+	{ runIndex = 0, output = 0, withBinary = false }: NodeItemsOptions = {},
+): any[] | undefined {
 	const r = run && run.data && run.data.resultData && run.data.resultData.runData[nodeName];
 	if (!r || !r[runIndex]) return undefined;
 	const main = r[runIndex].data && r[runIndex].data.main;
-	/** @type {{ json: unknown }[]} */
-	const items = (main && main[output]) || [];
+	const items: { json: unknown }[] = (main && main[output]) || [];
 	return withBinary ? items : items.map((i) => i.json);
 }
 
@@ -219,10 +208,8 @@ function nodeItems(run, nodeName, { runIndex = 0, output = 0, withBinary = false
  * A failed workflow still has `run` (exit code 1, run.data.resultData.error set); `run` is
  * null only if n8n failed before executing (unknown id, crash) — see `logs`.
  * Manual Trigger is the start node; poll triggers are skipped by `execute`.
- * @param {string} id
- * @param {CliOptions} [opts]
  */
-async function executeWorkflow(id, opts = {}) {
+export async function executeWorkflow(id: string, opts: CliOptions = {}) {
 	const res = await runN8n(['execute', `--id=${id}`, '--rawOutput'], opts);
 	const runData = extractRun(res.stdout);
 	const error = (runData && runData.data.resultData.error) || null;
@@ -237,8 +224,7 @@ async function executeWorkflow(id, opts = {}) {
 			error ||
 			(runData ? null : { message: errorLogs.join('\n') || tail(res.stdout + res.stderr, 4000) }),
 		lastNode: runData ? runData.data.resultData.lastNodeExecuted : undefined,
-		/** @param {string} nodeName @param {NodeItemsOptions} [o] */
-		items: (nodeName, o) => nodeItems(runData, nodeName, o),
+		items: (nodeName: string, o: NodeItemsOptions) => nodeItems(runData, nodeName, o),
 		code: res.code,
 		signal: res.signal, // 'SIGSEGV' after a complete run = isolated-vm crash at exit (see runN8n)
 		timedOut: res.timedOut,
@@ -252,10 +238,8 @@ async function executeWorkflow(id, opts = {}) {
 /**
  * The JSON file export:nodes wrote; it does not wait for its write stream before exiting, so
  * a cut file is re-read briefly.
- * @param {string} file
- * @returns {Promise<NodeTypeDescription[]>}
  */
-async function readExportedNodes(file) {
+async function readExportedNodes(file: string): Promise<NodeTypeDescription[]> {
 	for (let i = 0; i < 20; i++) {
 		try {
 			return JSON.parse(await fsp.readFile(file, 'utf8'));
@@ -273,9 +257,8 @@ async function readExportedNodes(file) {
  * Community node type names are "<package name>.<node name>", e.g. "n8n-nodes-website-export.websiteExport".
  * A package whose code throws at load is skipped by n8n with an error log line
  * 'Failed to load package "<name>"' (exit code stays 0): it is reported in failedPackages.
- * @param {CliOptions} [opts]
  */
-async function listLoadedNodeTypes(opts = {}) {
+export async function listLoadedNodeTypes(opts: CliOptions = {}) {
 	const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-n8n-nodes-'));
 	const file = path.join(dir, 'nodes.json');
 	try {
@@ -290,21 +273,15 @@ async function listLoadedNodeTypes(opts = {}) {
 	}
 }
 
-/**
- * @param {NodeTypeDescription[]} descriptions
- * @param {LogLine[]} [logs]
- */
-function summarizeNodeTypes(descriptions, logs = []) {
+export function summarizeNodeTypes(descriptions: NodeTypeDescription[], logs: LogLine[] = []) {
 	const nodeTypes = [...new Set(descriptions.map((d) => d.name))];
-	/** @type {Record<string, string[]>} */
-	const byPackage = {};
+	const byPackage: Record<string, string[]> = {};
 	for (const n of nodeTypes) {
 		const i = n.lastIndexOf('.');
 		const pkg = i > 0 ? n.slice(0, i) : '';
 		(byPackage[pkg] = byPackage[pkg] || []).push(n);
 	}
-	/** @type {{ name: string, message: unknown }[]} */
-	const failedPackages = [];
+	const failedPackages: { name: string; message: unknown }[] = [];
 	for (const l of logs) {
 		const m = typeof l.message === 'string' && /^Failed to load package "([^"]+)"/.exec(l.message);
 		if (m) {
@@ -314,15 +291,3 @@ function summarizeNodeTypes(descriptions, logs = []) {
 	}
 	return { nodeTypes, byPackage, failedPackages, descriptions, logs };
 }
-
-module.exports = {
-	runN8n,
-	importCredentials,
-	importWorkflows,
-	publishWorkflow,
-	executeWorkflow,
-	extractRun,
-	nodeItems,
-	listLoadedNodeTypes,
-	summarizeNodeTypes,
-};

@@ -1,4 +1,4 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: n8n's queue mode needs Redis; this runs a private, throwaway one on loopback (no Docker here).
 /**
  * Redis for n8n's queue mode (its Postgres is stack/postgres.ts): Debian's package, installed (as
@@ -6,29 +6,27 @@
  * 127.0.0.1 with its data in a temp dir that stop() removes. Nothing here touches the system's
  * own services.
  *
- *   const svc = require('./services');
+ *   import * as svc from './services';
  *   const redis = await svc.startRedis();          // { host, port, command('PING'), stop() }
  *   await svc.stopAll();                           // whatever is still running (also run on exit)
  */
-const fs = require('node:fs');
-const net = require('node:net');
-const os = require('node:os');
-const path = require('node:path');
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
-const { getFreePort, killGroup, run, spawnServer, waitForHealth } = require('./process');
+import { getFreePort, killGroup, run, spawnServer, waitForHealth } from './process';
 
 /** Services this process started and has not stopped: killed when it exits. */
-/** @type {Set<Service>} */
-const live = new Set();
+const live: Set<Service> = new Set();
 process.on('exit', () => {
 	for (const s of live) s.killNow();
 });
 
 /**
  * The executable `cmd` on PATH, or null.
- * @param {string} cmd
  */
-function which(cmd) {
+export function which(cmd: string) {
 	for (const dir of (process.env.PATH || '').split(path.delimiter)) {
 		const f = path.join(dir, cmd);
 		try {
@@ -43,9 +41,10 @@ function which(cmd) {
 
 /**
  * Installs redis-server from Debian's packages when missing (root only).
- * @param {{ log?: (message: string) => void }} [options]
  */
-async function ensurePackages({ log = (m) => process.stderr.write(`[services] ${m}\n`) } = {}) {
+export async function ensurePackages({
+	log = (m) => process.stderr.write(`[services] ${m}\n`),
+}: { log?: (message: string) => void } = {}) {
 	if (which('redis-server')) return { installed: [] };
 	const missing = ['redis-server'];
 	if (process.getuid && process.getuid() !== 0) {
@@ -66,26 +65,22 @@ async function ensurePackages({ log = (m) => process.stderr.write(`[services] ${
 
 /**
  * A private temp dir (removed by the service's stop()).
- * @param {string} prefix
  */
-function tempDir(prefix) {
+function tempDir(prefix: string) {
 	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/**
- * @typedef {{ name: string, killNow: () => void, stop: (options?: { timeoutMs?: number }) => Promise<void> }} Service
- */
+export type Service = {
+	name: string;
+	killNow: () => void;
+	stop: (options?: { timeoutMs?: number }) => Promise<void>;
+};
 
 /**
  * The service `server` as stopAll() and this process's exit see it; stopping it removes `dir`.
- * @param {string} name
- * @param {import('./process').ServerProcess} server
- * @param {string} dir
- * @returns {Service}
  */
-function register(name, server, dir) {
-	/** @type {Service} */
-	const entry = {
+function register(name: string, server: import('./process').ServerProcess, dir: string): Service {
+	const entry: Service = {
 		name,
 		killNow() {
 			if (!server.exited()) killGroup(server.pid, 'SIGKILL');
@@ -103,12 +98,18 @@ function register(name, server, dir) {
 
 /**
  * Wait until `probe` answers true; on an early exit or the deadline, stop the service and throw.
- * @param {string} name
- * @param {import('./process').ServerProcess} server
- * @param {Service} entry
- * @param {{ probe: () => Promise<boolean>, timeoutMs: number, intervalMs: number, logFile: string }} options
  */
-async function waitForService(name, server, entry, { probe, timeoutMs, intervalMs, logFile }) {
+async function waitForService(
+	name: string,
+	server: import('./process').ServerProcess,
+	entry: Service,
+	{
+		probe,
+		timeoutMs,
+		intervalMs,
+		logFile,
+	}: { probe: () => Promise<boolean>; timeoutMs: number; intervalMs: number; logFile: string },
+) {
 	try {
 		await waitForHealth(server, {
 			timeoutMs,
@@ -128,12 +129,12 @@ async function waitForService(name, server, entry, { probe, timeoutMs, intervalM
 
 /**
  * One Redis command over a raw socket (inline protocol); resolves to the first reply line.
- * @param {number} port
- * @param {string} command
- * @param {{ host?: string, timeoutMs?: number }} [options]
- * @returns {Promise<string>}
  */
-function redisCommand(port, command, { host = '127.0.0.1', timeoutMs = 2000 } = {}) {
+export function redisCommand(
+	port: number,
+	command: string,
+	{ host = '127.0.0.1', timeoutMs = 2000 }: { host?: string; timeoutMs?: number } = {},
+): Promise<string> {
 	return new Promise((resolve, reject) => {
 		const sock = net.connect({ host, port });
 		let buf = '';
@@ -157,9 +158,11 @@ function redisCommand(port, command, { host = '127.0.0.1', timeoutMs = 2000 } = 
 /**
  * A throwaway Redis: redis-server on 127.0.0.1:<free port>, no persistence (--save '',
  * --appendonly no), working dir a temp dir. Resolves to { host, port, dir, pid, logFile, command(cmd), stop() }.
- * @param {{ port?: number, readyTimeoutMs?: number }} [options]
  */
-async function startRedis({ port, readyTimeoutMs = 20000 } = {}) {
+export async function startRedis({
+	port,
+	readyTimeoutMs = 20000,
+}: { port?: number; readyTimeoutMs?: number } = {}) {
 	const bin = which('redis-server');
 	if (!bin) throw new Error('redis-server not found (apt-get install -y redis-server)');
 	const redisPort = port || (await getFreePort());
@@ -188,21 +191,12 @@ async function startRedis({ port, readyTimeoutMs = 20000 } = {}) {
 		dir,
 		pid: server.pid,
 		logFile,
-		/** @param {string} c */
-		command: (c) => redisCommand(redisPort, c),
+		command: (c: string) => redisCommand(redisPort, c),
 		stop: entry.stop,
 	};
 }
 
 /** Stops every service this module started and that is still running. */
-async function stopAll() {
+export async function stopAll() {
 	for (const s of [...live]) await s.stop().catch(() => s.killNow());
 }
-
-module.exports = {
-	which,
-	ensurePackages,
-	startRedis,
-	redisCommand,
-	stopAll,
-};

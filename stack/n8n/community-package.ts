@@ -1,25 +1,34 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** This repository packed, and installed as a community package into throwaway n8n user folders. */
 
-const fs = require('node:fs');
-const fsp = require('node:fs/promises');
-const os = require('node:os');
-const path = require('node:path');
-const { run } = require('./process');
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { run } from './process';
 
-/**
- * @typedef {{ name: string, version: string, dir: string, nodes: string[], credentials: string[] }} InstalledPackage
- * @typedef {{ name: string, version: string, dependencies?: Record<string, string>,
- *   n8n?: { nodes?: string[], credentials?: string[] } }} PackageJson
- */
+export type InstalledPackage = {
+	name: string;
+	version: string;
+	dir: string;
+	nodes: string[];
+	credentials: string[];
+};
+export type PackageJson = {
+	name: string;
+	version: string;
+	dependencies?: Record<string, string>;
+	n8n?: { nodes?: string[]; credentials?: string[] };
+};
 
 /**
  * `npm run build` (unless build:false) and `npm pack` of repoDir into a fresh temp dir.
  * Resolves to the absolute .tgz path.
- * @param {string} repoDir
- * @param {{ build?: boolean, outDir?: string }} [options]
  */
-async function packPackage(repoDir, { build = true, outDir } = {}) {
+export async function packPackage(
+	repoDir: string,
+	{ build = true, outDir }: { build?: boolean; outDir?: string } = {},
+) {
 	repoDir = path.resolve(repoDir);
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 	if (build) await run(npm, ['run', 'build'], { cwd: repoDir, check: true });
@@ -29,16 +38,11 @@ async function packPackage(repoDir, { build = true, outDir } = {}) {
 		cwd: repoDir,
 		check: true,
 	});
-	/** @type {{ filename: string }[]} */
-	const info = JSON.parse(res.stdout.slice(res.stdout.indexOf('[')));
+	const info: { filename: string }[] = JSON.parse(res.stdout.slice(res.stdout.indexOf('[')));
 	return path.join(dest, info[0].filename);
 }
 
-/**
- * @param {string} tarball
- * @returns {Promise<PackageJson>}
- */
-function readTarballPackageJson(tarball) {
+function readTarballPackageJson(tarball: string): Promise<PackageJson> {
 	// tar is on every Linux/macOS box; n8n itself shells out to it the same way.
 	return run('tar', ['-xzOf', tarball, 'package/package.json'], { check: true }).then((r) =>
 		JSON.parse(r.stdout),
@@ -47,9 +51,8 @@ function readTarballPackageJson(tarball) {
 
 /**
  * `npm install` a package's runtime dependencies inside its own folder, as n8n's installer does.
- * @param {string} dir
  */
-async function installRuntimeDependencies(dir) {
+async function installRuntimeDependencies(dir: string) {
 	await run(
 		'npm',
 		[
@@ -68,13 +71,14 @@ async function installRuntimeDependencies(dir) {
 
 /**
  * Record the package in nodes/package.json, the list n8n keeps of installed community packages.
- * @param {string} nodesDir
- * @param {PackageJson} pkg
  */
-async function recordInLedger(nodesDir, pkg) {
+async function recordInLedger(nodesDir: string, pkg: PackageJson) {
 	const ledgerPath = path.join(nodesDir, 'package.json');
-	/** @type {{ name?: string, private?: boolean, dependencies: Record<string, string> }} */
-	let ledger = { name: 'installed-nodes', private: true, dependencies: {} };
+	let ledger: { name?: string; private?: boolean; dependencies: Record<string, string> } = {
+		name: 'installed-nodes',
+		private: true,
+		dependencies: {},
+	};
 	try {
 		ledger = JSON.parse(await fsp.readFile(ledgerPath, 'utf8'));
 		ledger.dependencies = ledger.dependencies || {};
@@ -92,11 +96,11 @@ async function recordInLedger(nodesDir, pkg) {
  * inside the package dir with --ignore-scripts, and record it in nodes/package.json.
  * Never `npm install <tgz>` into nodes/: npm would also install the peer `n8n-workflow`,
  * a second copy that breaks `instanceof` checks inside n8n.
- * @param {string} n8nDir
- * @param {string} tarball
- * @returns {Promise<InstalledPackage>}
  */
-async function installCommunityPackage(n8nDir, tarball) {
+export async function installCommunityPackage(
+	n8nDir: string,
+	tarball: string,
+): Promise<InstalledPackage> {
 	const pkg = await readTarballPackageJson(tarball);
 	const nodesDir = path.join(n8nDir, 'nodes');
 	const dest = path.join(nodesDir, 'node_modules', ...pkg.name.split('/'));
@@ -106,9 +110,9 @@ async function installCommunityPackage(n8nDir, tarball) {
 		check: true,
 	});
 	const pjPath = path.join(dest, 'package.json');
-	const { devDependencies, peerDependencies, optionalDependencies, ...rest } = JSON.parse(
-		await fsp.readFile(pjPath, 'utf8'),
-	);
+	const rest = JSON.parse(await fsp.readFile(pjPath, 'utf8'));
+	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies'])
+		delete rest[field];
 	await fsp.writeFile(pjPath, JSON.stringify(rest, null, 2));
 	if (rest.dependencies && Object.keys(rest.dependencies).length)
 		await installRuntimeDependencies(dest);
@@ -126,9 +130,13 @@ async function installCommunityPackage(n8nDir, tarball) {
  * Make an N8N_USER_FOLDER (n8n keeps everything in <userFolder>/.n8n) with the given
  * tarball(s) installed as community packages. `dir` reuses/creates this folder instead of a
  * temp one (under `root`, default the OS's).
- * @param {{ tarball?: string, tarballs?: string[], dir?: string, root?: string }} [options]
  */
-async function makeUserFolder({ tarball, tarballs = [], dir, root } = {}) {
+export async function makeUserFolder({
+	tarball,
+	tarballs = [],
+	dir,
+	root,
+}: { tarball?: string; tarballs?: string[]; dir?: string; root?: string } = {}) {
 	const userFolder = dir
 		? path.resolve(dir)
 		: await fsp.mkdtemp(path.join(root || os.tmpdir(), 'wex-n8n-'));
@@ -144,5 +152,3 @@ async function makeUserFolder({ tarball, tarballs = [], dir, root } = {}) {
 		cleanup: () => fs.rmSync(userFolder, { recursive: true, force: true }),
 	};
 }
-
-module.exports = { packPackage, installCommunityPackage, makeUserFolder };

@@ -1,14 +1,14 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** The environment every n8n command runs in: hermetic, offline, quiet, loopback only. */
 
-const fs = require('node:fs');
-const path = require('node:path');
-const { isN8n1 } = require('./provision');
+import fs from 'node:fs';
+import path from 'node:path';
+import { isN8n1 } from './provision';
 
 /** Fixed, not secret: throwaway user folders only. A folder keeps the key it was created with. */
-const DEFAULT_ENCRYPTION_KEY = 'n8n-nodes-website-export-e2e-not-a-secret';
+export const DEFAULT_ENCRYPTION_KEY = 'n8n-nodes-website-export-e2e-not-a-secret';
 /** Backend modules that are not needed and/or phone home (mcp-registry calls api.n8n.io). */
-const DISABLED_MODULES = [
+export const DISABLED_MODULES = [
 	'mcp-registry',
 	'instance-ai',
 	'agents',
@@ -20,18 +20,27 @@ const DISABLED_MODULES = [
 /**
  * Variables to set (a value of undefined/null removes one), and { codeNode: true } to start the
  * internal JS task runner so that Code nodes work.
- * @typedef {{ codeNode?: boolean } & Record<string, string | number | boolean | null | undefined>} N8nEnvExtra
- * @typedef {{ env?: NodeJS.ProcessEnv, userFolder?: string, extraEnv?: N8nEnvExtra, codeNode?: boolean }} EnvSource
- */
+ * */
+export type N8nEnvExtra = { codeNode?: boolean } & Record<
+	string,
+	string | number | boolean | null | undefined
+>;
+export type EnvSource = {
+	env?: NodeJS.ProcessEnv;
+	userFolder?: string;
+	extraEnv?: N8nEnvExtra;
+	codeNode?: boolean;
+};
 
 /**
  * What n8n reads besides the inherited environment, for the user folder `userFolder`.
- * @param {string} userFolder absolute
- * @param {string} tmp
- * @param {boolean} codeNode
- * @returns {Record<string, string>}
+ * @param userFolder absolute
  */
-function fixedVariables(userFolder, tmp, codeNode) {
+function fixedVariables(
+	userFolder: string,
+	tmp: string,
+	codeNode: boolean,
+): Record<string, string> {
 	return {
 		TMPDIR: tmp,
 		N8N_USER_FOLDER: userFolder,
@@ -85,14 +94,10 @@ function fixedVariables(userFolder, tmp, codeNode) {
  * The environment for any n8n command against userFolder: hermetic (inherited N8N_*, DB_*,
  * EXECUTIONS_*, QUEUE_* variables are dropped), offline, quiet, loopback only.
  * `extra` is applied last (use it for N8N_PORT, N8N_LOG_LEVEL=debug, …).
- * @param {string} userFolder
- * @param {N8nEnvExtra} [extra]
- * @returns {NodeJS.ProcessEnv}
  */
-function n8nEnv(userFolder, extra = {}) {
+export function n8nEnv(userFolder: string, extra: N8nEnvExtra = {}): NodeJS.ProcessEnv {
 	const { codeNode, ...vars } = extra || {};
-	/** @type {NodeJS.ProcessEnv} */
-	const env = {};
+	const env: NodeJS.ProcessEnv = {};
 	const inheritedN8n =
 		/^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_ENV$)/;
 	for (const [k, v] of Object.entries(process.env)) if (!inheritedN8n.test(k)) env[k] = v;
@@ -109,24 +114,20 @@ function n8nEnv(userFolder, extra = {}) {
 
 /**
  * The variable this n8n reads its webhook base URL from: 2.x deprecates WEBHOOK_URL for N8N_WEBHOOK_URL, which 1.x does not know.
- * @param {string} n8nVersion
  */
-function webhookUrlVariable(n8nVersion) {
+export function webhookUrlVariable(n8nVersion: string) {
 	return isN8n1(n8nVersion) ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL';
 }
 
 /** Module names per n8n install (its prefix): null when its list cannot be read. */
-/** @type {Map<string, string[] | null>} */
-const moduleNamesCache = new Map();
+const moduleNamesCache: Map<string, string[] | null> = new Map();
 
 /**
  * The backend module names this n8n knows, or null when its list cannot be read.
- * @param {string} prefix
  */
-function moduleNamesOf(prefix) {
+function moduleNamesOf(prefix: string) {
 	if (!moduleNamesCache.has(prefix)) {
-		/** @type {string[] | null} */
-		let names = null;
+		let names: string[] | null = null;
 		try {
 			const text = fs.readFileSync(
 				path.join(prefix, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'),
@@ -145,10 +146,9 @@ function moduleNamesOf(prefix) {
 /**
  * Keeps only the module names this n8n knows: n8n refuses to start on an unknown one
  * (`Unknown module "mcp-registry"` in 1.123.81, whose list is shorter than 2.41's).
- * @param {import('./provision').Provisioned} p
- * @param {string} list comma-separated
+ * @param list comma-separated
  */
-function knownModules(p, list) {
+function knownModules(p: import('./provision').Provisioned, list: string) {
 	const names = moduleNamesOf(p.prefix);
 	return names
 		? String(list)
@@ -160,13 +160,9 @@ function knownModules(p, list) {
 
 /**
  * env for a spawned n8n: opts.env, or n8nEnv(opts.userFolder, opts.extraEnv); Node 24 first on PATH.
- * @param {EnvSource} opts
- * @param {import('./provision').Provisioned} p
- * @returns {NodeJS.ProcessEnv}
  */
-function envFor(opts, p) {
-	/** @type {NodeJS.ProcessEnv} */
-	let env;
+export function envFor(opts: EnvSource, p: import('./provision').Provisioned): NodeJS.ProcessEnv {
+	let env: NodeJS.ProcessEnv;
 	if (opts.env) env = { ...opts.env };
 	else if (opts.userFolder) env = n8nEnv(opts.userFolder, opts.extraEnv);
 	else throw new Error('pass { env } (from n8nEnv) or { userFolder }');
@@ -181,21 +177,10 @@ function envFor(opts, p) {
 
 /**
  * `env` with the provisioned Node's bin folder first on PATH (n8n's children find Node 24).
- * @param {NodeJS.ProcessEnv} env
- * @param {string} nodeDir
  */
-function withNodeBinFirst(env, nodeDir) {
+export function withNodeBinFirst(env: NodeJS.ProcessEnv, nodeDir: string) {
 	const bin = path.join(nodeDir, 'bin');
 	const rest = (env.PATH || '').split(path.delimiter).filter((d) => d && d !== bin);
 	env.PATH = [bin, ...rest].join(path.delimiter);
 	return env;
 }
-
-module.exports = {
-	DEFAULT_ENCRYPTION_KEY,
-	DISABLED_MODULES,
-	n8nEnv,
-	webhookUrlVariable,
-	envFor,
-	withNodeBinFirst,
-};

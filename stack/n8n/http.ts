@@ -1,20 +1,20 @@
-'use strict';
+/* eslint-disable @typescript-eslint/no-explicit-any -- dev code, never shipped: n8n's untyped JSON (npx n8n-node lint reads every .ts file) */
 /** JSON over HTTP for the tooling (n8n's REST API, health probes), on the platform's fetch. */
 
-/**
- * @typedef {{ status: number, headers: Record<string, string | string[]>, text: string, json: any }} HttpAnswer
- *   `json` is the parsed body when it is JSON (untyped: each caller narrows it), else undefined.
- * @typedef {{ body?: unknown, headers?: Record<string, string>, timeoutMs?: number }} HttpOptions
- */
+/** `json` is the parsed body when it is JSON (untyped: each caller narrows it), else undefined. */
+export type HttpAnswer = {
+	status: number;
+	headers: Record<string, string | string[]>;
+	text: string;
+	json: any;
+};
+export type HttpOptions = { body?: unknown; headers?: Record<string, string>; timeoutMs?: number };
 
 /**
  * The answer's headers as a plain object with lower-case names; set-cookie as the list it is.
- * @param {Headers} headers
- * @returns {Record<string, string | string[]>}
  */
-function plainHeaders(headers) {
-	/** @type {Record<string, string | string[]>} */
-	const out = Object.fromEntries(headers.entries());
+function plainHeaders(headers: Headers): Record<string, string | string[]> {
+	const out: Record<string, string | string[]> = Object.fromEntries(headers.entries());
 	const cookies = headers.getSetCookie();
 	if (cookies.length) out['set-cookie'] = cookies;
 	return out;
@@ -23,12 +23,12 @@ function plainHeaders(headers) {
 /**
  * One request: a body that is not a string is sent as JSON. Resolves on every HTTP status;
  * rejects when the server cannot be reached or does not answer within `timeoutMs`.
- * @param {string} method
- * @param {string} url
- * @param {HttpOptions} [options]
- * @returns {Promise<HttpAnswer>}
  */
-async function httpRequest(method, url, { body, headers = {}, timeoutMs = 15000 } = {}) {
+export async function httpRequest(
+	method: string,
+	url: string,
+	{ body, headers = {}, timeoutMs = 15000 }: HttpOptions = {},
+): Promise<HttpAnswer> {
 	const payload =
 		body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
 	const res = await fetch(url, {
@@ -51,5 +51,3 @@ async function httpRequest(method, url, { body, headers = {}, timeoutMs = 15000 
 	}
 	return { status: res.status, headers: plainHeaders(res.headers), text, json };
 }
-
-module.exports = { httpRequest };

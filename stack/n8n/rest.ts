@@ -1,13 +1,13 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any, @typescript-eslint/no-require-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** A started n8n's REST API as the owner sees it: login (or first setup), node and credential types, executions. */
 
-const path = require('node:path');
-const { sleep } = require('./process');
-const { httpRequest } = require('./http');
-const { summarizeNodeTypes } = require('./cli');
-const { provisionedSoFar } = require('./provision');
+import path from 'node:path';
+import { sleep } from './process';
+import { httpRequest } from './http';
+import { summarizeNodeTypes } from './cli';
+import { provisionedSoFar } from './provision';
 
-const DEFAULT_OWNER = Object.freeze({
+export const DEFAULT_OWNER = Object.freeze({
 	email: 'owner@example.com',
 	password: 'Wex-e2e-Passw0rd',
 	firstName: 'Wex',
@@ -16,27 +16,34 @@ const DEFAULT_OWNER = Object.freeze({
 
 /**
  * An execution as n8n's REST API answers it: untyped JSON, read by the suites.
- * @typedef {{ id: string, status: string, data?: any } & Record<string, any>} Execution
- * @typedef {{ email: string, password: string, firstName?: string, lastName?: string }} Owner
- * @typedef {{ workflowId?: string, count?: number, timeoutMs?: number, status?: string }} WaitForExecutions
- * @typedef {{
- *   request: (method: string, path: string, options?: import('./http').HttpOptions) => Promise<import('./http').HttpAnswer>,
- *   login: (owner?: Owner) => Promise<any>,
- *   rest: (method: string, path: string, body?: unknown) => Promise<any>,
- *   nodeTypes: () => Promise<ReturnType<typeof summarizeNodeTypes>>,
- *   credentialTypes: () => Promise<any>,
- *   executions: (filter?: Record<string, unknown>) => Promise<Execution[]>,
- *   waitForExecutions: (options?: WaitForExecutions) => Promise<Execution[]>,
- *   execution: (id: string) => Promise<Execution>,
- * }} RestClient
- */
+ * */
+export type Execution = { id: string; status: string; data?: any } & Record<string, any>;
+export type Owner = { email: string; password: string; firstName?: string; lastName?: string };
+export type WaitForExecutions = {
+	workflowId?: string;
+	count?: number;
+	timeoutMs?: number;
+	status?: string;
+};
+export type RestClient = {
+	request: (
+		method: string,
+		path: string,
+		options?: import('./http').HttpOptions,
+	) => Promise<import('./http').HttpAnswer>;
+	login: (owner?: Owner) => Promise<any>;
+	rest: (method: string, path: string, body?: unknown) => Promise<any>;
+	nodeTypes: () => Promise<ReturnType<typeof summarizeNodeTypes>>;
+	credentialTypes: () => Promise<any>;
+	executions: (filter?: Record<string, unknown>) => Promise<Execution[]>;
+	waitForExecutions: (options?: WaitForExecutions) => Promise<Execution[]>;
+	execution: (id: string) => Promise<Execution>;
+};
 
 /**
  * n8n stores/serves execution data "flatted"; use n8n's own copy of the flatted package.
- * @param {string} text
- * @returns {unknown}
  */
-function unflatten(text) {
+function unflatten(text: string): unknown {
 	const provisioned = provisionedSoFar();
 	const candidates = [];
 	if (provisioned) candidates.push(path.join(provisioned.prefix, 'node_modules', 'flatted'));
@@ -54,10 +61,8 @@ function unflatten(text) {
  * Create the owner (while n8n asks for one) or log in; answers the auth cookie and the user.
  * A setup call on an instance that has its owner is answered 400, which n8n logs as an error:
  * hence the look at its public settings first.
- * @param {string} baseUrl
- * @param {Owner} owner
  */
-async function ownerSession(baseUrl, owner) {
+async function ownerSession(baseUrl: string, owner: Owner) {
 	const settings = await httpRequest('GET', `${baseUrl}/rest/settings`);
 	// Only a clear "no" skips the setup: settings that cannot be read leave it to be tried.
 	const hasOwner = settings.json?.data?.userManagement?.showSetupOnFirstLoad === false;
@@ -79,14 +84,11 @@ async function ownerSession(baseUrl, owner) {
 
 /**
  * The REST client of the n8n at `baseUrl`; it logs in (as DEFAULT_OWNER) on its first call that needs it.
- * @param {string} baseUrl
- * @param {() => import('./logs').LogLine[]} logs the server's log, for nodeTypes()'s failed packages
- * @returns {RestClient}
+ * @param logs the server's log, for nodeTypes()'s failed packages
  */
-function restClient(baseUrl, logs) {
+export function restClient(baseUrl: string, logs: () => import('./logs').LogLine[]): RestClient {
 	let cookie = '';
-	/** @type {RestClient} */
-	const client = {
+	const client: RestClient = {
 		request: (method, p, o = {}) =>
 			httpRequest(method, baseUrl + p, {
 				...o,
@@ -125,8 +127,7 @@ function restClient(baseUrl, logs) {
 			return d;
 		},
 	};
-	/** @param {'nodes' | 'credentials'} kind */
-	async function typesFile(kind) {
+	async function typesFile(kind: 'nodes' | 'credentials') {
 		if (!cookie) await client.login();
 		const r = await client.request('GET', `/types/${kind}.json`);
 		if (r.status !== 200) throw new Error(`/types/${kind}.json → ${r.status}`);
@@ -137,12 +138,10 @@ function restClient(baseUrl, logs) {
 
 /**
  * Wait until the workflow has at least `count` finished executions (or `status` ones); resolves to them.
- * @param {RestClient} client
- * @param {WaitForExecutions} [options]
  */
 async function waitForExecutions(
-	client,
-	{ workflowId, count = 1, timeoutMs = 60000, status } = {},
+	client: RestClient,
+	{ workflowId, count = 1, timeoutMs = 60000, status }: WaitForExecutions = {},
 ) {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
@@ -158,5 +157,3 @@ async function waitForExecutions(
 		await sleep(500);
 	}
 }
-
-module.exports = { DEFAULT_OWNER, restClient };

@@ -1,4 +1,4 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: n8n at scale runs in queue mode (main + workers over Redis, Postgres shared); the queue e2e suite and `npm start -- --queue` start it from here.
 /**
  * An n8n queue-mode cluster on this host: Postgres and Redis (./services.js), one `n8n start`
@@ -6,7 +6,7 @@
  * (they run the executions), all sharing one N8N_USER_FOLDER (so one community-package install
  * and one encryption key). Every n8n process gets its own task-broker port and HTTP port.
  *
- *   const q = require('./queue');
+ *   import * as q from './queue';
  *   const cluster = await q.startCluster({ userFolder, workers: 2, concurrency: 10 });
  *   cluster.env                      // the env for CLI calls against the same DB (import:*, publish:*)
  *   cluster.main                     // lib.startN8n handle
@@ -17,31 +17,47 @@
  * executions.mode === 'queue' ? 'database' : 'filesystem'); it is set explicitly here. The
  * `filesystem` mode would need one disk shared by all processes, `database` keeps it in Postgres.
  */
-const fs = require('node:fs');
-const path = require('node:path');
+import fs from 'node:fs';
+import path from 'node:path';
 
-const lib = require('./lib');
-const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
-const { httpRequest } = require('./http');
-const { withNodeBinFirst } = require('./env');
-const { readLogFile, capturesInLog } = require('./logs');
-const services = require('./services');
-const { startPostgres } = require('../postgres');
+import { startN8n } from './server';
+import { getFreePort, killGroup, spawnServer, waitForHealth, type ServerProcess } from './process';
+import { httpRequest } from './http';
+import { n8nEnv, withNodeBinFirst } from './env';
+import { provision } from './provision';
+import { readLogFile, capturesInLog } from './logs';
+import * as services from './services';
+import { startPostgres } from '../postgres';
 
-/**
- * @typedef {import('./process').ExitInfo} ExitInfo
- * @typedef {{ host: string, port: number, user: string, password: string, database: string }} PgInfo
- * @typedef {{ host: string, port: number }} RedisInfo
- * @typedef {{ index: number, pid: number, port: number, logFile: string, concurrency: number,
- *   startMs: number, exited: () => ExitInfo | null, whenExited: Promise<ExitInfo>,
- *   logs: () => import('./logs').LogLine[], started: () => string[], finished: () => string[],
- *   vmHWM: () => number | null, kill: (signal?: NodeJS.Signals) => void, killNow: () => void,
- *   stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null> }} Worker
- */
+export type ExitInfo = import('./process').ExitInfo;
+export type PgInfo = {
+	host: string;
+	port: number;
+	user: string;
+	password: string;
+	database: string;
+};
+export type RedisInfo = { host: string; port: number };
+export type Worker = {
+	index: number;
+	pid: number;
+	port: number;
+	logFile: string;
+	concurrency: number;
+	startMs: number;
+	exited: () => ExitInfo | null;
+	whenExited: Promise<ExitInfo>;
+	logs: () => import('./logs').LogLine[];
+	started: () => string[];
+	finished: () => string[];
+	vmHWM: () => number | null;
+	kill: (signal?: NodeJS.Signals) => void;
+	killNow: () => void;
+	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
+};
 
 /** Workers this process started and has not seen exit: killed when it exits. */
-/** @type {Set<Worker>} */
-const liveWorkers = new Set();
+const liveWorkers: Set<Worker> = new Set();
 process.on('exit', () => {
 	for (const w of liveWorkers) w.killNow();
 });
@@ -50,11 +66,12 @@ process.on('exit', () => {
  * n8nEnv(userFolder) plus queue mode against the given Postgres and Redis.
  * Bull's lock/stall timings are shortened (lockDuration 10 s, stalled check every 5 s) so that
  * a killed worker's job is noticed within seconds rather than a minute.
- * @param {string} userFolder
- * @param {{ pg: PgInfo, redis: RedisInfo, extra?: import('./env').N8nEnvExtra }} services
  */
-function queueEnv(userFolder, { pg, redis, extra = {} }) {
-	return lib.n8nEnv(userFolder, {
+export function queueEnv(
+	userFolder: string,
+	{ pg, redis, extra = {} }: { pg: PgInfo; redis: RedisInfo; extra?: import('./env').N8nEnvExtra },
+) {
+	return n8nEnv(userFolder, {
 		EXECUTIONS_MODE: 'queue',
 		DB_TYPE: 'postgresdb',
 		DB_POSTGRESDB_HOST: pg.host,
@@ -76,9 +93,8 @@ function queueEnv(userFolder, { pg, redis, extra = {} }) {
 
 /**
  * Peak resident memory (VmHWM, in MiB) of a pid, or null once it has exited.
- * @param {number} pid
  */
-function vmHWM(pid) {
+export function vmHWM(pid: number) {
 	try {
 		const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
 		return m ? Math.round(Number(m[1]) / 1024) : null;
@@ -89,10 +105,11 @@ function vmHWM(pid) {
 
 /**
  * Resolves once the worker's /healthz/readiness answers 200 (it is connected to Postgres and Redis).
- * @param {import('./process').ServerProcess} server
- * @param {{ port: number, index: number, log: string, timeoutMs: number }} worker
  */
-function waitUntilWorkerReady(server, { port, index, log, timeoutMs }) {
+function waitUntilWorkerReady(
+	server: import('./process').ServerProcess,
+	{ port, index, log, timeoutMs }: { port: number; index: number; log: string; timeoutMs: number },
+) {
 	return waitForHealth(server, {
 		timeoutMs,
 		intervalMs: 250,
@@ -111,33 +128,17 @@ function waitUntilWorkerReady(server, { port, index, log, timeoutMs }) {
 	});
 }
 
-/**
- * `n8n worker --concurrency=<n>` with a health server on a free port (its readiness URL is how
- * we know it is connected to Postgres and Redis). Resolves once /healthz/readiness answers 200.
- * @param {{ env: NodeJS.ProcessEnv, index?: number, concurrency?: number, logFile?: string,
- *   timeoutMs?: number }} options
- * @returns {Promise<Worker>}
- */
-async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutMs = 120000 }) {
-	const p = await lib.provision();
-	const port = await getFreePort();
-	const wenv = withNodeBinFirst(
-		{
-			...env,
-			N8N_RUNNERS_BROKER_PORT: String(await getFreePort()),
-			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-			QUEUE_HEALTH_CHECK_PORT: String(port),
-			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-		},
-		p.nodeDir,
-	);
-	const userFolder = /** @type {string} */ (env.N8N_USER_FOLDER);
-	const log = logFile || path.join(userFolder, `n8n-worker-${index}.log`);
-	const started = Date.now();
-	const args = [p.n8nBin, 'worker', `--concurrency=${concurrency}`];
-	const server = await spawnServer(p.nodeBin, args, { cwd: userFolder, env: wenv, logFile: log });
-	/** @type {Worker} */
-	const w = {
+/** The handle of a started worker: its logs, the executions it ran, kill and stop. */
+function workerHandle(
+	server: ServerProcess,
+	{
+		index,
+		port,
+		logFile: log,
+		concurrency,
+	}: Pick<Worker, 'index' | 'port' | 'logFile' | 'concurrency'>,
+): Worker {
+	const w: Worker = {
 		index,
 		pid: server.pid,
 		port,
@@ -151,8 +152,7 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 		started: () => capturesInLog(w.logs(), /^Worker started execution (\S+)/),
 		finished: () => capturesInLog(w.logs(), /^Worker finished execution (\S+)/),
 		vmHWM: () => vmHWM(server.pid),
-		/** @param {NodeJS.Signals} [signal] */
-		kill(signal = 'SIGKILL') {
+		kill(signal: NodeJS.Signals = 'SIGKILL') {
 			killGroup(server.pid, signal);
 		},
 		killNow: () => w.kill('SIGKILL'),
@@ -162,6 +162,44 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 			return r;
 		},
 	};
+	return w;
+}
+
+/**
+ * `n8n worker --concurrency=<n>` with a health server on a free port (its readiness URL is how
+ * we know it is connected to Postgres and Redis). Resolves once /healthz/readiness answers 200.
+ */
+export async function startWorker({
+	env,
+	index = 0,
+	concurrency = 10,
+	logFile,
+	timeoutMs = 120000,
+}: {
+	env: NodeJS.ProcessEnv;
+	index?: number;
+	concurrency?: number;
+	logFile?: string;
+	timeoutMs?: number;
+}): Promise<Worker> {
+	const p = await provision();
+	const port = await getFreePort();
+	const wenv = withNodeBinFirst(
+		{
+			...env,
+			N8N_RUNNERS_BROKER_PORT: String(await getFreePort()),
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(port),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+		},
+		p.nodeDir,
+	);
+	const userFolder = env.N8N_USER_FOLDER as string;
+	const log = logFile || path.join(userFolder, `n8n-worker-${index}.log`);
+	const started = Date.now();
+	const args = [p.n8nBin, 'worker', `--concurrency=${concurrency}`];
+	const server = await spawnServer(p.nodeBin, args, { cwd: userFolder, env: wenv, logFile: log });
+	const w = workerHandle(server, { index, port, logFile: log, concurrency });
 	liveWorkers.add(w);
 	server.whenExited.then(() => liveWorkers.delete(w));
 	try {
@@ -174,20 +212,28 @@ async function startWorker({ env, index = 0, concurrency = 10, logFile, timeoutM
 	return w;
 }
 
-/**
- * @typedef {{ userFolder: string, workers?: number, concurrency?: number, pg?: PgInfo,
- *   redis?: RedisInfo, port?: number, extraEnv?: import('./env').N8nEnvExtra,
- *   beforeStart?: (env: NodeJS.ProcessEnv) => Promise<unknown> | void, killOnSignal?: boolean,
- *   timeoutMs?: number }} ClusterOptions
- * @typedef {{ main?: import('./server').N8nServer, workers: Worker[],
- *   services: { stop: () => Promise<void> }[] }} ClusterParts
- */
+export type ClusterOptions = {
+	userFolder: string;
+	workers?: number;
+	concurrency?: number;
+	pg?: PgInfo;
+	redis?: RedisInfo;
+	port?: number;
+	extraEnv?: import('./env').N8nEnvExtra;
+	beforeStart?: (env: NodeJS.ProcessEnv) => Promise<unknown> | void;
+	killOnSignal?: boolean;
+	timeoutMs?: number;
+};
+export type ClusterParts = {
+	main?: import('./server').N8nServer;
+	workers: Worker[];
+	services: { stop: () => Promise<void> }[];
+};
 
 /**
  * Stop what has started: workers, main, then the services started here (last first).
- * @param {ClusterParts} parts
  */
-async function stopParts(parts) {
+async function stopParts(parts: ClusterParts) {
 	await Promise.all(parts.workers.map((w) => w.stop().catch(() => w.kill('SIGKILL'))));
 	if (parts.main) await parts.main.stop().catch(() => {});
 	for (const s of parts.services.reverse()) await s.stop().catch(() => {});
@@ -199,16 +245,14 @@ async function stopParts(parts) {
  *     pg?, redis?, port? (main's HTTP port), extraEnv?, beforeStart?(env) (e.g. import + publish
  *     workflows: they need the DB, and publishing takes effect at main's start), killOnSignal? }
  * Resolves to { env, pg, redis, main, workers, stop(), memory() }.
- * @param {ClusterOptions} opts
  */
-async function startCluster(opts) {
+export async function startCluster(opts: ClusterOptions) {
 	const { userFolder, workers = 2, concurrency = 10 } = opts;
 	if (!userFolder) throw new Error('startCluster: userFolder is required');
 	await services.ensurePackages();
-	/** @type {ClusterParts} */
-	const parts = { workers: [], services: [] };
-	/** @template {{ stop: () => Promise<void> }} S @param {Promise<S>} started */
-	const own = (started) => started.then((s) => (parts.services.push(s), s));
+	const parts: ClusterParts = { workers: [], services: [] };
+	const own = <S extends { stop: () => Promise<void> }>(started: Promise<S>) =>
+		started.then((s) => (parts.services.push(s), s));
 	const stop = () => stopParts(parts);
 	try {
 		const [pg, redis] = await Promise.all([
@@ -217,7 +261,7 @@ async function startCluster(opts) {
 		]);
 		const env = queueEnv(userFolder, { pg, redis, extra: opts.extraEnv });
 		if (opts.beforeStart) await opts.beforeStart(env);
-		const main = await lib.startN8n({
+		const main = await startN8n({
 			env,
 			port: opts.port,
 			timeoutMs: opts.timeoutMs || 180000,
@@ -237,5 +281,3 @@ async function startCluster(opts) {
 		throw e;
 	}
 }
-
-module.exports = { queueEnv, startWorker, startCluster, vmHWM };

@@ -1,49 +1,52 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** Child processes for the tooling, one way, on execa: run a command, spawn a server in its own process group, wait for its health, stop its group. */
 
-const net = require('node:net');
+import net from 'node:net';
 
-/** execa is an ES module: imported (stack/service/launch.ts says why). */
-const execaModule = () => import('execa');
+import { loadExeca as execaModule } from '../execa';
 
 /** n8n's own defaults: never let a test instance take these (5679 = task broker). */
 const RESERVED_PORTS = new Set([5678, 5679]);
 
-/**
- * @typedef {{ code: number | null, signal: NodeJS.Signals | null }} ExitInfo
- * @typedef {{ code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string,
- *   timedOut: boolean, durationMs: number }} RunResult
- * @typedef {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, check?: boolean,
- *   stdio?: import('node:child_process').StdioOptions }} RunOptions
- * @typedef {Error & { result?: object }} ResultError
- * @typedef {{ pid: number,
- *   exited: () => ExitInfo | null, whenExited: Promise<ExitInfo>,
- *   stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null> }} ServerProcess
- */
+export type ExitInfo = { code: number | null; signal: NodeJS.Signals | null };
+export type RunResult = {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	stdout: string;
+	stderr: string;
+	timedOut: boolean;
+	durationMs: number;
+};
+export type RunOptions = {
+	cwd?: string;
+	env?: NodeJS.ProcessEnv;
+	timeoutMs?: number;
+	check?: boolean;
+	stdio?: import('node:child_process').StdioOptions;
+};
+export type ResultError = Error & { result?: object };
+export type ServerProcess = {
+	pid: number;
+	exited: () => ExitInfo | null;
+	whenExited: Promise<ExitInfo>;
+	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
+};
 
-/**
- * @param {number} ms
- * @returns {Promise<void>}
- */
-function sleep(ms) {
+export function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
  * The last `n` characters of `text`, marked as cut.
- * @param {string} text
- * @param {number} n
  */
-function tail(text, n) {
+export function tail(text: string, n: number) {
 	return text.length > n ? '…' + text.slice(-n) : text;
 }
 
 /**
  * Signal a whole process group (the process alone if it leads none); false when it is gone.
- * @param {number | undefined} pid
- * @param {NodeJS.Signals} signal
  */
-function killGroup(pid, signal) {
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
 	if (!pid) return false;
 	try {
 		process.kill(-pid, signal);
@@ -59,22 +62,21 @@ function killGroup(pid, signal) {
 }
 
 /** run() children still running (provision.sh, npm, n8n CLI calls): process-group id → the run. */
-/** @type {Map<number, PromiseLike<unknown>>} */
-const activeRuns = new Map();
+const activeRuns: Map<number, PromiseLike<unknown>> = new Map();
 
 /**
  * Stop every command that run() started and that is still running (each is in its own process
  * group, so a terminal's Ctrl-C does not reach it): for a caller that handles SIGINT itself and
  * must not leave, say, a half-done provision.sh behind. Sends `signal` to each group, waits up
  * to `timeoutMs` for them to exit, then SIGKILLs what is left. Resolves to how many there were.
- * @param {NodeJS.Signals} [signal]
- * @param {{ timeoutMs?: number }} [options]
  */
-async function killActiveRuns(signal = 'SIGTERM', { timeoutMs = 5000 } = {}) {
+export async function killActiveRuns(
+	signal: NodeJS.Signals = 'SIGTERM',
+	{ timeoutMs = 5000 }: { timeoutMs?: number } = {},
+) {
 	const runs = [...activeRuns.entries()];
 	for (const [pid] of runs) killGroup(pid, signal);
-	/** @type {NodeJS.Timeout | undefined} */
-	let timer;
+	let timer: NodeJS.Timeout | undefined;
 	await Promise.race([
 		Promise.all(runs.map(([, exited]) => exited)),
 		new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
@@ -86,14 +88,10 @@ async function killActiveRuns(signal = 'SIGTERM', { timeoutMs = 5000 } = {}) {
 
 /**
  * The error a checked run() fails with: the command, how it ended and the end of its output.
- * @param {string} command
- * @param {RunResult} result
- * @returns {ResultError}
  */
-function runError(command, result) {
+function runError(command: string, result: RunResult): ResultError {
 	const { code, signal, timedOut, stdout, stderr } = result;
-	/** @type {ResultError} */
-	const err = new Error(
+	const err: ResultError = new Error(
 		`${command} failed (code ${code}${signal ? `, signal ${signal}` : ''}${timedOut ? ', timed out' : ''})\n` +
 			tail([stdout.trim(), stderr.trim()].filter(Boolean).join('\n'), 4000),
 	);
@@ -104,32 +102,31 @@ function runError(command, result) {
 /**
  * Run a command in its own process group, capture output. Never rejects on a non-zero exit
  * unless `check` is true.
- * @param {string} cmd
- * @param {string[]} args
- * @param {RunOptions} [options]
- * @returns {Promise<RunResult>}
  */
-async function run(cmd, args, { cwd, env, timeoutMs = 10 * 60 * 1000, check = false, stdio } = {}) {
+export async function run(
+	cmd: string,
+	args: string[],
+	{ cwd, env, timeoutMs = 10 * 60 * 1000, check = false, stdio }: RunOptions = {},
+): Promise<RunResult> {
 	const { execa } = await execaModule();
 	const child = execa(cmd, args, {
 		cwd,
 		env: env || process.env,
 		extendEnv: false,
 		detached: true, // own process group, so a timeout can kill the whole tree
-		...(stdio ? { stdio: /** @type {any} */ (stdio) } : { stdin: 'ignore' }),
+		...(stdio ? { stdio: stdio as any } : { stdin: 'ignore' }),
 		timeout: timeoutMs,
 		reject: false,
 	});
-	const pid = /** @type {number} */ (child.pid);
+	const pid = child.pid as number;
 	activeRuns.set(pid, child);
 	const ended = await child;
 	activeRuns.delete(pid);
 	if (ended.timedOut) killGroup(pid, 'SIGKILL');
 	if (ended.failed && ended.exitCode === undefined && !ended.signal && !ended.timedOut) throw ended;
-	/** @type {RunResult} */
-	const result = {
+	const result: RunResult = {
 		code: ended.exitCode ?? null,
-		signal: /** @type {NodeJS.Signals | null} */ (ended.signal ?? null),
+		signal: (ended.signal as NodeJS.Signals | undefined) ?? null,
 		stdout: String(ended.stdout ?? ''),
 		stderr: String(ended.stderr ?? ''),
 		timedOut: ended.timedOut,
@@ -142,16 +139,15 @@ async function run(cmd, args, { cwd, env, timeoutMs = 10 * 60 * 1000, check = fa
 
 /**
  * A free TCP port on 127.0.0.1 (never 5678/5679).
- * @returns {Promise<number>}
  */
-async function getFreePort() {
+export async function getFreePort(): Promise<number> {
 	for (let attempt = 0; attempt < 20; attempt++) {
-		const port = await new Promise((resolve, reject) => {
+		const port = await new Promise<number>((resolve, reject) => {
 			const srv = net.createServer();
 			srv.unref();
 			srv.on('error', reject);
 			srv.listen(0, '127.0.0.1', () => {
-				const { port: p } = /** @type {net.AddressInfo} */ (srv.address());
+				const { port: p } = srv.address() as net.AddressInfo;
 				srv.close(() => resolve(p));
 			});
 		});
@@ -166,12 +162,12 @@ async function getFreePort() {
  * signal }), whenExited (a promise of that), stop({ timeoutMs = 15000 }) }: stop sends SIGTERM
  * to the group, SIGKILL after timeoutMs, then SIGKILL to anything left in the group; it resolves
  * to exited().
- * @param {string} cmd
- * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, logFile: string }} options
- * @returns {Promise<ServerProcess>}
  */
-async function spawnServer(cmd, args, { cwd, env, logFile }) {
+export async function spawnServer(
+	cmd: string,
+	args: string[],
+	{ cwd, env, logFile }: { cwd?: string; env?: NodeJS.ProcessEnv; logFile: string },
+): Promise<ServerProcess> {
 	const { execa } = await execaModule();
 	const output = { file: logFile, append: true };
 	const child = execa(cmd, args, {
@@ -184,14 +180,13 @@ async function spawnServer(cmd, args, { cwd, env, logFile }) {
 		stderr: output,
 		reject: false,
 	});
-	const pid = /** @type {number} */ (child.pid);
-	/** @type {ExitInfo | null} */
-	let exited = null;
+	const pid = child.pid as number;
+	let exited: ExitInfo | null = null;
 	const whenExited = child.then(
 		(ended) =>
 			(exited = {
 				code: ended.exitCode ?? null,
-				signal: /** @type {NodeJS.Signals | null} */ (ended.signal ?? null),
+				signal: (ended.signal as NodeJS.Signals | undefined) ?? null,
 			}),
 	);
 	return {
@@ -214,13 +209,21 @@ async function spawnServer(cmd, args, { cwd, env, logFile }) {
  * Poll `probe` until it answers something other than undefined (a probe that throws = not
  * listening yet); resolves to that answer. If the server exits first or `timeoutMs` passes, throws
  * the error `failure` makes (given the exit info, or null on the timeout); stopping it is the caller's.
- * @template T
- * @param {ServerProcess} server
- * @param {{ probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs: number,
- *   failure: (exited: ExitInfo | null) => Error }} options
- * @returns {Promise<T>}
  */
-async function waitForHealth(server, { probe, timeoutMs, intervalMs, failure }) {
+export async function waitForHealth<T>(
+	server: ServerProcess,
+	{
+		probe,
+		timeoutMs,
+		intervalMs,
+		failure,
+	}: {
+		probe: () => Promise<T | undefined>;
+		timeoutMs: number;
+		intervalMs: number;
+		failure: (exited: ExitInfo | null) => Error;
+	},
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const exited = server.exited();
@@ -235,14 +238,3 @@ async function waitForHealth(server, { probe, timeoutMs, intervalMs, failure }) 
 		await sleep(intervalMs);
 	}
 }
-
-module.exports = {
-	sleep,
-	tail,
-	killGroup,
-	killActiveRuns,
-	run,
-	getFreePort,
-	spawnServer,
-	waitForHealth,
-};

@@ -1,22 +1,19 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** n8n's JSON log lines (N8N_LOG_FORMAT=json) read back: parsed, and their errors summarised. */
 
-const fs = require('node:fs');
-const { tail } = require('./process');
+import fs from 'node:fs';
+import { tail } from './process';
 
 /**
  * One log line; `metadata` is n8n's untyped JSON. A line that is not JSON is { level: 'raw', message }.
- * @typedef {{ level: string, message: unknown, metadata?: any }} LogLine
- */
+ * */
+export type LogLine = { level: string; message: unknown; metadata?: any };
 
 /**
  * Parse n8n's stdout: one {level, message, metadata} per line.
- * @param {string} text
- * @returns {LogLine[]}
  */
-function parseLogLines(text) {
-	/** @type {LogLine[]} */
-	const out = [];
+export function parseLogLines(text: string): LogLine[] {
+	const out: LogLine[] = [];
 	for (const line of String(text).split('\n')) {
 		if (!line.trim()) continue;
 		try {
@@ -35,17 +32,15 @@ function parseLogLines(text) {
 
 /**
  * The log file's lines, or none while it does not exist.
- * @param {string} file
  */
-function readLogFile(file) {
+export function readLogFile(file: string) {
 	return parseLogLines(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 }
 
 /**
  * The end of a log file's lines above level info, for an error message.
- * @param {string} file
  */
-function tailLog(file) {
+export function tailLog(file: string) {
 	try {
 		return tail(
 			parseLogLines(fs.readFileSync(file, 'utf8'))
@@ -64,17 +59,12 @@ function tailLog(file) {
 
 /**
  * The first capture of `re` in each log message it matches.
- * @param {LogLine[]} logs
- * @param {RegExp} re
  */
-function capturesInLog(logs, re) {
-	/** @type {string[]} */
-	const out = [];
+export function capturesInLog(logs: LogLine[], re: RegExp) {
+	const out: string[] = [];
 	for (const l of logs) {
 		const m = typeof l.message === 'string' && re.exec(l.message);
 		if (m) out.push(m[1]);
 	}
 	return out;
 }
-
-module.exports = { parseLogLines, readLogFile, tailLog, capturesInLog };

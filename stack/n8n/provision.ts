@@ -1,27 +1,33 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** The pinned n8n + Node 24 that every real-n8n run uses, installed once by provision.sh. */
 
-const path = require('node:path');
-const { run } = require('./process');
+import path from 'node:path';
+import { run } from './process';
 
 const PROVISION_SH = path.join(__dirname, 'provision.sh');
 
-/**
- * @typedef {{ nodeBin: string, n8nBin: string, nodeDir: string, prefix: string, dir: string,
- *   n8nVersion: string, nodeVersion: string }} Provisioned
- */
+export type Provisioned = {
+	nodeBin: string;
+	n8nBin: string;
+	nodeDir: string;
+	prefix: string;
+	dir: string;
+	n8nVersion: string;
+	nodeVersion: string;
+};
 
-/** @type {Provisioned | null} this process's answer, reused by every later call */
-let provisioned = null;
+/** This process's answer, reused by every later call. */
+let provisioned: Provisioned | null = null;
 
 /**
  * Install (first time, ~6 min) or reuse (~0.01 s) the pinned n8n + Node 24.
  * Progress goes to this process's stderr. Set WEX_CACHE_DIR to move the cache.
  * `n8n` (default: env WEX_N8N) selects another n8n: '1' = 1.123.81 beside the 2.x default.
- * @param {{ force?: boolean, n8n?: string }} [options]
- * @returns {Promise<Provisioned>}
  */
-async function provision({ force = false, n8n = process.env.WEX_N8N } = {}) {
+export async function provision({
+	force = false,
+	n8n = process.env.WEX_N8N,
+}: { force?: boolean; n8n?: string } = {}): Promise<Provisioned> {
 	if (provisioned && !force) return provisioned;
 	// n8n: '1' (1.123.81), '2' (the default pin) or an exact version; also from WEX_N8N.
 	const res = await run('bash', [PROVISION_SH, '--json', ...(n8n ? ['--n8n', String(n8n)] : [])], {
@@ -30,8 +36,7 @@ async function provision({ force = false, n8n = process.env.WEX_N8N } = {}) {
 	});
 	if (res.code !== 0) throw new Error(`provision.sh failed with code ${res.code}`);
 	const line = res.stdout.trim().split('\n').pop();
-	/** @type {Record<string, string>} */
-	const j = JSON.parse(line || '');
+	const j: Record<string, string> = JSON.parse(line || '');
 	provisioned = {
 		nodeBin: j.N8N_NODE_BIN,
 		n8nBin: j.N8N_BIN,
@@ -45,16 +50,13 @@ async function provision({ force = false, n8n = process.env.WEX_N8N } = {}) {
 }
 
 /** The provisioned n8n if provision() has answered in this process, else null. */
-function provisionedSoFar() {
+export function provisionedSoFar() {
 	return provisioned;
 }
 
 /**
  * n8n 1.x differs from 2.x in commands, variables and defaults.
- * @param {string} n8nVersion
  */
-function isN8n1(n8nVersion) {
+export function isN8n1(n8nVersion: string) {
 	return /^1\./.test(n8nVersion);
 }
-
-module.exports = { provision, provisionedSoFar, isN8n1 };

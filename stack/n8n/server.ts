@@ -1,41 +1,48 @@
-'use strict';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** `n8n start` as a handle: started on a free port, ready when its REST API answers, stopped with its process group. */
 
-const path = require('node:path');
-const { getFreePort, killGroup, spawnServer, waitForHealth } = require('./process');
-const { provision } = require('./provision');
-const { envFor, webhookUrlVariable } = require('./env');
-const { readLogFile, tailLog } = require('./logs');
-const { httpRequest } = require('./http');
-const { restClient } = require('./rest');
+import path from 'node:path';
+import { getFreePort, killGroup, spawnServer, waitForHealth } from './process';
+import { provision } from './provision';
+import { envFor, webhookUrlVariable } from './env';
+import { readLogFile, tailLog } from './logs';
+import { httpRequest } from './http';
+import { restClient } from './rest';
 
-/**
- * @typedef {import('./process').ExitInfo} ExitInfo
- * @typedef {import('./env').EnvSource & { port?: number, timeoutMs?: number, logFile?: string,
- *   killOnSignal?: boolean, onSpawn?: (handle: N8nServer) => void }} StartOptions
- * @typedef {{ port: number, baseUrl: string, pid: number,
- *   exited: Promise<import('./process').ExitInfo>, env: NodeJS.ProcessEnv, logFile: string,
- *   startMs: number, killOnSignal: boolean, logs: () => import('./logs').LogLine[],
- *   stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null> }
- *   & import('./rest').RestClient} N8nServer
- */
+export type ExitInfo = import('./process').ExitInfo;
+export type StartOptions = import('./env').EnvSource & {
+	port?: number;
+	timeoutMs?: number;
+	logFile?: string;
+	killOnSignal?: boolean;
+	onSpawn?: (handle: N8nServer) => void;
+};
+export type N8nServer = {
+	port: number;
+	baseUrl: string;
+	pid: number;
+	exited: Promise<import('./process').ExitInfo>;
+	env: NodeJS.ProcessEnv;
+	logFile: string;
+	startMs: number;
+	killOnSignal: boolean;
+	logs: () => import('./logs').LogLine[];
+	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
+} & import('./rest').RestClient;
 
 /** Servers this process started and has not seen exit: killed when it exits. */
-/** @type {Set<N8nServer>} */
-const liveServers = new Set();
-/** @param {{ onSignal?: boolean }} [options] */
-function killLiveServers({ onSignal = false } = {}) {
+const liveServers: Set<N8nServer> = new Set();
+function killLiveServers({ onSignal = false }: { onSignal?: boolean } = {}) {
 	for (const h of liveServers) if (!onSignal || h.killOnSignal) killGroup(h.pid, 'SIGKILL');
 }
 process.on('exit', () => killLiveServers());
 // While a server runs, also kill it if this process is interrupted (Ctrl-C, jest timeout, CI
 // cancel): 'exit' does not fire on a fatal signal. The signal is re-raised when nobody else
 // listens, so default behaviour (dying) is kept.
-/** @type {Map<NodeJS.Signals, () => void>} */
-const signalHandlers = new Map();
+const signalHandlers: Map<NodeJS.Signals, () => void> = new Map();
 function armSignalCleanup() {
 	if (signalHandlers.size) return;
-	for (const sig of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) {
 		const h = () => {
 			killLiveServers({ onSignal: true });
 			disarmSignalCleanup();
@@ -52,11 +59,8 @@ function disarmSignalCleanup() {
 
 /**
  * The environment of one `n8n start`: its port, a task-broker port, its webhook URL.
- * @param {StartOptions} opts
- * @param {import('./provision').Provisioned} p
- * @param {number} port
  */
-async function serverEnv(opts, p, port) {
+async function serverEnv(opts: StartOptions, p: import('./provision').Provisioned, port: number) {
 	const env = envFor(opts, p);
 	env.N8N_PORT = String(port);
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
@@ -68,12 +72,13 @@ async function serverEnv(opts, p, port) {
 /**
  * Resolves once GET /healthz/readiness answers 200 and the REST routes exist (n8n 1.x answers
  * readiness before its REST routes: 404 until then).
- * @param {import('./process').ServerProcess} server
- * @param {string} baseUrl
- * @param {string} logFile
- * @param {number} timeoutMs
  */
-function waitUntilReady(server, baseUrl, logFile, timeoutMs) {
+function waitUntilReady(
+	server: import('./process').ServerProcess,
+	baseUrl: string,
+	logFile: string,
+	timeoutMs: number,
+) {
 	return waitForHealth(server, {
 		timeoutMs,
 		intervalMs: 200,
@@ -101,14 +106,12 @@ function waitUntilReady(server, baseUrl, logFile, timeoutMs) {
  * itself, gracefully); the server is still SIGKILLed when this process exits.
  * Handle: { port, baseUrl, pid, logFile, startMs, logs(), stop() } and the REST client
  * (request, login, rest, nodeTypes, credentialTypes, executions, waitForExecutions, execution).
- * @param {StartOptions} [opts]
- * @returns {Promise<N8nServer>}
  */
-async function startN8n(opts = {}) {
+export async function startN8n(opts: StartOptions = {}): Promise<N8nServer> {
 	const p = await provision();
 	const port = opts.port || (await getFreePort());
 	const env = await serverEnv(opts, p, port);
-	const userFolder = /** @type {string} */ (env.N8N_USER_FOLDER);
+	const userFolder = env.N8N_USER_FOLDER as string;
 	const logFile = opts.logFile || path.join(userFolder, `n8n-start-${port}.log`);
 	const started = Date.now();
 	const server = await spawnServer(p.nodeBin, [p.n8nBin, 'start'], {
@@ -123,8 +126,7 @@ async function startN8n(opts = {}) {
 	});
 	const baseUrl = `http://127.0.0.1:${port}`;
 	const logs = () => readLogFile(logFile);
-	/** @type {N8nServer} */
-	const handle = {
+	const handle: N8nServer = {
 		port,
 		baseUrl,
 		pid: server.pid,
@@ -154,5 +156,3 @@ async function startN8n(opts = {}) {
 	handle.startMs = Date.now() - started;
 	return handle;
 }
-
-module.exports = { startN8n };

@@ -1,0 +1,60 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: the n8n every e2e test file starts from: provisioned, the pack installed in a user folder,
+// the workflows imported and the MCP ones published, once (each file works on a copy, suite.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+
+import * as n8n from '../../stack/n8n/lib';
+import { adverseWorkflows } from './built-workflows';
+import { REPO, type Json, type Prepared } from './suite';
+
+declare global {
+	var __wexE2e: { cleanup: Array<() => unknown> } | undefined;
+}
+
+const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+/** The workflows of examples/ and test/e2e/workflows/, by file name. */
+export function fileWorkflows(): Record<string, Json> {
+	const workflows: Record<string, Json> = {};
+	for (const dir of ['examples', 'test/e2e/workflows'])
+		for (const file of fs.readdirSync(path.join(REPO, dir)).filter((f) => f.endsWith('.json')))
+			workflows[file.replace(/\.json$/, '')] = readJson(path.join(REPO, dir, file));
+	return workflows;
+}
+
+/** Whether the provisioned n8n has the MCP Server Trigger (its LangChain nodes package). */
+function mcpSupported(prefix: string): boolean {
+	const trigger =
+		'node_modules/@n8n/n8n-nodes-langchain/dist/nodes/mcp/McpTrigger/McpTrigger.node.js';
+	return [prefix, path.join(prefix, 'node_modules/n8n')].some((dir) =>
+		fs.existsSync(path.join(dir, trigger)),
+	);
+}
+
+export default async function globalSetup(): Promise<void> {
+	const state = (globalThis.__wexE2e = { cleanup: [] as Array<() => unknown> });
+	const started = Date.now();
+	// A cold provision may take minutes, or wait for the one .ci/run started in the background.
+	const [p, tarball] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
+	state.cleanup.push(() => fs.rmSync(path.dirname(tarball), { recursive: true, force: true }));
+	const uf = await n8n.makeUserFolder({ tarball });
+	if (!process.env.WEX_KEEP) state.cleanup.push(uf.cleanup);
+	const prepared: Prepared = {
+		userFolder: uf.userFolder,
+		n8nDir: uf.n8nDir,
+		n8nVersion: p.n8nVersion,
+		mcp: mcpSupported(p.prefix),
+	};
+	const env = n8n.n8nEnv(uf.userFolder);
+	const workflows = fileWorkflows();
+	await n8n.importWorkflows([...Object.values(workflows), ...adverseWorkflows()], { env });
+	if (prepared.mcp)
+		for (const name of ['mcp-server', 'mcp-every-operation'])
+			await n8n.publishWorkflow(workflows[name].id, { env });
+	// The test files (in this process: one at a time) read it back (suite.ts).
+	process.env.WEX_E2E = JSON.stringify(prepared);
+	process.stdout.write(
+		`\n[e2e] n8n ${p.n8nVersion} on Node ${p.nodeVersion}, the pack installed in ${uf.userFolder}; ${Object.keys(workflows).length} workflows imported${prepared.mcp ? ', MCP workflows published' : ''} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+	);
+}

@@ -1,0 +1,24 @@
+// The real-n8n suites on jest (npm run test:e2e, test:e2e:n8n1, test:queue): one n8n and one
+// service stand-in for the run (global-setup.ts), one test file at a time, each scenario its own
+// test on a reset service.
+const unit = require('../../jest.config.js');
+
+/** @type {import('jest').Config} */
+module.exports = {
+	rootDir: '../..',
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['**/*.test.ts'],
+	transform: unit.transform,
+	transformIgnorePatterns: unit.transformIgnorePatterns,
+	moduleNameMapper: unit.moduleNameMapper,
+	// Each file has its own service and n8n user folder (suite.ts): two run side by side, one mostly
+	// waiting for the trigger's minute polls while the other runs workflows.
+	maxWorkers: 2,
+	// The trigger's scenarios wait for n8n's minute polls.
+	testTimeout: 6 * 60_000,
+	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+	globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
+	verbose: true,
+};

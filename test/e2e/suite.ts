@@ -1,0 +1,298 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: what the e2e test files share: the n8n global-setup.ts prepared, each file's own service and copy of it, workflow runs,
+// a reset service with its seed rows, and the checks every output item gets.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import AdmZip from 'adm-zip';
+
+import * as n8n from '../../stack/n8n/lib';
+import {
+	startServiceProcess,
+	type ServiceAccess,
+	type ServiceProcess,
+} from '../../stack/service/launch';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+/** An n8n item as `n8n execute` printed it. */
+export interface Item {
+	json: Json;
+	binary?: Json;
+	pairedItem?: Json;
+}
+/** What stack/n8n/lib.js's executeWorkflow resolves to (the parts the suites read). */
+export interface RunResult {
+	ok: boolean;
+	status: string;
+	error: { message: string; description?: string } | null;
+	lastNode?: string;
+	durationMs: number;
+	signal?: string | null;
+	run?: Json;
+	stdout: string;
+	stderr: string;
+	items(nodeName: string, options?: { withBinary?: boolean }): Item[] | null | undefined;
+}
+/** What global-setup.ts prepared, handed to the test files in WEX_E2E. */
+export interface Prepared {
+	userFolder: string;
+	n8nDir: string;
+	n8nVersion: string;
+	mcp: boolean;
+}
+
+export const REPO = path.resolve(__dirname, '../..');
+export const PACKAGE = 'n8n-nodes-website-export';
+export const NODE_TYPE = `${PACKAGE}.websiteExport`;
+export const TRIGGER_TYPE = `${PACKAGE}.websiteExportTrigger`;
+/** n8n derives an AI-agent tool variant from every node with `usableAsTool: true`. */
+export const TOOL_TYPE = `${PACKAGE}.websiteExportTool`;
+export const CREDENTIAL_TYPE = 'websiteExportApi';
+export const DAY_MS = 24 * 60 * 60 * 1000;
+/** The emulated export duration: Wait for Completion sees a job finish in about 2 s. */
+export const JOB_MS = 2000;
+export const WRONG_PASSWORD = 'wrong-password-e2e-7Qx';
+
+const preparedJson = process.env.WEX_E2E;
+/** Undefined outside the e2e run (the file is also type-checked and linted). */
+export const prepared = (preparedJson ? JSON.parse(preparedJson) : undefined) as Prepared;
+export const onN8n1 = prepared ? n8n.isN8n1(prepared.n8nVersion) : false;
+
+/** The test file's own service and n8n user folder (useOwnStack), set before its tests run. */
+export let service: ServiceProcess;
+export let env: NodeJS.ProcessEnv = {};
+export let n8nDir = '';
+
+/** A copy of the prepared n8n user folder: a database of its own, for n8n processes that run side by side. */
+export function copyUserFolder(key: string): {
+	env: NodeJS.ProcessEnv;
+	n8nDir: string;
+	remove: () => void;
+} {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `wex-n8n-${key}-`));
+	fs.cpSync(prepared.userFolder, dir, { recursive: true });
+	const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+	return { env: n8n.n8nEnv(dir), n8nDir: path.join(dir, '.n8n'), remove };
+}
+
+/** The good login, a wrong password, an account without the Business plan, for `service`. */
+export function credentialsFor(access: ServiceAccess): Json[] {
+	const file = path.join(REPO, 'examples/credentials/website-export-emulator.json');
+	const [template] = JSON.parse(fs.readFileSync(file, 'utf8'));
+	const { baseUrl, apiKey, demoUser } = access;
+	const login = { baseUrl, apiKey, email: demoUser.email, password: demoUser.password };
+	const credential = (id: string, name: string, data: Json) => ({
+		id,
+		name,
+		type: CREDENTIAL_TYPE,
+		data,
+	});
+	return [
+		{ ...template, data: { ...template.data, ...login } },
+		credential('website-export-bad-password', 'Website Export (wrong password)', {
+			...login,
+			password: WRONG_PASSWORD,
+		}),
+		credential('website-export-free-plan', 'Website Export (no Business plan)', {
+			...login,
+			...access.freeUser,
+		}),
+	];
+}
+
+/**
+ * The test file's own service stand-in and its own copy of the prepared n8n, its credentials
+ * pointed at that service: files share nothing, so that jest runs two side by side.
+ */
+export function useOwnStack(): void {
+	let remove = (): void => undefined;
+	beforeAll(async () => {
+		const copy = copyUserFolder('file');
+		({ env, n8nDir, remove } = copy);
+		service = await startServiceProcess({ jobMs: JOB_MS });
+		await n8n.importCredentials(credentialsFor(service), { env });
+	}, 120_000);
+	afterAll(async () => {
+		await service?.stop();
+		remove();
+	});
+}
+
+/** The seed rows of every scenario: an expired and a valid download (with their jobs), an option. */
+export async function resetService(): Promise<{ expired: Json; valid: Json; option: Json }> {
+	await service.reset();
+	const now = await service.now();
+	const job = (id: number, label: string, files: number, ageMs: number) => ({
+		id,
+		url: `https://${label}.seed.e2e.example.com/`,
+		email: 'seed@e2e.example.com',
+		status: 'finished',
+		files,
+		created_at: iso(now - ageMs),
+	});
+	await service.insert('jobs', [
+		job(900, 'expired', 3, DAY_MS + 3_600_000),
+		job(901, 'valid', 5, 7_200_000),
+	]);
+	const [expired, valid] = await service.insert('downloads', [
+		{ id: 900, job_id: 900, created_at: iso(now - DAY_MS - 60_000) },
+		{ id: 901, job_id: 901, created_at: iso(now - 3_600_000) },
+	]);
+	const [option] = await service.insert('options', [
+		{ mode: 'absolute', replace_url: 'https://seed-mirror.e2e.example.com' },
+	]);
+	return { expired, valid, option };
+}
+
+/** A workflow of examples/ or test/e2e/workflows/ by its file name. */
+export function workflowFile(name: string): Json {
+	const file = ['examples', 'test/e2e/workflows']
+		.map((dir) => path.join(REPO, dir, `${name}.json`))
+		.find((candidate) => fs.existsSync(candidate));
+	if (!file) throw new Error(`no workflow file ${name}.json`);
+	return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+/** `n8n execute` of a workflow by id, never retried: a run changes the service even if n8n then crashes at exit. */
+export async function execute(id: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+	const r: RunResult = await n8n.executeWorkflow(id, { env: { ...env, ...extraEnv } });
+	if (r.signal)
+		report(`n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'}`);
+	return r;
+}
+
+/** Runs a workflow file's workflow; it must succeed. */
+export async function runOk(name: string): Promise<RunResult> {
+	const r = await execute(workflowFile(name).id);
+	assert.ok(
+		r.ok,
+		`${name}: run ${r.status} after ${seconds(r.durationMs)}: ${r.error?.message ?? 'no error'} (last node ${r.lastNode})`,
+	);
+	return r;
+}
+
+/** Prints what a test found (`ok  <test>: details`), the figures the closing notes quote; a concurrent test names itself. */
+export function report(details: string, test = expect.getState().currentTestName): void {
+	const name = test ?? 'e2e';
+	process.stdout.write(`ok  ${name}: ${details.split('\n').join('\n      ')}\n`);
+}
+
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+export const iso = (t: number): string => new Date(t).toISOString();
+/** ms of a Postgres timestamp (`…47.487179+00:00`); JS dates hold milliseconds only. */
+export const ms = (ts: unknown): number => Date.parse(String(ts).replace(/(\.\d{3})\d+/, '$1'));
+
+/** A download as every output carries it: expiry fields right, link an archive link. */
+export function assertDownload(d: Json, { expired = false, what = 'download' } = {}): void {
+	assert.ok(Number.isInteger(d.id) && d.id > 0, `${what}: id ${d.id}`);
+	assert.equal(
+		ms(d.expires_at),
+		ms(d.created_at) + DAY_MS,
+		`${what} #${d.id}: expires_at ${d.expires_at} is not created_at ${d.created_at} + 24 h`,
+	);
+	assert.equal(d.is_expired, expired, `${what} #${d.id}: is_expired ${d.is_expired}`);
+	assert.match(
+		String(d.download_link),
+		/^http:\/\/127\.0\.0\.1:\d+\/storage\/v1\/object\/public\/exports\/[^/]+\.zip$/,
+		`${what} #${d.id}: download_link ${d.download_link}`,
+	);
+}
+
+export function assertPaired(items: Item[], what: string): void {
+	items.forEach((item, index) =>
+		assert.deepEqual(item.pairedItem, { item: index }, `${what}: item ${index} pairedItem`),
+	);
+}
+
+/** Items (with binary and pairedItem) a node emitted; throws with the run's error if it did not run. */
+export function outputOf(r: RunResult, nodeName: string): Item[] {
+	const items = r.items(nodeName, { withBinary: true });
+	if (!items)
+		throw new assert.AssertionError({
+			message: `node "${nodeName}" did not run${r.error ? `: ${r.error.message}` : ''}`,
+		});
+	return items;
+}
+
+export const jsonOf = (items: Item[]): Json[] => items.map((i) => i.json);
+
+/** Where n8n's filesystem binary data mode keeps a file: <N8N_USER_FOLDER>/.n8n/storage/<id path>. */
+export function binaryFile(id: string): string {
+	const rel = String(id).replace(/^filesystem(-v2)?:/, '');
+	for (const root of ['storage', 'binaryData']) {
+		const file = path.join(n8nDir, root, rel);
+		if (fs.existsSync(file)) return file;
+	}
+	throw new assert.AssertionError({
+		message: `binary file ${rel} not found under ${n8nDir}`,
+	});
+}
+
+/** Size of a binary: 2.x metadata has `bytes`; 1.x only a human-readable fileSize, so the stored file's size. */
+export function bytesOf(b: Json): number {
+	return typeof b.bytes === 'number' ? b.bytes : fs.statSync(binaryFile(b.id)).size;
+}
+
+/** Every entry of a ZIP inflated by adm-zip, which checks each CRC-32; throws saying what is wrong. */
+export function inspectZip(buf: Buffer): { entries: Array<{ name: string; size: number }> } {
+	assert.ok(
+		buf.length >= 4 && buf.readUInt32LE(0) === 0x04034b50,
+		'the ZIP signature PK\\x03\\x04',
+	);
+	const entries = new AdmZip(buf).getEntries().map((entry) => {
+		const data = entry.getData(); // throws when the CRC-32 does not match
+		assert.equal(data.length, entry.header.size, `${entry.entryName}: size`);
+		return { name: entry.entryName, size: data.length };
+	});
+	return { entries };
+}
+
+/** The Set node's parameters that output one item with the field `items`. */
+export const itemsParameters = (id: string, items: Json[]): Json => ({
+	mode: 'manual',
+	assignments: {
+		assignments: [
+			{ id: `${id}-items`, name: 'items', value: `={{ ${JSON.stringify(items)} }}`, type: 'array' },
+		],
+	},
+	includeOtherFields: false,
+	options: {},
+});
+
+/** A running `n8n start` (stack/n8n/server.js). */
+export type N8nServer = Awaited<ReturnType<typeof n8n.startN8n>>;
+
+/**
+ * After each test of the file, the server's log has no error line but one per tool call the test
+ * made fail (`expectFailedTool`): n8n logs those at level error.
+ */
+export function checkServerLog(server: () => N8nServer | undefined): {
+	expectFailedTool(name: string): void;
+} {
+	let mark = 0;
+	let expected: string[] = [];
+	const errorLines = () =>
+		(server()?.logs() ?? []).slice(mark).filter((line: Json) => line.level === 'error');
+	beforeEach(() => {
+		mark = server()?.logs().length ?? 0;
+		expected = [];
+	});
+	afterEach(async () => {
+		// n8n logs a failed tool call just after it answered it.
+		for (let i = 0; i < 20 && errorLines().length < expected.length; i++) await n8n.sleep(100);
+		const lines = errorLines();
+		const unexpected = lines.filter(
+			(line: Json) => !expected.some((start) => String(line.message).startsWith(start)),
+		);
+		assert.deepEqual(
+			unexpected.map((line: Json) => line.message),
+			[],
+			'error lines of n8n',
+		);
+		assert.equal(lines.length, expected.length, 'one error line per tool call made to fail');
+	});
+	return { expectFailedTool: (name) => expected.push(`Error while executing Tool ${name}: `) };
+}

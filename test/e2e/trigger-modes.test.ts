@@ -1,0 +1,191 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: the trigger exactly once in every way n8n 2.41 runs poll triggers (issue 10): its task
+// scheduler (each poll rebuilds the workflow from the database), the scheduler with durable poll
+// cursors (the activation poll commits nothing), and n8n's default mode across a restart. Each
+// scenario has its own copy of the trigger workflow (its own static data) and its own `n8n start`.
+import assert from 'node:assert/strict';
+
+import * as n8n from '../../stack/n8n/lib';
+import { startServiceProcess, type ServiceProcess } from '../../stack/service/launch';
+import {
+	collectFinishedExecutions,
+	assertEachOnce,
+	countIds,
+	insertFinishedDownloads,
+	waitForTriggerPoll,
+} from './trigger-runs';
+import {
+	JOB_MS,
+	copyUserFolder,
+	credentialsFor,
+	onN8n1,
+	report,
+	workflowFile,
+	type Json,
+	type N8nServer,
+} from './suite';
+const SCHEDULER = { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' };
+interface Scenario {
+	key: string;
+	name: string;
+	env: NodeJS.ProcessEnv;
+	restart: boolean;
+}
+const SCENARIOS: Scenario[] = [
+	{ key: 'sched', name: 'task scheduler', env: SCHEDULER, restart: false },
+	{
+		key: 'durable',
+		name: 'task scheduler + durable poll cursors, and a restart',
+		env: { ...SCHEDULER, N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true' },
+		restart: true,
+	},
+	{ key: 'restart', name: "n8n's default mode across a restart", env: {}, restart: true },
+];
+const MINUTE = 60_000;
+const CYCLE_TIMEOUT_MS = 150_000;
+
+/** The scenario's copy of the trigger example: its own id, and only its own downloads. */
+function scenarioWorkflow(scenario: Scenario): Json {
+	const copy = workflowFile('trigger-download-ready');
+	copy.id = `wexE2eTrigMode${scenario.key}`;
+	copy.name = `e2e: trigger, ${scenario.name}`;
+	const trigger = copy.nodes.find((node: Json) => node.type.endsWith('.websiteExportTrigger'));
+	trigger.parameters.options = {
+		...trigger.parameters.options,
+		jobUrlContains: `mode-${scenario.key}-`,
+	};
+	return copy;
+}
+
+/** One scenario under way: its own service, its own n8n (replaced on a restart), what the trigger emitted. */
+interface Run {
+	scenario: Scenario;
+	service: ServiceProcess;
+	env: NodeJS.ProcessEnv;
+	workflow: Json;
+	srv: N8nServer;
+	emitted: Map<string, { status: string; ids: number[] }>;
+}
+
+const collect = (run: Run) =>
+	collectFinishedExecutions(run.srv, run.workflow.id, run.emitted, (full) => ({
+		status: full.status,
+		ids: (n8n.nodeItems(full, 'Website Export Trigger') || []).map((json: Json) => json.id),
+	}));
+
+async function waitForEmission(run: Run, download: Json): Promise<void> {
+	for (const deadline = Date.now() + CYCLE_TIMEOUT_MS; ; await n8n.sleep(1000)) {
+		await collect(run);
+		if ([...run.emitted.values()].some((x) => x.ids.includes(download.id))) return;
+		if (Date.now() > deadline)
+			throw new Error(
+				`download #${download.id} not emitted within ${CYCLE_TIMEOUT_MS / 1000} s; executions: ${JSON.stringify([...run.emitted])}`,
+			);
+	}
+}
+
+/** A finished job of the scenario and its download, created `ageMs` ago by the service's clock. */
+async function finish(run: Run, label: string, ageMs = 0): Promise<Json> {
+	const [download] = await insertFinishedDownloads(
+		run.service,
+		[`mode-${run.scenario.key}-${label}`],
+		{
+			email: 'modes@e2e.example.com',
+			nextFiles: () => 1,
+			ageMs,
+			jobMs: JOB_MS,
+		},
+	);
+	return download;
+}
+
+/**
+ * After activation: one download finished while n8n runs, then one more (while n8n is stopped
+ * when the scenario restarts it); resolves once both were emitted.
+ */
+async function emitTwo(run: Run, since: number) {
+	await waitForTriggerPoll(
+		run.service,
+		since,
+		90_000,
+		'no activation poll of the trigger within 90 s',
+	);
+	const activatedAt = Date.now();
+	// Finished after activation: the poll that finds it may start without the activation's state.
+	const first = await finish(run, 'first');
+	await waitForEmission(run, first);
+	const firstAfter = Date.now() - activatedAt;
+	let second: Json;
+	if (run.scenario.restart) {
+		await run.srv.stop();
+		second = await finish(run, 'while-down');
+		await n8n.sleep(5000);
+		const beforeRestart = await run.service.lastSeq();
+		run.srv = await n8n.startN8n({ env: run.env, timeoutMs: 180_000 });
+		await waitForTriggerPoll(
+			run.service,
+			beforeRestart,
+			90_000,
+			'no poll after the restart within 90 s',
+		);
+	} else {
+		second = await finish(run, 'second');
+	}
+	await waitForEmission(run, second);
+	return { first, second, firstAfter };
+}
+
+/** The scenario from activation on: each new download emitted exactly once, nothing else. */
+async function runScenario(run: Omit<Run, 'srv' | 'emitted'>): Promise<string> {
+	// Existed at activation, older than the look-back of a poll without state (1 min + 10 min).
+	const baseline = await finish(run as Run, 'baseline', 30 * MINUTE);
+	const since = await run.service.lastSeq();
+	const live: Run = {
+		...run,
+		srv: await n8n.startN8n({ env: run.env, timeoutMs: 180_000 }),
+		emitted: new Map(),
+	};
+	try {
+		const { first, second, firstAfter } = await emitTwo(live, since);
+		await n8n.sleep(65_000); // one more poll cycle: nothing may come twice
+		await collect(live);
+		const executions = [...live.emitted.values()];
+		const counts = countIds(executions.map((x) => x.ids));
+		assert.ok(
+			executions.every((x) => x.status === 'success'),
+			`statuses ${executions.map((x) => x.status)}`,
+		);
+		assertEachOnce(counts, [first, second]); // the one there at activation never
+		return `#${first.id} (finished after activation) once, ${(firstAfter / 1000).toFixed(0)} s after activation; #${second.id} (${run.scenario.restart ? 'finished while n8n was stopped' : 'the next one'}) once; #${baseline.id} (there at activation) never; ${executions.length} executions`;
+	} finally {
+		await live.srv.stop();
+	}
+}
+
+// The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither. The scenarios wait
+// for n8n's minute polls side by side, each with its own copy of n8n's database and its own fresh
+// service (whose request log tells its trigger's polls).
+const modeTest = onN8n1 ? test.skip : test.concurrent;
+for (const scenario of SCENARIOS)
+	modeTest(
+		`the trigger exactly once (live): ${scenario.name}`,
+		async () => {
+			const folder = copyUserFolder(scenario.key);
+			const service = await startServiceProcess({ jobMs: JOB_MS });
+			const workflow = scenarioWorkflow(scenario);
+			const env = { ...folder.env, ...scenario.env };
+			try {
+				await n8n.importCredentials(credentialsFor(service).slice(0, 1), { env });
+				await n8n.importWorkflows([workflow], { env });
+				await n8n.publishWorkflow(workflow.id, { env });
+				report(
+					await runScenario({ scenario, service, env, workflow }),
+					`the trigger exactly once (live): ${scenario.name}`,
+				);
+			} finally {
+				await service.stop();
+				folder.remove();
+			}
+		},
+		10 * 60_000,
+	);

@@ -1,0 +1,101 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: what the live trigger scenarios share: finished downloads put into the service, the wait
+// for a poll of the trigger, and the finished executions of a workflow read from n8n's REST API.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { LogEntry } from '../../stack/service/types';
+import type { ServiceProcess } from '../../stack/service/launch';
+import type { Json } from './suite';
+
+/** The part of a running `n8n start` (stack/n8n/server.js) that lists executions. */
+export interface ExecutionSource {
+	executions(filter: { workflowId: string }): Promise<Json[]>;
+	execution(id: string): Promise<Json>;
+}
+
+const safeDecode = (s: string): string => {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return s;
+	}
+};
+
+/** Whether a request-log entry is a trigger poll: downloads in ascending (created_at, id) order — no operation asks for that. */
+export const isTriggerPoll = (e: LogEntry): boolean =>
+	e.kind === 'rest' &&
+	e.table === 'downloads' &&
+	e.method === 'GET' &&
+	/(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query ?? ''));
+
+/**
+ * One finished job and its download per label (`https://<label>.trigger.e2e.example.com/`), each
+ * table in one statement; the downloads created `ageMs` before the service's now, their jobs
+ * `jobMs` before that; `nextFiles` tells the jobs apart. Resolves to the stored download rows.
+ */
+export async function insertFinishedDownloads(
+	service: ServiceProcess,
+	labels: string[],
+	options: { email: string; nextFiles: () => number; ageMs?: number; jobMs: number },
+): Promise<Json[]> {
+	const now = (await service.now()) - (options.ageMs ?? 0);
+	const jobs = await service.insert(
+		'jobs',
+		labels.map((label) => ({
+			url: `https://${label}.trigger.e2e.example.com/`,
+			email: options.email,
+			status: 'finished',
+			files: options.nextFiles(),
+			created_at: new Date(now - options.jobMs).toISOString(),
+		})),
+	);
+	return service.insert(
+		'downloads',
+		jobs.map((job) => ({ job_id: job.id, created_at: new Date(now).toISOString() })),
+	);
+}
+
+/** The first trigger poll the service logged after the request `since`; throws `failure` after `timeoutMs`. */
+export async function waitForTriggerPoll(
+	service: ServiceProcess,
+	since: number,
+	timeoutMs: number,
+	failure: string,
+): Promise<LogEntry> {
+	const deadline = Date.now() + timeoutMs;
+	let poll: LogEntry | undefined;
+	while (!(poll = (await service.log()).find((e) => e.seq > since && isTriggerPoll(e)))) {
+		if (Date.now() > deadline) throw new Error(failure);
+		await sleep(250);
+	}
+	return poll;
+}
+
+/** Adds the workflow's finished executions that `seen` does not hold yet, each as `describe(execution, id)`. */
+export async function collectFinishedExecutions<T>(
+	srv: ExecutionSource,
+	workflowId: string,
+	seen: Map<string, T>,
+	describe: (execution: Json, id: string) => T,
+): Promise<void> {
+	for (const e of await srv.executions({ workflowId })) {
+		if (seen.has(e.id) || ['new', 'running', 'waiting'].includes(e.status)) continue;
+		seen.set(e.id, describe(await srv.execution(e.id), e.id));
+	}
+}
+
+/** How often each id occurs in the lists. */
+export function countIds(idLists: Iterable<number[]>): Map<number, number> {
+	const counts = new Map<number, number>();
+	for (const ids of idLists) for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+	return counts;
+}
+
+/** Each of the rows emitted exactly once (`counts`: how often each id was), and nothing else. */
+export function assertEachOnce(counts: Map<number, number>, rows: Json[]): void {
+	const twice = [...counts].filter(([, c]) => c > 1);
+	assert.deepEqual(twice, [], 'downloads emitted more than once');
+	const ids = (list: number[]) => list.sort((a, b) => a - b);
+	assert.deepEqual(ids([...counts.keys()]), ids(rows.map((d) => d.id)), 'exactly these downloads');
+}
