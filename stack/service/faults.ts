@@ -94,6 +94,7 @@ export class RequestLog {
 			kind,
 			responseBytes: 0,
 			faulted: false,
+			delayedMs: 0,
 		};
 		if (table !== undefined) entry.table = table;
 		this.entries.push(entry);

@@ -104,8 +104,8 @@ export class EmulatorServer {
 		const entry = core.log.start(core.clock.now(), request.method, path, query);
 		await core.log.arrived(entry);
 		const fault = core.faults.take(request.method, path);
-		if (fault?.delayMs) await sleep(fault.delayMs);
-		if (core.settings.latencyMs > 0) await sleep(core.settings.latencyMs);
+		entry.delayedMs = (fault?.delayMs ?? 0) + core.settings.latencyMs;
+		if (entry.delayedMs > 0) await sleep(entry.delayedMs);
 		if (fault?.hang) {
 			entry.faulted = true;
 			this.hung.add(res);

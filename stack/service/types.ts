@@ -55,6 +55,8 @@ export interface LogEntry {
 	table?: string;
 	responseBytes: number;
 	faulted: boolean;
+	/** How long the answer was held back on purpose (a fault's delayMs plus settings.latencyMs). */
+	delayedMs: number;
 }
 
 export interface Stats {

@@ -35,7 +35,7 @@ async function timed(workflow: Json) {
 	const since = await service.lastSeq();
 	const r = await execute(workflow.id);
 	assert.equal(r.ok, true, `${workflow.id}: ${r.error?.message}`);
-	const [run] = r.run.data.resultData.runData.Bulk;
+	const [run] = r.run!.data.resultData.runData.Bulk;
 	const requests = (await service.log()).filter((e) => e.seq > since && e.kind === 'rest').length;
 	return { ms: run.executionTime as number, items: run.data.main[0] as Json[], requests };
 }

@@ -6,21 +6,10 @@ import path from 'node:path';
 
 import * as n8n from '../../stack/n8n/lib';
 import { adverseWorkflows } from './built-workflows';
-import { REPO, type Json, type Prepared } from './suite';
+import { REPO, fileWorkflows, type Prepared } from './suite';
 
 declare global {
 	var __wexE2e: { cleanup: Array<() => unknown> } | undefined;
-}
-
-const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, 'utf8'));
-
-/** The workflows of examples/ and test/e2e/workflows/, by file name. */
-export function fileWorkflows(): Record<string, Json> {
-	const workflows: Record<string, Json> = {};
-	for (const dir of ['examples', 'test/e2e/workflows'])
-		for (const file of fs.readdirSync(path.join(REPO, dir)).filter((f) => f.endsWith('.json')))
-			workflows[file.replace(/\.json$/, '')] = readJson(path.join(REPO, dir, file));
-	return workflows;
 }
 
 /** Whether the provisioned n8n has the MCP Server Trigger (its LangChain nodes package). */

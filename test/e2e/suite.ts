@@ -23,19 +23,8 @@ export interface Item {
 	binary?: Json;
 	pairedItem?: Json;
 }
-/** What stack/n8n/lib.js's executeWorkflow resolves to (the parts the suites read). */
-export interface RunResult {
-	ok: boolean;
-	status: string;
-	error: { message: string; description?: string } | null;
-	lastNode?: string;
-	durationMs: number;
-	signal?: string | null;
-	run?: Json;
-	stdout: string;
-	stderr: string;
-	items(nodeName: string, options?: { withBinary?: boolean }): Item[] | null | undefined;
-}
+/** What `n8n execute` gave: the printed run, its items by node, the process's output. */
+export type RunResult = Awaited<ReturnType<typeof n8n.executeWorkflow>>;
 /** What global-setup.ts prepared, handed to the test files in WEX_E2E. */
 export interface Prepared {
 	userFolder: string;
@@ -55,6 +44,8 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 /** The emulated export duration: Wait for Completion sees a job finish in about 2 s. */
 export const JOB_MS = 2000;
 export const WRONG_PASSWORD = 'wrong-password-e2e-7Qx';
+
+const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, 'utf8'));
 
 const preparedJson = process.env.WEX_E2E;
 /** Undefined outside the e2e run (the file is also type-checked and linted). */
@@ -81,7 +72,7 @@ export function copyUserFolder(key: string): {
 /** The good login, a wrong password, an account without the Business plan, for `service`. */
 export function credentialsFor(access: ServiceAccess): Json[] {
 	const file = path.join(REPO, 'examples/credentials/website-export-emulator.json');
-	const [template] = JSON.parse(fs.readFileSync(file, 'utf8'));
+	const [template] = readJson(file);
 	const { baseUrl, apiKey, demoUser } = access;
 	const login = { baseUrl, apiKey, email: demoUser.email, password: demoUser.password };
 	const credential = (id: string, name: string, data: Json) => ({
@@ -147,18 +138,30 @@ export async function resetService(): Promise<{ expired: Json; valid: Json; opti
 	return { expired, valid, option };
 }
 
-/** A workflow of examples/ or test/e2e/workflows/ by its file name. */
+/** Where the workflows every e2e n8n imports are kept: the README's examples and the suites' own. */
+const WORKFLOW_FOLDERS = ['examples', 'test/e2e/workflows'].map((dir) => path.join(REPO, dir));
+
+/** A workflow of those folders by its file name. */
 export function workflowFile(name: string): Json {
-	const file = ['examples', 'test/e2e/workflows']
-		.map((dir) => path.join(REPO, dir, `${name}.json`))
-		.find((candidate) => fs.existsSync(candidate));
+	const file = WORKFLOW_FOLDERS.map((dir) => path.join(dir, `${name}.json`)).find((candidate) =>
+		fs.existsSync(candidate),
+	);
 	if (!file) throw new Error(`no workflow file ${name}.json`);
-	return JSON.parse(fs.readFileSync(file, 'utf8'));
+	return readJson(file);
+}
+
+/** Every workflow of those folders, by file name. */
+export function fileWorkflows(): Record<string, Json> {
+	const workflows: Record<string, Json> = {};
+	for (const dir of WORKFLOW_FOLDERS)
+		for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')))
+			workflows[file.replace(/\.json$/, '')] = readJson(path.join(dir, file));
+	return workflows;
 }
 
 /** `n8n execute` of a workflow by id, never retried: a run changes the service even if n8n then crashes at exit. */
 export async function execute(id: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-	const r: RunResult = await n8n.executeWorkflow(id, { env: { ...env, ...extraEnv } });
+	const r = await n8n.executeWorkflow(id, { env: { ...env, ...extraEnv } });
 	if (r.signal)
 		report(`n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'}`);
 	return r;

@@ -12,7 +12,16 @@ import * as services from '../../stack/n8n/services';
 import { startServiceProcess, type ServiceProcess } from '../../stack/service/launch';
 import { chainConnections } from '../e2e/built-workflows';
 import { assertEachOnce, insertFinishedDownloads, waitForTriggerPoll } from '../e2e/trigger-runs';
-import { NODE_TYPE, REPO, inspectZip, report, seconds, type Json } from '../e2e/suite';
+import {
+	NODE_TYPE,
+	REPO,
+	credentialsFor,
+	inspectZip,
+	report,
+	seconds,
+	workflowFile,
+	type Json,
+} from '../e2e/suite';
 
 const EXECUTIONS = 200;
 const WORKERS = 2;
@@ -95,9 +104,7 @@ const WF = {
 		[['Create And Wait', { ...create, ...wait }]],
 	),
 };
-const trigger: Json = JSON.parse(
-	fs.readFileSync(path.join(REPO, 'examples/trigger-download-ready.json'), 'utf8'),
-);
+const trigger: Json = workflowFile('trigger-download-ready');
 
 type Cluster = Awaited<ReturnType<typeof queue.startCluster>> & {
 	pg: { query(sql: string): Promise<Array<Record<string, unknown>>> };
@@ -118,21 +125,12 @@ beforeAll(async () => {
 	cleanup.push(() => service.stop());
 	// A fresh service for the file: the scenarios tell their rows apart by email (a trigger that
 	// runs across a reset would meet the ids it already emitted again).
-	const [template] = JSON.parse(
-		fs.readFileSync(path.join(REPO, 'examples/credentials/website-export-emulator.json'), 'utf8'),
-	);
-	const login = {
-		baseUrl: service.baseUrl,
-		apiKey: service.apiKey,
-		email: service.demoUser.email,
-		password: service.demoUser.password,
-	};
 	cluster = (await queue.startCluster({
 		userFolder: uf.userFolder,
 		workers: WORKERS,
 		concurrency: CONCURRENCY,
 		beforeStart: async (env: NodeJS.ProcessEnv) => {
-			await n8n.importCredentials([{ ...template, data: { ...template.data, ...login } }], { env });
+			await n8n.importCredentials(credentialsFor(service).slice(0, 1), { env });
 			const workflows = [...Object.values(WF), trigger];
 			await n8n.importWorkflows(workflows, { env });
 			for (const w of workflows) await n8n.publishWorkflow(w.id, { env });
