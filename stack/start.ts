@@ -77,7 +77,6 @@ function rel(p: string) {
 }
 
 /** Throws a StartError unless nothing listens on `port` (on 127.0.0.1, nor on ::1 where a browser may look first). */
-
 async function assertPortFree(port: number, what: string) {
 	const busy = (err?: NodeJS.ErrnoException) =>
 		new StartError(
@@ -145,13 +144,9 @@ function assertBuildToolsForProvisioning() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// the emulator (a child process in its own process group)
-
-// ---------------------------------------------------------------------------------------------
 // examples and the credential
 
 /** The workflows in examples/*.json (a file may hold one workflow or an array), sorted by name. */
-
 export function readExamples(
 	dir: string,
 ): (Record<string, any> & { id: string; name: string; file: string; nodes: any[] })[] {
@@ -187,7 +182,6 @@ function credentialIdOf(workflows: ReturnType<typeof readExamples>) {
 }
 
 /** Which workflow / credential ids already exist in the folder's database (Node 24 has node:sqlite). */
-
 async function existingIds(
 	nodeBin: string,
 	dbFile: string,
@@ -660,7 +654,6 @@ export function whenParentExits(onGone: () => void) {
 }
 
 /** [the shell's parent] when `pid` is a shell (Linux /proc), else []. */
-
 function shellParent(pid: number): number[] {
 	try {
 		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

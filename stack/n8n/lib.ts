@@ -5,6 +5,7 @@
 export {
 	run,
 	sleep,
+	waitFor,
 	getFreePort,
 	killActiveRuns,
 	killGroup,

@@ -2,6 +2,7 @@
 /** Child processes for the tooling, one way, on execa: run a command, spawn a server in its own process group, wait for its health, stop its group. */
 
 import net from 'node:net';
+import { setTimeout as setTimeoutPromise } from 'node:timers/promises';
 
 import { loadExeca as execaModule } from '../execa';
 
@@ -32,8 +33,26 @@ export type ServerProcess = {
 	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
 };
 
-export function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after the given milliseconds (Node's own timer promise). */
+export const sleep = (ms: number): Promise<void> => setTimeoutPromise(ms);
+
+/**
+ * Asks `probe` every `intervalMs` until it answers something other than undefined or false, and
+ * resolves to that answer; after `timeoutMs` throws the error `failure` makes (it can say what was seen).
+ */
+export async function waitFor<T>(
+	probe: () => Promise<T | undefined | false> | T | undefined | false,
+	{
+		timeoutMs,
+		intervalMs,
+		failure,
+	}: { timeoutMs: number; intervalMs: number; failure: () => Error },
+): Promise<T> {
+	for (const deadline = Date.now() + timeoutMs; ; await sleep(intervalMs)) {
+		const answer = await probe();
+		if (answer !== undefined && answer !== false) return answer;
+		if (Date.now() > deadline) throw failure();
+	}
 }
 
 /**
@@ -224,17 +243,16 @@ export async function waitForHealth<T>(
 		failure: (exited: ExitInfo | null) => Error;
 	},
 ): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const exited = server.exited();
-		if (exited) throw failure(exited);
-		try {
-			const answer = await probe();
-			if (answer !== undefined) return answer;
-		} catch {
-			/* not listening yet */
-		}
-		if (Date.now() > deadline) throw failure(null);
-		await sleep(intervalMs);
-	}
+	const answer = await waitFor<{ exited: ExitInfo } | { value: T }>(
+		async () => {
+			const exited = server.exited();
+			if (exited) return { exited };
+			// A probe that throws: not listening yet.
+			const value = await probe().catch(() => undefined);
+			return value === undefined ? undefined : { value };
+		},
+		{ timeoutMs, intervalMs, failure: () => failure(null) },
+	);
+	if ('exited' in answer) throw failure(answer.exited);
+	return answer.value;
 }

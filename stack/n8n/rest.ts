@@ -2,7 +2,6 @@
 /** A started n8n's REST API as the owner sees it: login (or first setup), node and credential types, executions. */
 
 import path from 'node:path';
-import { sleep } from './process';
 import { httpRequest } from './http';
 import { summarizeNodeTypes } from './cli';
 import { provisionedSoFar } from './provision';
@@ -19,12 +18,6 @@ export const DEFAULT_OWNER = Object.freeze({
  * */
 export type Execution = { id: string; status: string; data?: any } & Record<string, any>;
 export type Owner = { email: string; password: string; firstName?: string; lastName?: string };
-export type WaitForExecutions = {
-	workflowId?: string;
-	count?: number;
-	timeoutMs?: number;
-	status?: string;
-};
 export type RestClient = {
 	request: (
 		method: string,
@@ -36,7 +29,6 @@ export type RestClient = {
 	nodeTypes: () => Promise<ReturnType<typeof summarizeNodeTypes>>;
 	credentialTypes: () => Promise<any>;
 	executions: (filter?: Record<string, unknown>) => Promise<Execution[]>;
-	waitForExecutions: (options?: WaitForExecutions) => Promise<Execution[]>;
 	execution: (id: string) => Promise<Execution>;
 };
 
@@ -119,7 +111,6 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 			const d = await client.rest('GET', `/rest/executions?filter=${q}&limit=100`);
 			return (d && d.results) || [];
 		},
-		waitForExecutions: (options) => waitForExecutions(client, options),
 		/** Full execution with run data (IRun-like: { data: { resultData: { runData } }, status … }). */
 		async execution(id) {
 			const d = await client.rest('GET', `/rest/executions/${id}`);
@@ -134,26 +125,4 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 		return r.json;
 	}
 	return client;
-}
-
-/**
- * Wait until the workflow has at least `count` finished executions (or `status` ones); resolves to them.
- */
-async function waitForExecutions(
-	client: RestClient,
-	{ workflowId, count = 1, timeoutMs = 60000, status }: WaitForExecutions = {},
-) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const all = await client.executions(workflowId ? { workflowId } : {});
-		const done = all.filter((e) =>
-			status ? e.status === status : !['new', 'running', 'waiting'].includes(e.status),
-		);
-		if (done.length >= count) return done;
-		if (Date.now() > deadline)
-			throw new Error(
-				`timed out waiting for ${count} executions of ${workflowId}: have ${done.length}`,
-			);
-		await sleep(500);
-	}
 }

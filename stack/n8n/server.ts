@@ -105,7 +105,7 @@ function waitUntilReady(
  * killOnSignal: false leaves SIGINT/SIGTERM/SIGHUP to the caller (who then stops the server
  * itself, gracefully); the server is still SIGKILLed when this process exits.
  * Handle: { port, baseUrl, pid, logFile, startMs, logs(), stop() } and the REST client
- * (request, login, rest, nodeTypes, credentialTypes, executions, waitForExecutions, execution).
+ * (request, login, rest, nodeTypes, credentialTypes, executions, execution).
  */
 export async function startN8n(opts: StartOptions = {}): Promise<N8nServer> {
 	const p = await provision();

@@ -1,11 +1,11 @@
-// Why: the workflows the e2e tests build in code (items → Website Export nodes): the adverse
-// cases' (imported by global-setup.ts) and the bulk comparison's.
-import { itemsParameters, type Json } from './suite';
+// Why: the workflows the tests build in code (a start → Website Export nodes): the adverse
+// cases' (imported by global-setup.ts), the bulk comparison's and queue mode's.
+import { CREDENTIAL } from '../../stack/start';
+import { CREDENTIAL_TYPE, NODE_TYPE, itemsParameters, type Json } from './suite';
 
-const CREDENTIALS = {
-	websiteExportApi: { id: 'website-export-demo', name: 'Website Export (local emulator)' },
-};
-const WEBSITE_EXPORT = { type: 'n8n-nodes-website-export.websiteExport', typeVersion: 2 };
+/** The demo credential `npm start` and the e2e user folders hold. */
+const CREDENTIALS = { [CREDENTIAL_TYPE]: { id: CREDENTIAL.id, name: CREDENTIAL.name } };
+const WEBSITE_EXPORT = { type: NODE_TYPE, typeVersion: 2 };
 
 /** A node after the items: the Website Export node unless `type` says otherwise. */
 export interface ChainedNode {
@@ -16,12 +16,41 @@ export interface ChainedNode {
 }
 
 /** n8n's connections of nodes that run one after another. */
-export const chainConnections = (names: string[]): Json =>
+const chainConnections = (names: string[]): Json =>
 	Object.fromEntries(
 		names
 			.slice(0, -1)
 			.map((from, i) => [from, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
 	);
+
+/** `leading` nodes (built by the caller), then `chained`, one after another, the chained with the demo credential. */
+export function chainedWorkflow(
+	id: string,
+	name: string,
+	leading: Json[],
+	chained: ChainedNode[],
+): Json {
+	const nodes = [
+		...leading,
+		...chained.map((c, index) => ({
+			parameters: c.parameters,
+			id: `${id}-${c.name}`,
+			name: c.name,
+			type: c.type ?? WEBSITE_EXPORT.type,
+			typeVersion: c.typeVersion ?? WEBSITE_EXPORT.typeVersion,
+			position: [220 * (leading.length + index), 300],
+			credentials: CREDENTIALS,
+		})),
+	];
+	return {
+		id,
+		name,
+		nodes,
+		connections: chainConnections(nodes.map((n) => n.name)),
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
+}
 
 /** Manual trigger → one item per element of `items` → `chained`, one after another, with the demo credential. */
 export function chainWorkflow(
@@ -39,29 +68,12 @@ export function chainWorkflow(
 		position: [x, 300],
 	});
 	const split = { fieldToSplitOut: 'items', include: 'noOtherFields', options: {} };
-	const nodes = [
+	const leading = [
 		node('Start', 'n8n-nodes-base.manualTrigger', 1, {}, 0),
-		node('Items', 'n8n-nodes-base.set', 3.4, itemsParameters(id, items), 110),
-		node('One Item Each', 'n8n-nodes-base.splitOut', 1, split, 220),
-		...chained.map((c, index) => ({
-			...node(
-				c.name,
-				c.type ?? WEBSITE_EXPORT.type,
-				c.typeVersion ?? WEBSITE_EXPORT.typeVersion,
-				c.parameters,
-				440 + 220 * index,
-			),
-			credentials: CREDENTIALS,
-		})),
+		node('Items', 'n8n-nodes-base.set', 3.4, itemsParameters(id, items), 220),
+		node('One Item Each', 'n8n-nodes-base.splitOut', 1, split, 440),
 	];
-	return {
-		id,
-		name: `e2e: ${name}`,
-		nodes,
-		connections: chainConnections(nodes.map((n) => n.name)),
-		settings: { executionOrder: 'v1' },
-		active: false,
-	};
+	return chainedWorkflow(id, `e2e: ${name}`, leading, chained);
 }
 
 /** `n` items of distinct sites; the one at `badAt` has an invalid email. */

@@ -44,15 +44,23 @@ const everyOperation = workflowFile('mcp-every-operation');
 async function connect(workflow: Json): Promise<Client> {
 	const trigger = workflow.nodes.find((node: Json) => node.type.endsWith('.mcpTrigger'));
 	const url = new URL(`${(srv as N8nServer).baseUrl}/mcp/${trigger.parameters.path}`);
-	for (const deadline = Date.now() + 60_000; ; await n8n.sleep(500)) {
-		const client = new Client({ name: 'website-export-e2e', version: '1.0.0' });
-		try {
-			await client.connect(new StreamableHTTPClientTransport(url));
-			return client;
-		} catch (error) {
-			if (!/is not registered/.test((error as Error).message) || Date.now() > deadline) throw error;
-		}
-	}
+	return n8n.waitFor(
+		async () => {
+			const client = new Client({ name: 'website-export-e2e', version: '1.0.0' });
+			try {
+				await client.connect(new StreamableHTTPClientTransport(url));
+				return client;
+			} catch (error) {
+				if (/is not registered/.test((error as Error).message)) return undefined;
+				throw error;
+			}
+		},
+		{
+			timeoutMs: 60_000,
+			intervalMs: 500,
+			failure: () => new Error(`${url} not registered after 60 s`),
+		},
+	);
 }
 
 const textOf = (result: Json): string =>

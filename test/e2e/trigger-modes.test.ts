@@ -12,6 +12,7 @@ import {
 	assertEachOnce,
 	countIds,
 	insertFinishedDownloads,
+	triggerEmission,
 	waitForTriggerPoll,
 } from './trigger-runs';
 import {
@@ -68,20 +69,23 @@ interface Run {
 }
 
 const collect = (run: Run) =>
-	collectFinishedExecutions(run.srv, run.workflow.id, run.emitted, (full) => ({
-		status: full.status,
-		ids: (n8n.nodeItems(full, 'Website Export Trigger') || []).map((json: Json) => json.id),
-	}));
+	collectFinishedExecutions(run.srv, run.workflow.id, run.emitted, triggerEmission);
 
 async function waitForEmission(run: Run, download: Json): Promise<void> {
-	for (const deadline = Date.now() + CYCLE_TIMEOUT_MS; ; await n8n.sleep(1000)) {
-		await collect(run);
-		if ([...run.emitted.values()].some((x) => x.ids.includes(download.id))) return;
-		if (Date.now() > deadline)
-			throw new Error(
-				`download #${download.id} not emitted within ${CYCLE_TIMEOUT_MS / 1000} s; executions: ${JSON.stringify([...run.emitted])}`,
-			);
-	}
+	await n8n.waitFor(
+		async () => {
+			await collect(run);
+			return [...run.emitted.values()].some((x) => x.ids.includes(download.id));
+		},
+		{
+			timeoutMs: CYCLE_TIMEOUT_MS,
+			intervalMs: 1000,
+			failure: () =>
+				new Error(
+					`download #${download.id} not emitted within ${CYCLE_TIMEOUT_MS / 1000} s; executions: ${JSON.stringify([...run.emitted])}`,
+				),
+		},
+	);
 }
 
 /** A finished job of the scenario and its download, created `ageMs` ago by the service's clock. */

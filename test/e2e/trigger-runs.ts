@@ -2,11 +2,11 @@
 // Why: what the live trigger scenarios share: finished downloads put into the service, the wait
 // for a poll of the trigger, and the finished executions of a workflow read from n8n's REST API.
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 
+import { nodeItems, waitFor } from '../../stack/n8n/lib';
 import type { LogEntry } from '../../stack/service/types';
 import type { ServiceProcess } from '../../stack/service/launch';
-import type { Json } from './suite';
+import { iso, type Json } from './suite';
 
 /** The part of a running `n8n start` (stack/n8n/server.js) that lists executions. */
 export interface ExecutionSource {
@@ -14,20 +14,12 @@ export interface ExecutionSource {
 	execution(id: string): Promise<Json>;
 }
 
-const safeDecode = (s: string): string => {
-	try {
-		return decodeURIComponent(s);
-	} catch {
-		return s;
-	}
-};
-
 /** Whether a request-log entry is a trigger poll: downloads in ascending (created_at, id) order — no operation asks for that. */
 export const isTriggerPoll = (e: LogEntry): boolean =>
 	e.kind === 'rest' &&
 	e.table === 'downloads' &&
 	e.method === 'GET' &&
-	/(^|&)order=created_at\.asc,id\.asc(&|$)/.test(safeDecode(e.query ?? ''));
+	new URLSearchParams(e.query).get('order') === 'created_at.asc,id.asc';
 
 /**
  * One finished job and its download per label (`https://<label>.trigger.e2e.example.com/`), each
@@ -47,12 +39,12 @@ export async function insertFinishedDownloads(
 			email: options.email,
 			status: 'finished',
 			files: options.nextFiles(),
-			created_at: new Date(now - options.jobMs).toISOString(),
+			created_at: iso(now - options.jobMs),
 		})),
 	);
 	return service.insert(
 		'downloads',
-		jobs.map((job) => ({ job_id: job.id, created_at: new Date(now).toISOString() })),
+		jobs.map((job) => ({ job_id: job.id, created_at: iso(now) })),
 	);
 }
 
@@ -63,13 +55,11 @@ export async function waitForTriggerPoll(
 	timeoutMs: number,
 	failure: string,
 ): Promise<LogEntry> {
-	const deadline = Date.now() + timeoutMs;
-	let poll: LogEntry | undefined;
-	while (!(poll = (await service.log()).find((e) => e.seq > since && isTriggerPoll(e)))) {
-		if (Date.now() > deadline) throw new Error(failure);
-		await sleep(250);
-	}
-	return poll;
+	return waitFor(async () => (await service.log()).find((e) => e.seq > since && isTriggerPoll(e)), {
+		timeoutMs,
+		intervalMs: 250,
+		failure: () => new Error(failure),
+	});
 }
 
 /** Adds the workflow's finished executions that `seen` does not hold yet, each as `describe(execution, id)`. */
@@ -84,6 +74,12 @@ export async function collectFinishedExecutions<T>(
 		seen.set(e.id, describe(await srv.execution(e.id), e.id));
 	}
 }
+
+/** A finished execution of a trigger workflow: its status and the ids of the downloads it emitted. */
+export const triggerEmission = (execution: Json): { status: string; ids: number[] } => ({
+	status: execution.status,
+	ids: (nodeItems(execution, 'Website Export Trigger') || []).map((json: Json) => json.id),
+});
 
 /** How often each id occurs in the lists. */
 export function countIds(idLists: Iterable<number[]>): Map<number, number> {

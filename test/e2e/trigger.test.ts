@@ -106,15 +106,20 @@ async function pollCycle(
 	executions: Map<string, TriggerExecution>,
 	collect: () => Promise<void>,
 ) {
-	const until = Date.now() + CYCLE_TIMEOUT_MS;
-	while (!rows.every((d) => containing(executions, d.id).length > 0)) {
-		if (Date.now() > until)
-			throw new Error(
-				`downloads ${rows.map((d) => `#${d.id}`)} not emitted within ${CYCLE_TIMEOUT_MS / 1000} s; executions: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`,
-			);
-		await n8n.sleep(1000);
-		await collect();
-	}
+	await n8n.waitFor(
+		async () => {
+			await collect();
+			return rows.every((d) => containing(executions, d.id).length > 0);
+		},
+		{
+			timeoutMs: CYCLE_TIMEOUT_MS,
+			intervalMs: 1000,
+			failure: () =>
+				new Error(
+					`downloads ${rows.map((d) => `#${d.id}`)} not emitted within ${CYCLE_TIMEOUT_MS / 1000} s; executions: ${JSON.stringify([...executions.values()].map((x) => ({ id: x.id, status: x.status, ids: x.items.map((d) => d.id) })))}`,
+				),
+		},
+	);
 	const execs = [...new Set(rows.flatMap((d) => containing(executions, d.id)))];
 	assert.equal(
 		execs.length,

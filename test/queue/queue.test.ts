@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the pack in n8n's queue mode (Postgres, Redis, main + 2 workers), which the e2e run's single
 // sqlite process cannot show: webhook executions spread over workers, an archive in database
-// mode, the trigger on main, a worker killed mid-run. Each scenario on a reset service.
+// mode, the trigger on main, a worker killed mid-run. One fresh service for the file: the
+// scenarios tell their rows apart by email (a trigger running across a reset would meet reused ids).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,10 +11,16 @@ import * as n8n from '../../stack/n8n/lib';
 import * as queue from '../../stack/n8n/queue';
 import * as services from '../../stack/n8n/services';
 import { startServiceProcess, type ServiceProcess } from '../../stack/service/launch';
-import { chainConnections } from '../e2e/built-workflows';
-import { assertEachOnce, insertFinishedDownloads, waitForTriggerPoll } from '../e2e/trigger-runs';
+import { chainedWorkflow, type ChainedNode } from '../e2e/built-workflows';
 import {
-	NODE_TYPE,
+	assertEachOnce,
+	collectFinishedExecutions,
+	countIds,
+	insertFinishedDownloads,
+	triggerEmission,
+	waitForTriggerPoll,
+} from '../e2e/trigger-runs';
+import {
 	REPO,
 	credentialsFor,
 	inspectZip,
@@ -30,43 +37,18 @@ const KILL_RUNS = 10;
 const JOB_MS = 3000;
 const DONE = new Set(['success', 'error', 'crashed', 'canceled']);
 
-const CREDENTIAL = {
-	websiteExportApi: { id: 'website-export-demo', name: 'Website Export (local emulator)' },
-};
 /** Webhook (POST /webhook/<path>) → Website Export nodes, one after another. */
-function webhookWorkflow(
-	id: string,
-	name: string,
-	path: string,
-	nodes: Array<[string, Json]>,
-): Json {
+function webhookWorkflow(id: string, name: string, path: string, chained: ChainedNode[]): Json {
 	const webhook = {
 		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
 		id: `${id}-webhook`,
 		name: 'Webhook',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2,
-		position: [0, 0],
+		position: [0, 300],
 		webhookId: `${id}-0000-4000-8000-0000000000ff`.slice(-36),
 	};
-	const exportNodes = nodes.map(([nodeName, parameters], i) => ({
-		parameters,
-		id: `${id}-${i}`,
-		name: nodeName,
-		type: NODE_TYPE,
-		typeVersion: 2,
-		position: [250 * (i + 1), 0],
-		credentials: CREDENTIAL,
-	}));
-	const connections = chainConnections(['Webhook', ...nodes.map(([nodeName]) => nodeName)]);
-	return {
-		id,
-		name,
-		nodes: [webhook, ...exportNodes],
-		connections,
-		active: false,
-		settings: { executionOrder: 'v1' },
-	};
+	return chainedWorkflow(id, name, [webhook], chained);
 }
 const create = {
 	resource: 'job',
@@ -77,31 +59,31 @@ const create = {
 const wait = { waitForCompletion: true, timeout: 120, pollInterval: 1 };
 const WF = {
 	create: webhookWorkflow('wexQueueCreate01', 'Queue: webhook → create a job', 'wex-queue-create', [
-		['Create Job', create],
+		{ name: 'Create Job', parameters: create },
 	]),
 	exportDownload: webhookWorkflow(
 		'wexQueueExport01',
 		'Queue: webhook → export, wait, download the archive',
 		'wex-queue-export',
 		[
-			['Export Website', { ...create, ...wait, optionMode: 'offline' }],
-			[
-				'Download Archive',
-				{
+			{ name: 'Export Website', parameters: { ...create, ...wait, optionMode: 'offline' } },
+			{
+				name: 'Download Archive',
+				parameters: {
 					resource: 'download',
 					operation: 'downloadArchive',
 					downloadBy: 'id',
 					downloadId: { __rl: true, mode: 'id', value: '={{ $json.download.id }}' },
 					binaryPropertyName: 'data',
 				},
-			],
+			},
 		],
 	),
 	kill: webhookWorkflow(
 		'wexQueueKill0001',
 		'Queue: webhook → create a job and wait (a worker is killed meanwhile)',
 		'wex-queue-kill',
-		[['Create And Wait', { ...create, ...wait }]],
+		[{ name: 'Create And Wait', parameters: { ...create, ...wait } }],
 	),
 };
 const trigger: Json = workflowFile('trigger-download-ready');
@@ -123,8 +105,6 @@ beforeAll(async () => {
 	cleanup.push(uf.cleanup);
 	service = await startServiceProcess({ jobMs: JOB_MS });
 	cleanup.push(() => service.stop());
-	// A fresh service for the file: the scenarios tell their rows apart by email (a trigger that
-	// runs across a reset would meet the ids it already emitted again).
 	cluster = (await queue.startCluster({
 		userFolder: uf.userFolder,
 		workers: WORKERS,
@@ -168,14 +148,21 @@ function countBy<T>(list: T[], key: (item: T) => string): Record<string, number>
 }
 /** Waits until the workflow has `count` finished executions (after `skip` older ones). */
 async function waitExecutions(workflowId: string, count: number, timeoutMs: number, skip = 0) {
-	for (const deadline = Date.now() + timeoutMs; ; await n8n.sleep(500)) {
-		const all = (await dbExecutions(workflowId)).slice(skip);
-		if (all.filter((e) => DONE.has(e.status)).length >= count) return all;
-		if (Date.now() > deadline)
-			throw new Error(
-				`timed out: ${JSON.stringify(countBy(all, (e) => e.status))} executions of ${workflowId}, ${count} wanted`,
-			);
-	}
+	let all: Array<{ id: string; status: string }> = [];
+	return n8n.waitFor(
+		async () => {
+			all = (await dbExecutions(workflowId)).slice(skip);
+			return all.filter((e) => DONE.has(e.status)).length >= count && all;
+		},
+		{
+			timeoutMs,
+			intervalMs: 500,
+			failure: () =>
+				new Error(
+					`timed out: ${JSON.stringify(countBy(all, (e) => e.status))} executions of ${workflowId}, ${count} wanted`,
+				),
+		},
+	);
 }
 /** POSTs to a webhook of main; throws unless n8n accepted it. */
 async function fire(workflow: Json, body: Json): Promise<void> {
@@ -319,28 +306,29 @@ test('the trigger on main emits each new download once (executions on workers)',
 		Array.from({ length: 20 }, (_, i) => `queue-c-${i}`),
 		{ email: 'queue-c@e2e.example.com', nextFiles: () => ++files, jobMs: JOB_MS },
 	);
-	const counts = new Map<number, number>();
-	const seen = new Set<string>();
-	let executions: Array<{ id: string; status: string }> = [];
-	for (
-		const deadline = Date.now() + 240_000;
-		!rows.every((d) => counts.has(d.id));
-		await n8n.sleep(2000)
-	) {
-		if (Date.now() > deadline)
-			throw new Error(
-				`after 240 s: ${rows.filter((d) => counts.has(d.id)).length} of ${rows.length} downloads emitted`,
-			);
-		executions = (await dbExecutions(trigger.id)).slice(skip).filter((e) => DONE.has(e.status));
-		for (const e of executions.filter((x) => !seen.has(x.id))) {
-			seen.add(e.id);
-			for (const json of n8n.nodeItems(
-				(await cluster.main.execution(e.id)) as Json,
-				'Website Export Trigger',
-			) || [])
-				counts.set(json.id, (counts.get(json.id) ?? 0) + 1);
-		}
-	}
+	// n8n's REST API on main, but the list from the database: it holds the workers' executions too.
+	const source = {
+		executions: async () => (await dbExecutions(trigger.id)).slice(skip),
+		execution: (id: string) => cluster.main.execution(id) as Promise<Json>,
+	};
+	const emitted = new Map<string, ReturnType<typeof triggerEmission>>();
+	const emittedIds = () => countIds([...emitted.values()].map((x) => x.ids));
+	await n8n.waitFor(
+		async () => {
+			await collectFinishedExecutions(source, trigger.id, emitted, triggerEmission);
+			return rows.every((d) => emittedIds().has(d.id));
+		},
+		{
+			timeoutMs: 240_000,
+			intervalMs: 2000,
+			failure: () => {
+				const found = rows.filter((d) => emittedIds().has(d.id)).length;
+				return new Error(`after 240 s: ${found} of ${rows.length} downloads emitted`);
+			},
+		},
+	);
+	const counts = emittedIds();
+	const executions = [...emitted].map(([id, x]) => ({ id, status: x.status }));
 	// The jobs of the other scenarios finish too: their downloads are emitted beside these.
 	const mine = new Map([...counts].filter(([id]) => rows.some((d) => d.id === id)));
 	assert.deepEqual(
@@ -370,12 +358,11 @@ test(`a worker SIGKILLed during ${KILL_RUNS} Wait-for-Completion runs: no job do
 	const before = new Set(victim.started());
 	const urls = Array.from({ length: KILL_RUNS }, (_, i) => `https://d-${i}.queue.e2e.example.com/`);
 	await pool(urls, KILL_RUNS, (url) => fire(WF.kill, { url, email: 'queue-d@e2e.example.com' }));
-	for (
-		const deadline = Date.now() + 30_000;
-		!victim.started().some((id: string) => !before.has(id));
-		await n8n.sleep(50)
-	)
-		if (Date.now() > deadline) throw new Error(`worker ${victim.index} started none of the runs`);
+	await n8n.waitFor(() => victim.started().some((id: string) => !before.has(id)), {
+		timeoutMs: 30_000,
+		intervalMs: 50,
+		failure: () => new Error(`worker ${victim.index} started none of the runs`),
+	});
 	await n8n.sleep(500); // let it create its jobs, then kill it while they are being waited for
 	const held: string[] = victim.started().filter((id: string) => !before.has(id));
 	const killedAt = Date.now();
