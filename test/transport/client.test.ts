@@ -215,9 +215,9 @@ describe('WebsiteExportClient against the emulator', () => {
 	});
 
 	it('refuses to update or delete without a filter', async () => {
-		await expect(withClient(service, (client) => client.remove('jobs', []))).rejects.toThrow(
-			'without a filter',
-		);
+		await expect(
+			withClient(service, (client) => client.update('jobs', [], { email: 'x@example.com' })),
+		).rejects.toThrow('without a filter');
 		expect(requestsSince(service.emulator).rest).toBe(0);
 	});
 });

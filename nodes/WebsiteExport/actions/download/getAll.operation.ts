@@ -9,7 +9,8 @@ import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
-import type { ItemRun } from '../types';
+import { forEachItem } from '../groups';
+import type { ItemResult, ItemRun, RunOptions } from '../types';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -50,7 +51,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	};
 }
 
-export async function execute(
+async function execute(
 	this: IExecuteFunctions,
 	{ client, itemIndex, input }: ItemRun<ListInput>,
 ): Promise<INodeExecutionData[]> {
@@ -67,4 +68,13 @@ export async function execute(
 	const now = client.serviceNow();
 	const listed = rows.map((row) => withExpiry(row, now));
 	return toItems(input.onlyValid ? listed.filter((row) => !row.is_expired) : listed);
+}
+
+/** One listing per item (groups.ts). */
+export async function run(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<ListInput>>,
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	return await forEachItem(runs, how, (one) => execute.call(this, one));
 }

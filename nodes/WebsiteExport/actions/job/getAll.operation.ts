@@ -8,7 +8,8 @@ import { nonEmpty, text, validate } from '../../../shared/validation';
 import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
-import type { ItemRun } from '../types';
+import { forEachItem } from '../groups';
+import type { ItemResult, ItemRun, RunOptions } from '../types';
 import { instant, STATUS_OPTIONS, status } from './fields';
 
 const properties: INodeProperties[] = [
@@ -139,7 +140,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	return { filters, order, max: readResultLimit.call(this, itemIndex) };
 }
 
-export async function execute(
+async function execute(
 	this: IExecuteFunctions,
 	{ client, itemIndex, input }: ItemRun<ListInput>,
 ): Promise<INodeExecutionData[]> {
@@ -150,4 +151,13 @@ export async function execute(
 			{ itemIndex, max: input.max },
 		),
 	);
+}
+
+/** One listing per item (groups.ts). */
+export async function run(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<ListInput>>,
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	return await forEachItem(runs, how, (one) => execute.call(this, one));
 }

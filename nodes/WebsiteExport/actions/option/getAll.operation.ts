@@ -8,7 +8,8 @@ import { collection } from '../../../shared/collection';
 import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
-import type { ItemRun } from '../types';
+import { forEachItem } from '../groups';
+import type { ItemResult, ItemRun, RunOptions } from '../types';
 import { MODE_OPTIONS } from './mode';
 
 const properties: INodeProperties[] = [
@@ -52,7 +53,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	return { filters, max: readResultLimit.call(this, itemIndex) };
 }
 
-export async function execute(
+async function execute(
 	this: IExecuteFunctions,
 	{ client, itemIndex, input }: ItemRun<ListInput>,
 ): Promise<INodeExecutionData[]> {
@@ -62,4 +63,13 @@ export async function execute(
 		{ itemIndex, max: input.max },
 	);
 	return toItems(rows);
+}
+
+/** One listing per item (groups.ts). */
+export async function run(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<ListInput>>,
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	return await forEachItem(runs, how, (one) => execute.call(this, one));
 }
