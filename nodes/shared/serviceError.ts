@@ -1,24 +1,5 @@
 // Why: a failed request as the service (PostgREST, GoTrue, storage), the network or the login said it, reduced to safe fields a user can act on.
 
-import type { INode } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
-
-/**
- * `error` as the error of item `itemIndex` (the editor points at it): itself when it names that
- * item or none yet, otherwise a copy, as when one request answered for several items.
- */
-export function errorForItem(node: INode, error: NodeApiError, itemIndex?: number): NodeApiError {
-	if (error.context.itemIndex === undefined || error.context.itemIndex === itemIndex) return error;
-	const { message, description, httpCode } = error;
-	const options = {
-		message,
-		description: description ?? undefined,
-		httpCode: httpCode ?? undefined,
-		itemIndex,
-	};
-	return new NodeApiError(node, { message }, options);
-}
-
 /** What the service (or the network) said when a request failed. */
 export interface ServiceFailure {
 	/** HTTP status, absent when no answer arrived (connection refused, timeout, reset). */

@@ -1,5 +1,5 @@
 // Why: how a run's items become requests, for any group size: values and rows cut into groups (Items per Request, request lines within the 8 KiB a gateway takes), groups side by side or one at a time, and a refused group sent again item by item.
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
@@ -101,6 +101,14 @@ export async function forEachItem<Input>(
 	});
 	return results;
 }
+
+/** The run of an operation whose items are a request each (a listing): `execute` per item, as forEachItem. */
+export const eachItem = <Input>(
+	execute: (this: IExecuteFunctions, run: ItemRun<Input>) => Promise<INodeExecutionData[]>,
+) =>
+	async function (this: IExecuteFunctions, runs: Array<ItemRun<Input>>, how: RunOptions) {
+		return await forEachItem(runs, how, (one) => execute.call(this, one));
+	};
 
 /** One value an item selects by, in the column it names. */
 export interface WantedValue {

@@ -1,9 +1,8 @@
 // Why: the per-item loop, written once for every operation.
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { UnreadableTimestampError, unreadableTimestampApiError } from '../../shared/downloads';
-import { errorForItem } from '../../shared/serviceError';
 import { WebsiteExportClient } from '../../shared/transport';
 import { MAX_GROUP_SIZE } from './groups';
 import * as download from './download/Download.resource';
@@ -120,4 +119,20 @@ function asNodeError(
 	const failure = new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 	failure.context.itemIndex ??= itemIndex;
 	return failure;
+}
+
+/**
+ * `error` as the error of item `itemIndex` (the editor points at it): itself when it names that
+ * item or none yet, otherwise a copy, as when one request answered for several items.
+ */
+function errorForItem(node: INode, error: NodeApiError, itemIndex: number): NodeApiError {
+	if (error.context.itemIndex === undefined || error.context.itemIndex === itemIndex) return error;
+	const { message, description, httpCode } = error;
+	const options = {
+		message,
+		description: description ?? undefined,
+		httpCode: httpCode ?? undefined,
+		itemIndex,
+	};
+	return new NodeApiError(node, { message }, options);
 }

@@ -5,13 +5,13 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { checkBaseUrl } from '../auth/baseUrl';
 import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, type Table } from '../constants';
-import { idsDeleted, InsertRecovery, type InsertOptions, type InsertRequest } from './lostAnswer';
+import { idsDeleted, InsertRecovery, type InsertRequest } from './lostAnswer';
 import * as postgrest from './query';
 import type { Filter, ListQuery, OrderBy } from './query';
 import type { RetryPolicy } from './retry';
 import { ServiceRequests, type CallOptions, type TransportContext } from './send';
 
-export { IN_LIST_SEPARATOR_BYTES, inListBytes, NEWEST_FIRST } from './query';
+export { NEWEST_FIRST } from './query';
 export type { Filter, FilterOperator, FilterValue, ListQuery, OrderBy } from './query';
 export type { InsertOptions, InsertRequest } from './lostAnswer';
 export type { CallOptions, Outcome, SendOptions, ServiceResponse, TransportContext } from './send';
@@ -122,18 +122,6 @@ export class WebsiteExportClient {
 			after = page.rows[page.rows.length - 1] as Record<string, unknown>;
 		}
 		return rows.slice(0, max);
-	}
-
-	/** Inserts one row and returns it as stored (insertMany). */
-	async insert<T extends IDataObject = IDataObject>(
-		table: Table,
-		body: IDataObject,
-		options: InsertOptions,
-	): Promise<T> {
-		const result = await this.insertMany<T>(table, [{ body, options }]);
-		const [row] = 'refused' in result ? [result.refused] : result.rows;
-		if (row instanceof NodeApiError) throw row;
-		return row;
 	}
 
 	/**

@@ -3,7 +3,7 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../constants';
-import { errorForItem, type ServiceFailure } from '../serviceError';
+import type { ServiceFailure } from '../serviceError';
 import { isoInstant } from '../timestamps';
 import type { Filter, ListQuery, OrderBy } from './query';
 
@@ -97,9 +97,10 @@ export class InsertRecovery {
 		try {
 			created = await this.createdSince<T>(table, sentAt, itemIndex);
 		} catch (error) {
-			// The lookup failed too: the first error is the one that tells what happened.
+			// The lookup failed too: the first error is the one that tells what happened (the
+			// router gives each item its own copy).
 			const failure = lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
-			return inserts.map(({ options }) => errorForItem(this.node, failure, options.itemIndex));
+			return inserts.map(() => failure);
 		}
 		const twins = new Map<string, T[]>();
 		return inserts.map(({ body, options }) => {

@@ -9,8 +9,8 @@ import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
-import { forEachItem } from '../groups';
-import type { ItemResult, ItemRun, RunOptions } from '../types';
+import { eachItem } from '../groups';
+import type { ItemRun } from '../types';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -71,10 +71,4 @@ async function execute(
 }
 
 /** One listing per item (groups.ts). */
-export async function run(
-	this: IExecuteFunctions,
-	runs: Array<ItemRun<ListInput>>,
-	how: RunOptions,
-): Promise<ItemResult[]> {
-	return await forEachItem(runs, how, (one) => execute.call(this, one));
-}
+export const run = eachItem(execute);

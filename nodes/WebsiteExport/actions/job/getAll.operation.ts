@@ -8,8 +8,8 @@ import { nonEmpty, text, validate } from '../../../shared/validation';
 import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
-import { forEachItem } from '../groups';
-import type { ItemResult, ItemRun, RunOptions } from '../types';
+import { eachItem } from '../groups';
+import type { ItemRun } from '../types';
 import { instant, STATUS_OPTIONS, status } from './fields';
 
 const properties: INodeProperties[] = [
@@ -21,6 +21,7 @@ const properties: INodeProperties[] = [
 			type: 'dateTime',
 			default: '',
 			description: 'Only jobs created at or after this moment',
+			hint: 'Jobs created in one request (many items of one Create) share their creation time',
 		},
 		{
 			displayName: 'Created Before',
@@ -154,10 +155,4 @@ async function execute(
 }
 
 /** One listing per item (groups.ts). */
-export async function run(
-	this: IExecuteFunctions,
-	runs: Array<ItemRun<ListInput>>,
-	how: RunOptions,
-): Promise<ItemResult[]> {
-	return await forEachItem(runs, how, (one) => execute.call(this, one));
-}
+export const run = eachItem(execute);

@@ -8,8 +8,8 @@ import { collection } from '../../../shared/collection';
 import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
-import { forEachItem } from '../groups';
-import type { ItemResult, ItemRun, RunOptions } from '../types';
+import { eachItem } from '../groups';
+import type { ItemRun } from '../types';
 import { MODE_OPTIONS } from './mode';
 
 const properties: INodeProperties[] = [
@@ -66,10 +66,4 @@ async function execute(
 }
 
 /** One listing per item (groups.ts). */
-export async function run(
-	this: IExecuteFunctions,
-	runs: Array<ItemRun<ListInput>>,
-	how: RunOptions,
-): Promise<ItemResult[]> {
-	return await forEachItem(runs, how, (one) => execute.call(this, one));
-}
+export const run = eachItem(execute);
