@@ -4,13 +4,8 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { NodeApiError } from 'n8n-workflow';
 
 import { trackInFlight } from '../concurrency/scenarios';
-import { requestsSince, startService, type Service } from '../support';
-import { byId, itemsOf, runError, runNode } from './helpers';
-
-const perItem = (parameters: INodeParameters): INodeParameters => ({
-	...parameters,
-	options: { ...(parameters.options as IDataObject), batching: 'perItem' },
-});
+import { startService, type Service } from '../support';
+import { bothWays, byId, itemsOf, restSince, runError, runNode } from './helpers';
 
 describe('Website Export node: Batching → Automatic', () => {
 	let service: Service;
@@ -29,27 +24,11 @@ describe('Website Export node: Batching → Automatic', () => {
 			url: `${prefix}${i}.example.com`,
 			email: 'a@example.com',
 		}));
-	const restSince = (since: number) =>
-		requestsSince(service.emulator, since).entries.filter((e) => e.kind === 'rest');
-
-	/** The node's output with Batching → Automatic and with One Request per Item, and the requests of each. */
-	async function bothWays(
-		parameters: INodeParameters,
-		items: INodeExecutionData[],
-		onError?: 'continueRegularOutput',
-	) {
-		const run = async (params: INodeParameters) => {
-			const since = service.emulator.log.length;
-			const output = await runNode(service, params, { items, onError });
-			return { output, requests: restSince(since).length };
-		};
-		return { batched: await run(parameters), perItem: await run(perItem(parameters)) };
-	}
-
 	it('gets 200 jobs by ID in one request, each item its own job, duplicates included', async () => {
 		const jobs = await addJobs(sites(200));
 		const ids = [...jobs.map((job) => job.id), jobs[7].id, jobs[0].id];
 		const { batched, perItem } = await bothWays(
+			service,
 			byId('job', 'get', '={{ $json.id }}'),
 			itemsOf(...ids.map((id) => ({ id }))),
 		);
@@ -79,7 +58,12 @@ describe('Website Export node: Batching → Automatic', () => {
 			selectBy: 'id',
 			recordId: { __rl: true, mode: 'url', value: '={{ $json.url }}' },
 		};
-		const { batched, perItem } = await bothWays(parameters, items, 'continueRegularOutput');
+		const { batched, perItem } = await bothWays(
+			service,
+			parameters,
+			items,
+			'continueRegularOutput',
+		);
 		expect(batched.output).toEqual(perItem.output);
 		expect(batched.output.map((item) => item.json.error ?? item.json.id)).toEqual([
 			jobs[1].id,
@@ -116,7 +100,7 @@ describe('Website Export node: Batching → Automatic', () => {
 		});
 		inFlight.stop();
 		expect(output.map((item) => item.json.id)).toEqual(jobs.map((job) => job.id));
-		const reads = restSince(since);
+		const reads = restSince(service, since);
 		expect(reads.length).toBeGreaterThan(2);
 		expect(reads.every((entry) => entry.status === 200)).toBe(true);
 		expect(inFlight.max).toBeLessThanOrEqual(2);
@@ -128,6 +112,7 @@ describe('Website Export node: Batching → Automatic', () => {
 			{ job_id: null },
 		])) as IDataObject[];
 		const { batched, perItem } = await bothWays(
+			service,
 			byId('download', 'get', '={{ $json.id }}'),
 			itemsOf(...downloads.map(({ id }) => ({ id }))),
 		);
@@ -138,7 +123,7 @@ describe('Website Export node: Batching → Automatic', () => {
 
 	describe('creates', () => {
 		const POST = (table: string) => ({ method: 'POST', path: `/rest/v1/${table}` });
-		const posts = (since: number) => restSince(since).filter((e) => e.method === 'POST');
+		const posts = (since: number) => restSince(service, since).filter((e) => e.method === 'POST');
 		const jobCreate: INodeParameters = {
 			resource: 'job',
 			operation: 'create',
@@ -184,7 +169,12 @@ describe('Website Export node: Batching → Automatic', () => {
 
 		it('a row refused in the middle, with Continue On Fail: every other item created, the refused one an error item', async () => {
 			const items = await optionItems();
-			const { batched, perItem } = await bothWays(optionCreate, items, 'continueRegularOutput');
+			const { batched, perItem } = await bothWays(
+				service,
+				optionCreate,
+				items,
+				'continueRegularOutput',
+			);
 			expect(batched.output.map((item) => item.json.error !== undefined)).toEqual(
 				items.map((_, i) => i === 2),
 			);
@@ -222,7 +212,7 @@ describe('Website Export node: Batching → Automatic', () => {
 
 			it('creates the jobs in one request and their options in one more, as one request per item gives them', async () => {
 				const ok = itemsOf(...sites(50).map((site, i) => ({ ...site, path: `/p${i}` })));
-				const { batched, perItem } = await bothWays(withOption, ok);
+				const { batched, perItem } = await bothWays(service, withOption, ok);
 				expect(batched.requests).toBe(2);
 				expect(perItem.requests).toBe(100);
 				expect(strip(batched.output)).toEqual(strip(perItem.output));
@@ -243,7 +233,7 @@ describe('Website Export node: Batching → Automatic', () => {
 				expect(described).toContain(`The job itself was created (ID ${jobs[2].id})`);
 				expect(described).toMatch(/items after it \(IDs \d+, \d+, \d+\) were deleted again/);
 				// Jobs, the refused options chunk, options 0, 1 and the refused 2, then one DELETE.
-				expect(restSince(since).map((e) => `${e.method} ${e.table}`)).toEqual([
+				expect(restSince(service, since).map((e) => `${e.method} ${e.table}`)).toEqual([
 					'POST jobs',
 					...Array(4).fill('POST options'),
 					'DELETE jobs',
@@ -251,7 +241,12 @@ describe('Website Export node: Batching → Automatic', () => {
 			});
 
 			it('an option refused in the middle, with Continue On Fail: every other item done, the refused one an error item naming its job', async () => {
-				const { batched, perItem } = await bothWays(withOption, items(), 'continueRegularOutput');
+				const { batched, perItem } = await bothWays(
+					service,
+					withOption,
+					items(),
+					'continueRegularOutput',
+				);
 				expect(batched.output.map((item) => item.json.error !== undefined)).toEqual(
 					items().map((_, i) => i === 2),
 				);
@@ -286,7 +281,7 @@ describe('Website Export node: Batching → Automatic', () => {
 	});
 
 	describe('updates and deletes', () => {
-		const methods = (since: number) => restSince(since).map((e) => e.method);
+		const methods = (since: number) => restSince(service, since).map((e) => e.method);
 		const idItems = (rows: IDataObject[]) => itemsOf(...rows.map(({ id }) => ({ id })));
 
 		it('deletes 200 jobs with one read and one DELETE, each item its job', async () => {
@@ -367,7 +362,7 @@ describe('Website Export node: Batching → Automatic', () => {
 			const parameters = byId('job', 'update', '={{ $json.id }}', {
 				updateFields: { email: 'new@example.com' },
 			});
-			const { batched, perItem } = await bothWays(parameters, idItems(jobs));
+			const { batched, perItem } = await bothWays(service, parameters, idItems(jobs));
 			expect(batched.requests).toBe(2);
 			expect(perItem.requests).toBe(200);
 			expect(batched.output).toEqual(perItem.output);
@@ -426,7 +421,7 @@ describe('Website Export node: Batching → Automatic', () => {
 			expect.stringMatching(/^The export of job \d+ failed$/),
 			['finished', true],
 		]);
-		const calls = restSince(since).map((e) => `${e.method} ${e.table}`);
+		const calls = restSince(service, since).map((e) => `${e.method} ${e.table}`);
 		expect(calls[0]).toBe('POST jobs');
 		expect(calls.filter((call) => call === 'POST jobs')).toHaveLength(1);
 		// Each check reads the jobs still waiting, then the downloads of those finished, once each.

@@ -3,7 +3,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8
 import { NodeApiError } from 'n8n-workflow';
 
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
-import type { Service } from '../support';
+import { requestsSince, type Service } from '../support';
 
 export interface RunOptions {
 	items?: INodeExecutionData[];
@@ -84,4 +84,37 @@ export async function expectServiceError(
 	const error = await runError(service, parameters);
 	expect(error).toBeInstanceOf(NodeApiError);
 	expect(error.message).toBe(message);
+}
+
+/** Options → Batching: Automatic (grouped, the default) or One Request per Item. */
+export type Batching = 'automatic' | 'perItem';
+export const BATCHINGS: readonly Batching[] = ['automatic', 'perItem'];
+
+/** The parameters with Options → Batching set to `batching`, their other options kept. */
+export const withBatching = (parameters: INodeParameters, batching: Batching): INodeParameters => ({
+	...parameters,
+	options: { ...(parameters.options as IDataObject), batching },
+});
+
+/** The parameters with Batching → One Request per Item. */
+export const perItem = (parameters: INodeParameters): INodeParameters =>
+	withBatching(parameters, 'perItem');
+
+/** The REST requests of the emulator's log since `since` (a log length taken earlier). */
+export const restSince = (service: Service, since = 0) =>
+	requestsSince(service.emulator, since).entries.filter((e) => e.kind === 'rest');
+
+/** The node's output with Batching → Automatic and with One Request per Item, and the REST requests of each. */
+export async function bothWays(
+	service: Service,
+	parameters: INodeParameters,
+	items: INodeExecutionData[],
+	onError?: 'continueRegularOutput',
+) {
+	const run = async (params: INodeParameters) => {
+		const since = service.emulator.log.length;
+		const output = await runNode(service, params, { items, onError });
+		return { output, requests: restSince(service, since).length };
+	};
+	return { batched: await run(parameters), perItem: await run(perItem(parameters)) };
 }
