@@ -5,7 +5,17 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { trackInFlight } from '../concurrency/scenarios';
 import { startService, type Service } from '../support';
-import { bothWays, byId, itemsOf, restSince, runError, runNode } from './helpers';
+import {
+	addJobs,
+	bothWays,
+	byId,
+	idItems,
+	itemsOf,
+	restSince,
+	runError,
+	runNode,
+	sites,
+} from './helpers';
 
 describe('Website Export node: Batching → Automatic', () => {
 	let service: Service;
@@ -17,15 +27,8 @@ describe('Website Export node: Batching → Automatic', () => {
 		await service.emulator.close();
 	});
 
-	const addJobs = async (rows: IDataObject[]) =>
-		(await service.emulator.insert('jobs', rows)) as IDataObject[];
-	const sites = (n: number, prefix = 'https://site') =>
-		Array.from({ length: n }, (_, i) => ({
-			url: `${prefix}${i}.example.com`,
-			email: 'a@example.com',
-		}));
 	it('gets 200 jobs by ID in one request, each item its own job, duplicates included', async () => {
-		const jobs = await addJobs(sites(200));
+		const jobs = await addJobs(service, sites(200));
 		const ids = [...jobs.map((job) => job.id), jobs[7].id, jobs[0].id];
 		const { batched, perItem } = await bothWays(
 			service,
@@ -40,7 +43,7 @@ describe('Website Export node: Batching → Automatic', () => {
 	});
 
 	it('gives each missing or ambiguous selection its own error, as one request per item does', async () => {
-		const jobs = await addJobs([
+		const jobs = await addJobs(service, [
 			...sites(3),
 			{ url: 'https://twin.example.com', email: 'a@example.com' },
 			{ url: 'https://twin.example.com', email: 'b@example.com' },
@@ -83,6 +86,7 @@ describe('Website Export node: Batching → Automatic', () => {
 		const long = (i: number) =>
 			`https://site${i}.example.com/${'path,with(reserved)"chars"/'.repeat(4)}`;
 		const jobs = await addJobs(
+			service,
 			Array.from({ length: 150 }, (_, i) => ({ url: long(i), email: 'a@example.com' })),
 		);
 		const parameters: INodeParameters = {
@@ -138,7 +142,7 @@ describe('Website Export node: Batching → Automatic', () => {
 			additionalFields: { jobId: '={{ $json.jobId }}' },
 		};
 		const optionItems = async () => {
-			const [job] = await addJobs(sites(1));
+			const [job] = await addJobs(service, sites(1));
 			return itemsOf(
 				...Array.from({ length: 8 }, (_, i) => ({ jobId: i === 2 ? 999_999 : job.id })),
 			);
@@ -282,10 +286,9 @@ describe('Website Export node: Batching → Automatic', () => {
 
 	describe('updates and deletes', () => {
 		const methods = (since: number) => restSince(service, since).map((e) => e.method);
-		const idItems = (rows: IDataObject[]) => itemsOf(...rows.map(({ id }) => ({ id })));
 
 		it('deletes 200 jobs with one read and one DELETE, each item its job', async () => {
-			const jobs = await addJobs(sites(200));
+			const jobs = await addJobs(service, sites(200));
 			const since = service.emulator.log.length;
 			const output = await runNode(service, byId('job', 'delete', '={{ $json.id }}'), {
 				items: idItems(jobs),
@@ -298,7 +301,7 @@ describe('Website Export node: Batching → Automatic', () => {
 		});
 
 		it('without Continue On Fail, deletes the items before a missing one and none after it', async () => {
-			const jobs = await addJobs(sites(10));
+			const jobs = await addJobs(service, sites(10));
 			const items = idItems(jobs.map((job, i) => (i === 3 ? { id: 424242 } : job)));
 			const error = await runError(service, byId('job', 'delete', '={{ $json.id }}'), { items });
 			expect(error.message).toBe('No job with ID 424242 was found');
@@ -308,8 +311,8 @@ describe('Website Export node: Batching → Automatic', () => {
 		});
 
 		it('with Continue On Fail, as one request per item after another: every other item deleted, a duplicate not found', async () => {
-			const jobs = await addJobs(sites(6));
-			const twin = await addJobs(sites(6));
+			const jobs = await addJobs(service, sites(6));
+			const twin = await addJobs(service, sites(6));
 			const pick = (rows: IDataObject[]) =>
 				idItems([rows[0], { id: 424242 }, rows[1], rows[0], rows[2]]);
 			const run = (items: INodeExecutionData[], batching: string) =>
@@ -342,7 +345,7 @@ describe('Website Export node: Batching → Automatic', () => {
 		});
 
 		it('after a lost answer to a DELETE, reports the jobs deleted by the lost attempt', async () => {
-			const jobs = await addJobs(sites(4));
+			const jobs = await addJobs(service, sites(4));
 			service.emulator.fault({
 				match: { method: 'DELETE', path: '/rest/v1/jobs' },
 				status: 503,
@@ -358,7 +361,7 @@ describe('Website Export node: Batching → Automatic', () => {
 		});
 
 		it('updates 200 jobs with one read and one PATCH, each item its job as one request per item gives it', async () => {
-			const jobs = await addJobs(sites(200));
+			const jobs = await addJobs(service, sites(200));
 			const parameters = byId('job', 'update', '={{ $json.id }}', {
 				updateFields: { email: 'new@example.com' },
 			});
@@ -372,7 +375,7 @@ describe('Website Export node: Batching → Automatic', () => {
 		});
 
 		it('a refused PATCH of many: sent again one item at a time', async () => {
-			const jobs = await addJobs(sites(3));
+			const jobs = await addJobs(service, sites(3));
 			service.emulator.fault({ match: { method: 'PATCH', path: '/rest/v1/jobs' }, status: 409 });
 			const since = service.emulator.log.length;
 			const output = await runNode(

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, type NodeOperationError } from 'n8n-workflow';
 
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
 import { requestsSince, type Service } from '../support';
@@ -118,3 +118,22 @@ export async function bothWays(
 	};
 	return { batched: await run(parameters), perItem: await run(perItem(parameters)) };
 }
+
+/** `n` jobs' fields, each its own site: `${prefix}<i>.example.com`, email a@example.com. */
+export const sites = (n: number, prefix = 'https://site') =>
+	Array.from({ length: n }, (_, i) => ({
+		url: `${prefix}${i}.example.com`,
+		email: 'a@example.com',
+	}));
+
+/** Inserts jobs as their owner would have created them, and returns them as stored. */
+export const addJobs = async (service: Service, rows: IDataObject[]) =>
+	(await service.emulator.insert('jobs', rows)) as IDataObject[];
+
+/** Input items with each record's id, for `={{ $json.id }}`. */
+export const idItems = (rows: IDataObject[]): INodeExecutionData[] =>
+	itemsOf(...rows.map(({ id }) => ({ id })));
+
+/** The item a node error points at. */
+export const itemIndexOf = (error: Error): number | undefined =>
+	(error as unknown as NodeApiError | NodeOperationError).context.itemIndex as number | undefined;
