@@ -224,12 +224,14 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 				expect(await jobsLeft()).toEqual([updated]);
 
 				await service.emulator.reset();
-				await addJobs(service, [{ url: 'https://a.example.com', email: 'old@example.com' }]);
+				const [again] = await addJobs(service, [
+					{ url: 'https://a.example.com', email: 'old@example.com' },
+				]);
 				const error = await fail(parameters, batching, itemsOf({}, {}));
 				expect(error.message).toBe(notFound);
 				expect(itemIndexOf(error)).toBe(1);
 				// n8n never rolls back: item 0's update stays.
-				expect(await jobsLeft()).toEqual([updated]);
+				expect(await jobsLeft()).toEqual([{ ...again, email: 'new@example.com' }]);
 			});
 		});
 
