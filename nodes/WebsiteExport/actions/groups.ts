@@ -122,6 +122,18 @@ const BY_ID = [{ column: 'id' }];
 /** How a row's value and a selected value meet: numbers as numbers (PostgREST compares in the column's type), text exactly. */
 const rowKey = (value: unknown) =>
 	typeof value === 'number' ? `n:${value}` : `s:${String(value)}`;
+
+/** Rows by their value of `column`, one pass. */
+function rowsByKey(rows: IDataObject[], column: string): Map<string, IDataObject[]> {
+	const byKey = new Map<string, IDataObject[]>();
+	for (const row of rows) {
+		const same = byKey.get(rowKey(row[column])) ?? [];
+		same.push(row);
+		byKey.set(rowKey(row[column]), same);
+	}
+	return byKey;
+}
+
 const valueKeys = (value: FilterValue) =>
 	Number.isFinite(Number(value)) && String(value).trim() !== ''
 		? [`s:${String(value)}`, `n:${Number(value)}`]
@@ -146,7 +158,9 @@ export async function readValues(
 		const key = `${column}\u0000${String(value)}`;
 		if (firstItem.has(key)) continue;
 		firstItem.set(key, itemIndex);
-		byColumn.set(column, [...(byColumn.get(column) ?? []), value]);
+		const values = byColumn.get(column) ?? [];
+		values.push(value);
+		byColumn.set(column, values);
 	}
 	const reads = [...byColumn].flatMap(([column, values]) =>
 		groupsWithin(values, how.groupSize, (group) =>
@@ -161,14 +175,11 @@ export async function readValues(
 			await mapInOrder(values, how.inFlight, (value) => read({ column, values: [value] }));
 			return;
 		}
-		const byKey = new Map<string, IDataObject[]>();
-		if (!(rows instanceof Error))
-			for (const row of rows)
-				byKey.set(rowKey(row[column]), [...(byKey.get(rowKey(row[column])) ?? []), row]);
+		const byKey = rows instanceof Error ? undefined : rowsByKey(rows, column);
 		for (const value of values)
 			found.set(
 				`${column}\u0000${String(value)}`,
-				rows instanceof Error ? rows : valueKeys(value).flatMap((key) => byKey.get(key) ?? []),
+				byKey ? valueKeys(value).flatMap((key) => byKey.get(key) ?? []) : (rows as Error),
 			);
 	};
 	await mapInOrder(reads, how.inFlight, read);

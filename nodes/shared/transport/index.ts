@@ -58,9 +58,9 @@ export class WebsiteExportClient {
 	}
 
 	/** The bytes of the request line that selects `query` (a gateway refuses one over 8 KiB). */
-	requestLineBytes(table: Table, query: ListQuery, method = 'GET'): number {
+	requestLineBytes(table: Table, query: ListQuery): number {
 		const { pathname, search } = new URL(this.restUrl(table, postgrest.buildQueryString(query)));
-		return Buffer.byteLength(`${method} ${pathname}${search} HTTP/1.1`);
+		return Buffer.byteLength(`GET ${pathname}${search} HTTP/1.1`);
 	}
 
 	/**
