@@ -1,6 +1,4 @@
 // Tests, inside real n8n, that Batching → Automatic (two items per request) gives what One Request per Item gives (issue 30): updates and deletes with duplicates, a missing record and On Error: Continue, their outputs and the tables after them.
-import assert from 'node:assert/strict';
-
 import * as n8n from '../../stack/n8n/lib';
 import { chainWorkflow, type ChainedNode } from './built-workflows';
 import {
@@ -82,7 +80,10 @@ async function runOn(wf: Json) {
 	await service.insert('jobs', RECORDS);
 	const since = await service.lastSeq();
 	const r = await execute(wf.id);
-	assert.equal(r.ok, true, `${wf.id}: ${r.error?.message}`);
+	expect({ workflow: wf.id, ok: r.ok, error: r.error?.message }).toEqual({
+		workflow: wf.id,
+		ok: true,
+	});
 	const rest = (await service.log()).filter((e) => e.seq > since && e.kind === 'rest');
 	const jobs = (await service.rows('jobs')).filter((job) => String(job.url).includes('grouped-'));
 	return { update: outputOf(r, 'Update'), remove: outputOf(r, 'Delete'), jobs, rest };
@@ -138,9 +139,12 @@ test('Automatic, 2 items per request, gives the outputs and tables of One Reques
 		automatic: ONE_BY_ONE,
 	});
 	// Every field of every item, and the rows left, the same both ways.
-	assert.deepEqual(jsonAndPairs(automatic.update), jsonAndPairs(perItem.update), 'Update output');
-	assert.deepEqual(jsonAndPairs(automatic.remove), jsonAndPairs(perItem.remove), 'Delete output');
-	assert.deepEqual(automatic.jobs, perItem.jobs, 'jobs left');
+	const all = (run: typeof perItem) => ({
+		update: jsonAndPairs(run.update),
+		remove: jsonAndPairs(run.remove),
+		jobs: run.jobs,
+	});
+	expect(all(automatic)).toEqual(all(perItem));
 	report(
 		`both ways: Update ${summary(perItem.update)}, Delete ${summary(perItem.remove)}; REST requests: one per item ${perItem.rest.length}, automatic ${automatic.rest.length}`,
 	);
