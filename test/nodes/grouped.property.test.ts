@@ -386,8 +386,8 @@ function largeWorkload(plan: LargePlan): Workload {
 }
 
 /** Per test: a generous bound for the runs and the shrinking of a failure (jest's own is above it). */
-const TIME_LIMIT_MS = 150_000;
-const JEST_TIMEOUT_MS = 200_000;
+const TIME_LIMIT_MS = 120_000;
+const JEST_TIMEOUT_MS = 170_000;
 
 describe('Website Export node: Batching → Automatic is One Request per Item (differential, fast-check)', () => {
 	let pair: Pair;

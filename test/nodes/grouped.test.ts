@@ -82,7 +82,11 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 	const jsonOf = (output: INodeExecutionData[]) => output.map((item) => item.json);
 	/** Output or table rows without what the service assigns (id, created_at): creates compared by content. */
 	const content = (rows: IDataObject[]) =>
-		rows.map(({ id: _id, created_at: _createdAt, ...rest }) => rest);
+		rows.map((row) =>
+			Object.fromEntries(
+				Object.entries(row).filter(([key]) => !['id', 'created_at'].includes(key)),
+			),
+		);
 	/** The ids a request's `id` filter names (`eq.5`, `in.(1,2)`). */
 	const idsOf = (query: string) =>
 		(new URLSearchParams(query).get('id')?.match(/\d+/g) ?? []).map(Number);

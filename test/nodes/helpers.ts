@@ -1,6 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
-import { NodeApiError, type NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	NodeOperationError,
+} from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
 import { requestsSince, type Service } from '../support';
