@@ -16,7 +16,10 @@ const HALF_CHARACTER =
 
 /** A record id: a whole number > 0, given as a number or as digits (from an expression). */
 export const recordId = z
-	.union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number greater than 0')])
+	.union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number greater than 0')], {
+		// Neither a number nor text (e.g. an expression that found no value): say what is expected.
+		errorMap: () => ({ message: 'is required: a whole number greater than 0' }),
+	})
 	.transform(Number)
 	.pipe(
 		z
