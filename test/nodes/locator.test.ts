@@ -14,7 +14,8 @@ describe('Website Export node: resource locators', () => {
 	const node = new WebsiteExport();
 
 	beforeEach(async () => {
-		service = await startService();
+		// Jobs stay queued and without downloads however slow the machine (labels show the status).
+		service = await startService({ jobDurationMs: 3_600_000 });
 	});
 	afterEach(async () => {
 		await service.emulator.close();
@@ -33,8 +34,6 @@ describe('Website Export node: resource locators', () => {
 
 	describe('From List', () => {
 		it('lists jobs newest first, 50 a page, with a token for the next page, until the end', async () => {
-			// Queued for the whole test, however slow the machine: the label shows the status.
-			service.emulator.settings.jobDurationMs = 3_600_000;
 			const stored = await jobs(120);
 			const seen: string[] = [];
 			let token: string | undefined;

@@ -60,10 +60,10 @@ export interface InsertOptions {
 /** One row to insert, for one item. */
 export type InsertRequest = { body: IDataObject; options: InsertOptions };
 
-/** The values of a body that a row it created must have: its strings, numbers and booleans. */
+/** The values of a body that a row it created must have: its strings, numbers, booleans and nulls. */
 const valuesOf = (body: IDataObject) =>
-	Object.entries(body).filter(([, value]) =>
-		['string', 'number', 'boolean'].includes(typeof value),
+	Object.entries(body).filter(
+		([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value),
 	);
 
 /**
