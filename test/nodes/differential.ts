@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the comparator of the differential property test (issue 30): one workload run with One Request per Item on one service and with Automatic on an identical one, and everything a user can see of each run, service-assigned ids normalized, compared exactly.
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { Client } from 'pg';
