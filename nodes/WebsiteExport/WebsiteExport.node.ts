@@ -85,8 +85,9 @@ export class WebsiteExport implements INodeType {
 					type: 'number',
 					typeOptions: { minValue: 1, maxValue: 1000 },
 					default: 1000,
+					displayOptions: { hide: { batching: ['perItem'] } },
 					description:
-						'With Batching: Automatic, the most items sent in one request; fewer when the request would pass 8 KiB',
+						'The most items sent in one request; fewer when the request would pass 8 KiB',
 				},
 				{
 					displayName: 'Requests in Flight',

@@ -320,6 +320,30 @@ describe('Website Export node: resource locators', () => {
 			}
 		});
 
+		it('shows Items per Request in Options unless Batching is One Request per Item', () => {
+			const options = named(node.description.properties, 'options')[0].options as INodeProperties[];
+			const itemsPerRequest = named(options, 'itemsPerRequest')[0];
+			// The editor decides an option's display from the collection's values (n8n's ParameterInputList).
+			const showsWith = (collection: INodeParameters) => {
+				const parameters: INodeParameters = {
+					resource: 'job',
+					operation: 'get',
+					options: collection,
+				};
+				const inCanvas = { typeVersion: 2, parameters } as unknown as INode;
+				return NodeHelpers.displayParameter(
+					collection,
+					itemsPerRequest,
+					inCanvas,
+					node.description,
+					parameters,
+				);
+			};
+			expect(showsWith({ itemsPerRequest: 5 })).toBe(true);
+			expect(showsWith({ batching: 'automatic', itemsPerRequest: 5 })).toBe(true);
+			expect(showsWith({ batching: 'perItem', itemsPerRequest: 5 })).toBe(false);
+		});
+
 		it('says what Record picks: by URL only for a job', () => {
 			const description = (resource: string) =>
 				(

@@ -49,6 +49,18 @@ export function groupsWithin<T>(
 	return groups;
 }
 
+/** Records (or anything with an id) in groups of at most `size` whose `id=in.(…)` request line fits. */
+export const idGroups = <T>(
+	client: WebsiteExportClient,
+	table: Table,
+	records: T[],
+	size: number,
+	idOf: (record: T) => number,
+): T[][] =>
+	groupsWithin(records, size, (group) =>
+		client.listLineBytes(table, inFilter('id', group.map(idOf))),
+	);
+
 /** Items `0 … count-1` in consecutive groups of at most `size`. */
 export const indexGroups = (count: number, size: number): number[][] =>
 	Array.from({ length: Math.ceil(count / size) }, (_, group) =>
@@ -134,6 +146,9 @@ function rowsByKey(rows: IDataObject[], column: string): Map<string, IDataObject
 	return byKey;
 }
 
+/** A selected value in its column, as a map key. */
+const selectedKey = (column: string, value: FilterValue) => `${column}\u0000${String(value)}`;
+
 const valueKeys = (value: FilterValue) =>
 	Number.isFinite(Number(value)) && String(value).trim() !== ''
 		? [`s:${String(value)}`, `n:${Number(value)}`]
@@ -155,7 +170,7 @@ export async function readValues(
 	const firstItem = new Map<string, number>();
 	const byColumn = new Map<string, FilterValue[]>();
 	for (const { column, value, itemIndex } of wanted) {
-		const key = `${column}\u0000${String(value)}`;
+		const key = selectedKey(column, value);
 		if (firstItem.has(key)) continue;
 		firstItem.set(key, itemIndex);
 		const values = byColumn.get(column) ?? [];
@@ -168,7 +183,7 @@ export async function readValues(
 		).map((group) => ({ column, values: group })),
 	);
 	const read = async ({ column, values }: { column: string; values: FilterValue[] }) => {
-		const itemIndex = firstItem.get(`${column}\u0000${String(values[0])}`);
+		const itemIndex = firstItem.get(selectedKey(column, values[0]));
 		const query = { filters: [inFilter(column, values)], order: BY_ID };
 		const rows = await client.selectAll(table, query, { itemIndex }).catch((e: Error) => e);
 		if (rows instanceof Error && values.length > 1 && itemsRefused(rows)) {
@@ -178,12 +193,12 @@ export async function readValues(
 		const byKey = rows instanceof Error ? undefined : rowsByKey(rows, column);
 		for (const value of values)
 			found.set(
-				`${column}\u0000${String(value)}`,
+				selectedKey(column, value),
 				byKey ? valueKeys(value).flatMap((key) => byKey.get(key) ?? []) : (rows as Error),
 			);
 	};
 	await mapInOrder(reads, how.inFlight, read);
-	return wanted.map(({ column, value }) => found.get(`${column}\u0000${String(value)}`) ?? []);
+	return wanted.map(({ column, value }) => found.get(selectedKey(column, value)) ?? []);
 }
 
 const inFilter = (column: string, values: FilterValue[]): Filter => ({

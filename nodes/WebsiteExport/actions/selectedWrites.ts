@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import { forEachGroup, groupsWithin, itemsRefused, readValues } from './groups';
+import { forEachGroup, idGroups, itemsRefused, readValues } from './groups';
 import type { Selection } from './selectBy';
 import type { ItemResult, ItemRun, RunOptions } from './types';
 
@@ -24,12 +24,16 @@ export interface SelectedWrite<Input> {
 	requireOne(this: IExecuteFunctions, rows: IDataObject[], run: ItemRun<Input>): IDataObject;
 }
 
-/** Where a run of Update or Delete stands: each item's read (until a write may change it) and result. */
+/** Where a run of Update or Delete stands: each item's read, the wave it was read in, and its result. */
 interface WriteRun<Input> {
 	runs: Array<ItemRun<Input>>;
 	write: SelectedWrite<Input>;
 	how: RunOptions;
 	reads: Array<IDataObject[] | Error | undefined>;
+	readIn: number[];
+	/** The last wave that wrote a record (by id) or set a column: a read made before it is stale. */
+	writtenIn: Map<number, number>;
+	setIn: Map<string, number>;
 	results: ItemResult[];
 }
 
@@ -48,7 +52,8 @@ interface Wave {
  * Update or Delete, each item's result as one by one gives it. Items go in waves: a wave ends
  * before an item whose read an earlier item of the wave could change (it matched a record that
  * one writes, or it selects by a column that one sets), so that every read sees the writes of
- * the items before it.
+ * the items before it. Stale reads are read again only as far ahead as twice the last wave, so
+ * that items cut one wave each cost a read and a write each, not a read of all that follow.
  */
 export async function writeSelected<Input>(
 	this: IExecuteFunctions,
@@ -61,37 +66,58 @@ export async function writeSelected<Input>(
 		write,
 		how,
 		reads: new Array(runs.length),
+		readIn: new Array(runs.length),
+		writtenIn: new Map(),
+		setIn: new Map(),
 		results: new Array(runs.length),
 	};
-	for (let start = 0; start < runs.length; ) {
-		await readUnread(state, start);
+	let ahead = runs.length;
+	for (let start = 0, waveNumber = 0; start < runs.length; waveNumber++) {
+		await readStale(state, start, Math.min(runs.length, start + ahead), waveNumber);
 		const wave = planWave.call(this, state, start);
 		const failed = await writeWave.call(this, state, wave);
 		if (!how.continueOnFail && (wave.stopped || failed)) break;
-		for (let index = wave.end; index < runs.length; index++) {
-			const rows = state.reads[index];
-			const column = write.selectionOf(runs[index].input).filters[0].column;
-			if (Array.isArray(rows) && (wave.columns.has(column) || touches(rows, wave.ids)))
-				state.reads[index] = undefined;
-		}
+		for (const id of wave.ids) state.writtenIn.set(id, waveNumber);
+		for (const column of wave.columns) state.setIn.set(column, waveNumber);
+		ahead = 2 * (wave.end - start);
 		start = wave.end;
 	}
 	return state.results;
 }
 
+const columnOf = <Input>(state: WriteRun<Input>, index: number) =>
+	state.write.selectionOf(state.runs[index].input).filters[0].column;
+
+/** Whether an item's read still holds: made, and no wave since wrote its records or set its column. */
+function readHolds<Input>(state: WriteRun<Input>, index: number): boolean {
+	const [rows, readIn] = [state.reads[index], state.readIn[index]];
+	if (rows === undefined || rows instanceof Error) return rows !== undefined;
+	if ((state.setIn.get(columnOf(state, index)) ?? -1) >= readIn) return false;
+	return !rows.some((row) => (state.writtenIn.get(row.id as number) ?? -1) >= readIn);
+}
+
 const touches = (rows: IDataObject[], ids: Set<number>) =>
 	rows.some((row) => ids.has(row.id as number));
 
-/** Reads the selections of the items from `start` on that have no read still valid, in groups. */
-async function readUnread<Input>(state: WriteRun<Input>, start: number): Promise<void> {
-	const { runs, write, reads } = state;
-	const indexes = runs.map((_, index) => index).filter((i) => i >= start && !reads[i]);
+/** Reads, in groups, the selections of the items `start … end-1` whose read does not hold. */
+async function readStale<Input>(
+	state: WriteRun<Input>,
+	start: number,
+	end: number,
+	waveNumber: number,
+): Promise<void> {
+	const { runs, write, reads, readIn } = state;
+	const indexes: number[] = [];
+	for (let index = start; index < end; index++) if (!readHolds(state, index)) indexes.push(index);
 	const wanted = indexes.map((index) => {
 		const [{ column, value }] = write.selectionOf(runs[index].input).filters;
 		return { column, value: value as string | number, itemIndex: runs[index].itemIndex };
 	});
 	const found = await readValues(runs[0].client, write.table, wanted, state.how);
-	indexes.forEach((index, place) => (reads[index] = found[place]));
+	indexes.forEach((index, place) => {
+		reads[index] = found[place];
+		readIn[index] = waveNumber;
+	});
 }
 
 /** The wave from `start`: its items' records, or their not-found, ambiguous or read errors. */
@@ -106,8 +132,12 @@ function planWave<Input>(this: IExecuteFunctions, state: WriteRun<Input>, start:
 	};
 	for (let index = start; index < runs.length; index++) {
 		const rows = reads[index] as IDataObject[] | Error;
-		const { column } = write.selectionOf(runs[index].input).filters[0];
-		if (!(rows instanceof Error) && (wave.columns.has(column) || touches(rows, wave.ids))) {
+		// Not read yet (beyond the reads ahead), or a write of this wave may change what it reads.
+		const changed =
+			!readHolds(state, index) ||
+			(!(rows instanceof Error) &&
+				(wave.columns.has(columnOf(state, index)) || touches(rows, wave.ids)));
+		if (changed) {
 			wave.end = index;
 			break;
 		}
@@ -130,9 +160,9 @@ function planWave<Input>(this: IExecuteFunctions, state: WriteRun<Input>, start:
 }
 
 /**
- * The wave's writes: items of the same key in groups of ids, side by side with Continue On Fail
- * (no item of a wave changes another's); without it, consecutive items of the same key one group
- * after another, none after a failed item. Resolves to whether an item failed.
+ * The wave's writes in groups of ids: with Continue On Fail, all items of the same key together,
+ * side by side (no item of a wave changes another's); without it, consecutive items of the same
+ * key, one group after another, none after a failed item. Resolves to whether an item failed.
  */
 async function writeWave<Input>(
 	this: IExecuteFunctions,
@@ -140,46 +170,51 @@ async function writeWave<Input>(
 	wave: Wave,
 ): Promise<boolean> {
 	const { runs, write, how, reads } = state;
-	const sameKeys: Array<typeof wave.targets> = [];
-	const byKey = new Map<string, typeof wave.targets>();
-	for (const target of wave.targets) {
-		const key = write.keyOf(runs[target.index].input);
-		const last = sameKeys.at(-1);
-		const group = how.continueOnFail
-			? byKey.get(key)
-			: last && write.keyOf(runs[last[0].index].input) === key
-				? last
-				: undefined;
-		if (group) group.push(target);
-		else {
-			sameKeys.push([target]);
-			byKey.set(key, sameKeys.at(-1)!);
-		}
-	}
+	const keyOf = ({ index }: Target) => write.keyOf(runs[index].input);
+	const sameKey = how.continueOnFail ? byKey(wave.targets, keyOf) : keyRuns(wave.targets, keyOf);
 	const before = new Map<number, IDataObject>();
 	for (const { index, id } of wave.targets)
 		before.set(id, (reads[index] as IDataObject[]).find((row) => row.id === id)!);
-	const groups = sameKeys.flatMap((targets) =>
-		groupsWithin(targets, how.groupSize, (group) =>
-			runs[0].client.listLineBytes(write.table, {
-				column: 'id',
-				operator: 'in',
-				value: group.map(({ id }) => id),
-			}),
-		),
+	const groups = sameKey.flatMap((targets) =>
+		idGroups(runs[0].client, write.table, targets, how.groupSize, ({ id }) => id),
 	);
-	const send = (targets: typeof wave.targets) =>
-		writeGroup.call(this, state, targets, before, send);
+	const send = (targets: Target[]) => writeGroup.call(this, state, targets, before, send);
 	return await forEachGroup(groups, { ...how, writes: true }, send);
+}
+
+type Target = Wave['targets'][number];
+
+/** Targets of the same key together, in the order of their first. */
+function byKey<T>(targets: T[], keyOf: (target: T) => string): T[][] {
+	const groups = new Map<string, T[]>();
+	for (const target of targets) {
+		const group = groups.get(keyOf(target));
+		if (group) group.push(target);
+		else groups.set(keyOf(target), [target]);
+	}
+	return [...groups.values()];
+}
+
+/** Consecutive targets of the same key together. */
+function keyRuns<T>(targets: T[], keyOf: (target: T) => string): T[][] {
+	const runs: T[][] = [];
+	let lastKey: string | undefined;
+	for (const target of targets) {
+		const key = keyOf(target);
+		if (runs.length > 0 && key === lastKey) runs.at(-1)!.push(target);
+		else runs.push([target]);
+		lastKey = key;
+	}
+	return runs;
 }
 
 /** One request for `targets`; a refused one is sent again item by item (`resend`). Resolves to whether an item failed. */
 async function writeGroup<Input>(
 	this: IExecuteFunctions,
 	{ runs, write, how, results }: WriteRun<Input>,
-	targets: Array<{ index: number; id: number }>,
+	targets: Target[],
 	before: Map<number, IDataObject>,
-	resend: (targets: Array<{ index: number; id: number }>) => Promise<boolean>,
+	resend: (targets: Target[]) => Promise<boolean>,
 ): Promise<boolean> {
 	const ids = targets.map(({ id }) => id);
 	let written: Map<number, IDataObject>;

@@ -66,6 +66,26 @@ const valuesOf = (body: IDataObject) =>
 		([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value),
 	);
 
+/** Values as a map key: the same columns with equal values give the same key. */
+const valuesKey = (values: Array<[string, unknown]>) => JSON.stringify(values);
+
+/** The rows having each wanted set of values, by its key: one pass over the rows per shape of body. */
+function rowsByValues<T extends IDataObject>(rows: T[], wanted: Array<Array<[string, unknown]>>) {
+	const byKey = new Map<string, T[]>();
+	const shapes = new Set(wanted.map((values) => JSON.stringify(values.map(([column]) => column))));
+	for (const columns of [...shapes].map((shape) => JSON.parse(shape) as string[]))
+		for (const row of rows) {
+			// A column the row lacks matches no value sent (a body's values are never undefined).
+			const key = valuesKey(
+				columns.map((column) => [column, row[column] ?? (column in row ? null : {})]),
+			);
+			const same = byKey.get(key);
+			if (same) same.push(row);
+			else byKey.set(key, [row]);
+		}
+	return byKey;
+}
+
 /**
  * An insert is never sent twice (it could create a duplicate): when its answer is lost or has no
  * rows, the rows are looked up: those with the values sent, created since the request was sent,
@@ -102,19 +122,19 @@ export class InsertRecovery {
 			const failure = lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
 			return inserts.map(() => failure);
 		}
-		const twins = new Map<string, T[]>();
-		return inserts.map(({ body, options }) => {
-			const key = JSON.stringify(valuesOf(body));
-			const found = created.filter((row) => valuesOf(body).every(([k, v]) => row[k] === v));
-			const count = inserts.filter((other) => JSON.stringify(valuesOf(other.body)) === key).length;
-			const taken = twins.get(key) ?? [];
-			twins.set(key, taken);
-			if (found.length === count) {
-				const row = found[taken.length];
-				taken.push(row);
-				return this.claim(table, lost ? { ...row, recovered: true } : row);
-			}
-			return this.notFound(found, lost, options);
+		const wanted = inserts.map(({ body }) => valuesOf(body));
+		const matching = rowsByValues(created, wanted);
+		const sent = new Map<string, number>();
+		for (const values of wanted)
+			sent.set(valuesKey(values), (sent.get(valuesKey(values)) ?? 0) + 1);
+		const taken = new Map<string, number>();
+		return inserts.map(({ options }, place) => {
+			const key = valuesKey(wanted[place]);
+			const found = matching.get(key) ?? [];
+			if (found.length !== sent.get(key)) return this.notFound(found, lost, options);
+			const row = found[taken.get(key) ?? 0];
+			taken.set(key, (taken.get(key) ?? 0) + 1);
+			return this.claim(table, lost ? { ...row, recovered: true } : row);
 		});
 	}
 

@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { Table } from '../../../shared/constants';
 import type { InsertRequest, WebsiteExportClient } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
-import { createInGroups, groupsWithin, MAX_GROUP_SIZE } from '../groups';
+import { createInGroups, idGroups, MAX_GROUP_SIZE } from '../groups';
 import { optionInsert } from '../option/create.operation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
 import { shownFor } from '../resourceDescription';
@@ -215,10 +215,7 @@ async function undoAfterFailure(
 /** Deletes the records `ids` in groups within a request line; resolves to those left, named for the message. */
 async function deleteAll(client: WebsiteExportClient, table: Table, ids: number[]) {
 	const deleted = new Set<number>();
-	const groups = groupsWithin(ids, MAX_GROUP_SIZE, (group) =>
-		client.listLineBytes(table, { column: 'id', operator: 'in', value: group }),
-	);
-	for (const group of groups)
+	for (const group of idGroups(client, table, ids, MAX_GROUP_SIZE, (id) => id))
 		for (const id of await client.removeByIds(table, group).catch(() => [])) deleted.add(id);
 	const noun = table === 'jobs' ? 'job' : 'option';
 	return ids.filter((id) => !deleted.has(id)).map((id) => `${noun} ${id}`);
