@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** The node as the benchmark runs it: parameters, input items, and n8n's bare helper for comparison. */
 import type {
 	IDataObject,
@@ -7,7 +8,10 @@ import type {
 	INodeType,
 } from 'n8n-workflow';
 
+import { createRequire } from 'module';
+
 import { WebsiteExport } from '../nodes/WebsiteExport/WebsiteExport.node.js';
+import { provision } from '../stack/n8n/provision';
 import { NodeHarness } from '../test/harness';
 import { probeNode } from '../test/support';
 import type { ServiceAccess } from '../stack/service/launch';
@@ -17,6 +21,33 @@ export type Service = Pick<ServiceAccess, 'baseUrl' | 'apiKey' | 'demoUser'>;
 import { range } from './stats';
 
 export const node = new WebsiteExport();
+
+/** Edit Fields (Set) as n8n 2.41 ships it (type version 3.4), from the n8n the e2e suites run. */
+export const EDIT_FIELDS_VERSION = 3.4;
+
+/** n8n's own Edit Fields node, loaded from the provisioned n8n (its n8n-nodes-base package). */
+export async function editFieldsNode(): Promise<INodeType> {
+	const { prefix } = await provision();
+	const file = createRequire(`${prefix}/`).resolve('n8n-nodes-base/dist/nodes/Set/Set.node.js');
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- n8n's own compiled node, found at run time
+	const { Set } = require(file) as { Set: new () => { nodeVersions: Record<number, INodeType> } };
+	return new Set().nodeVersions[EDIT_FIELDS_VERSION];
+}
+
+/** Edit Fields parameters that set each named field to the expression reading it from the item. */
+export const editFieldsReading = (fields: string[]): INodeParameters => ({
+	mode: 'manual',
+	includeOtherFields: false,
+	options: {},
+	assignments: {
+		assignments: fields.map((name) => ({
+			id: name,
+			name,
+			value: `={{ $json.${name} }}`,
+			type: name === 'id' ? 'number' : 'string',
+		})),
+	},
+});
 
 /** The Requests in Flight default, as the editor offers it. */
 export const DEFAULT_IN_FLIGHT = (

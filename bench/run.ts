@@ -17,6 +17,7 @@ import { resolve } from 'path';
 import { parseArgs } from 'util';
 
 import { archiveMemory } from './figures/archive';
+import { editFieldsFloor } from './figures/floor';
 import { packageFigures } from './figures/package';
 import { idleTriggerPoll, returnAll, returnAllUnderChurn } from './figures/polling';
 import {
@@ -30,7 +31,12 @@ import { DEFAULT_IN_FLIGHT } from './nodes';
 import { failed, renderMarkdown, renderText, type Header, type Row } from './table';
 
 const { values: options } = parseArgs({
-	options: { quick: { type: 'boolean', default: false }, markdown: { type: 'string' } },
+	options: {
+		quick: { type: 'boolean', default: false },
+		markdown: { type: 'string' },
+		// Only the figures whose name contains this text, e.g. `--only floor`.
+		only: { type: 'string', default: '' },
+	},
 });
 const quick = options.quick;
 
@@ -47,6 +53,8 @@ const size = quick
 			extraInFlight: [] as number[],
 			archive: 64 * 1024 ** 2,
 			requireRounds: 3,
+			floorItems: 1000,
+			floorRounds: 3,
 		}
 	: {
 			items: 1000,
@@ -59,6 +67,8 @@ const size = quick
 			extraInFlight: [2, 4, 16, 32],
 			archive: 1024 ** 3,
 			requireRounds: 7,
+			floorItems: 10_000,
+			floorRounds: 3,
 		};
 
 const figures: Array<[string, () => Promise<Row | Row[]>]> = [
@@ -78,6 +88,10 @@ const figures: Array<[string, () => Promise<Row | Row[]>]> = [
 	],
 	["Our overhead and n8n's floor", () => overheadAndFloor(size.timing, size.rounds)],
 	['Latency-bound', () => latencyBound(size.latencyItems, 50, size.extraInFlight)],
+	[
+		"n8n's floor: Edit Fields over the same expressions",
+		() => editFieldsFloor(size.floorItems, size.floorRounds),
+	],
 	['Return All', () => returnAll(25_000, 1000)],
 	['Return All, latency-bound', () => returnAllLatency(25_000, 50)],
 	['Return All under churn', () => returnAllUnderChurn(5_000)],
@@ -90,7 +104,10 @@ async function main(): Promise<void> {
 	const started = Date.now();
 	const loadAtStart = loadavg()[0];
 	const rows: Row[] = [];
-	for (const [name, measure] of figures) {
+	const chosen = figures.filter(([name]) =>
+		name.toLowerCase().includes(options.only.toLowerCase()),
+	);
+	for (const [name, measure] of chosen) {
 		const figureStarted = Date.now();
 		try {
 			rows.push(...[await measure()].flat());

@@ -1,5 +1,6 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** Small helpers for measuring and printing figures. */
+import { GCProfiler } from 'v8';
 
 export function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
@@ -17,6 +18,27 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ seconds: numbe
 /** Frees what earlier runs left behind, so that one run does not pay for another's garbage. */
 export function collectGarbage(): void {
 	(globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * `work`'s value and the peak growth of the used heap during it over its start (after a full
+ * collection): the largest used heap before any collection in it (V8's GC profiler), or at its end.
+ */
+export async function peakHeapGrowth<T>(
+	work: () => Promise<T>,
+): Promise<{ bytes: number; value: T }> {
+	collectGarbage();
+	const baseline = process.memoryUsage().heapUsed;
+	const profiler = new GCProfiler();
+	profiler.start();
+	const value = await work();
+	const atEnd = process.memoryUsage().heapUsed;
+	const collections = profiler.stop()?.statistics ?? [];
+	const peak = Math.max(
+		atEnd,
+		...collections.map((gc) => gc.beforeGC.heapStatistics.usedHeapSize as number),
+	);
+	return { bytes: peak - baseline, value };
 }
 
 export const count = (n: number) => n.toLocaleString('en-US');

@@ -5,10 +5,19 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { Agent, fetch } from 'undici';
+
 import type { FaultSpec, LogEntry, Settings, Stats, TableName } from './index';
 import { loadExeca } from '../execa';
 
 const CLI = join(__dirname, 'cli.ts');
+
+/**
+ * A new connection for every control call: a kept-alive one may be reused just as the service
+ * closes it (idle 5 s) when this process was too busy to retire it in time (a node evaluating
+ * 10 000 items' expressions), and the call then fails with "other side closed".
+ */
+const NEW_CONNECTIONS = new Agent({ pipelining: 0 });
 
 /** Node's options that run TypeScript (stack/tsx.mjs), for the tooling's child processes. */
 export const RUN_TYPESCRIPT = ['--import', pathToFileURL(join(__dirname, '..', 'tsx.mjs')).href];
@@ -101,6 +110,7 @@ export class ServiceProcess implements ServiceAccess {
 
 	private async control(method: string, path: string, body?: unknown): Promise<Json> {
 		const response = await fetch(`${this.baseUrl}/__emulator/${path}`, {
+			dispatcher: NEW_CONNECTIONS,
 			method,
 			headers: body === undefined ? {} : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
