@@ -54,7 +54,7 @@ const size = quick
 			archive: 64 * 1024 ** 2,
 			requireRounds: 3,
 			floorItems: 1000,
-			floorRounds: 3,
+			floorRounds: 1,
 		}
 	: {
 			items: 1000,

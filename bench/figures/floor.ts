@@ -25,6 +25,8 @@ const LATENCY_MS = 20;
 const MAX_RATIO = 1.25;
 const MAX_REQUESTS = 30;
 
+const requestsOf = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
+
 const byId = { __rl: true, mode: 'id', value: '={{ $json.id }}' };
 
 /** One operation beside its floor: the fields its expressions read from each item. */
@@ -126,18 +128,18 @@ function rowsOf(n: number, floorCase: FloorCase, rounds: Pair[]): Row[] {
 	return [
 		judged(
 			{
-				figure: `${name}, ${n.toLocaleString('en-US')} items (${expressions}): time less ${requests} requests × ${LATENCY_MS} ms, as a multiple of Edit Fields over the same expressions, median of ${rounds.length} rounds`,
+				figure: `${name}, ${n.toLocaleString('en-US')} items (${expressions}): time less ${requestsOf(requests)} × ${LATENCY_MS} ms, as a multiple of Edit Fields over the same expressions, median of ${rounds.length} rounds`,
 				measured: `${ratio(multiple)}× (medians ${seconds(oursSeconds)} vs ${seconds(floorSeconds)}); CPU time ${ratio(cpu)}×`,
 				target: `≤ ${MAX_RATIO}×`,
 			},
 			multiple <= MAX_RATIO,
-			`beyond n8n's evaluation of the expressions (CPU time ${ratio(cpu)}×), the node waits for the service's own work on ${requests} requests, after every item is checked`,
+			`beyond n8n's evaluation of the expressions (CPU time ${ratio(cpu)}×), the node waits for the service's own work on ${requestsOf(requests)}, after every item is checked`,
 		),
 		{
 			...judged(
 				{
 					figure: `${name}, ${n.toLocaleString('en-US')} items: requests; peak heap growth beside Edit Fields'`,
-					measured: `${requests} requests; ${mib(oursHeap)} (Edit Fields ${mib(floorHeap)})`,
+					measured: `${requestsOf(requests)}; ${mib(oursHeap)} (Edit Fields ${mib(floorHeap)})`,
 					target: `≤ ${MAX_REQUESTS} requests`,
 				},
 				requests <= MAX_REQUESTS,
