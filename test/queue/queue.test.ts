@@ -4,8 +4,6 @@
 // mode, the trigger on main, a worker killed mid-run. One fresh service for the file: the
 // scenarios tell their rows apart by email (a trigger running across a reset would meet reused ids).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 
 import * as n8n from '../../stack/n8n/lib';
 import * as queue from '../../stack/n8n/queue';
@@ -96,12 +94,12 @@ let cluster: Cluster;
 const cleanup: Array<() => unknown> = [];
 
 beforeAll(async () => {
-	const [, tarball] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
-	cleanup.push(() => fs.rmSync(path.dirname(tarball), { recursive: true, force: true }));
+	const [, pack] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
+	cleanup.push(pack.dispose);
 	await services.ensurePackages();
 	// Whatever of Postgres and Redis started, also when the cluster did not.
 	cleanup.push(() => services.stopAll());
-	const uf = await n8n.makeUserFolder({ tarball });
+	const uf = await n8n.makeUserFolder({ tarball: pack.tarball });
 	cleanup.push(uf.cleanup);
 	service = await startServiceProcess({ jobMs: JOB_MS });
 	cleanup.push(() => service.stop());
