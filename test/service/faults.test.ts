@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { request } from 'undici';
 import { call, login, rest, start } from './helpers';
 import { waitFor } from '../../stack/n8n/process';
