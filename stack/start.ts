@@ -19,9 +19,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs as parseCommandLine } from 'node:util';
 
 import * as n8n from './n8n/lib';
 import * as services from './n8n/services';
@@ -78,27 +78,14 @@ function rel(p: string) {
 
 /** Throws a StartError unless nothing listens on `port` (on 127.0.0.1, nor on ::1 where a browser may look first). */
 async function assertPortFree(port: number, what: string) {
-	const busy = (err?: NodeJS.ErrnoException) =>
+	const busy = () =>
 		new StartError(
-			`Port ${port} (${what}) is already in use${err ? ` (${err.code})` : ''}. ` +
+			`Port ${port} (${what}) is already in use. ` +
 				`Is another n8n or \`npm start\` still running? Stop it and run \`npm start\` again ` +
 				`(\`ss -ltnp 'sport = :${port}'\` shows which process holds the port).`,
 		);
-	await new Promise((resolve, reject) => {
-		const srv = net.createServer();
-		srv.once('error', (err: NodeJS.ErrnoException) =>
-			reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? busy(err) : err),
-		);
-		srv.listen(port, '127.0.0.1', () => srv.close(resolve));
-	});
-	const takenOnV6 = await new Promise((resolve) => {
-		const sock = net.connect({ host: '::1', port });
-		sock.setTimeout(1000);
-		sock.once('connect', () => (sock.destroy(), resolve(true)));
-		sock.once('error', () => resolve(false));
-		sock.once('timeout', () => (sock.destroy(), resolve(false)));
-	});
-	if (takenOnV6) throw busy();
+	// get-port tries every local address, ::1 included (where a browser may look first).
+	if ((await n8n.getFreePort(port)) !== port) throw busy();
 }
 
 function assertDependenciesInstalled() {
@@ -677,16 +664,17 @@ function isAlive(pid: number) {
 // ---------------------------------------------------------------------------------------------
 // CLI
 
+/** The flags (node:util's parseArgs): --fresh, --reimport, --queue, --help. */
 function parseArgs(argv: string[]) {
-	const flags = { fresh: false, reimport: false, help: false, queue: false };
-	for (const a of argv) {
-		if (a === '--fresh') flags.fresh = true;
-		else if (a === '--queue') flags.queue = true;
-		else if (a === '--reimport') flags.reimport = true;
-		else if (a === '--help' || a === '-h') flags.help = true;
-		else throw new StartError(`unknown option ${a} (known: --fresh, --reimport, --queue, --help)`);
+	const flag = { type: 'boolean', default: false } as const;
+	const options = { fresh: flag, reimport: flag, queue: flag, help: { ...flag, short: 'h' } };
+	try {
+		return parseCommandLine({ args: argv, options }).values;
+	} catch (error) {
+		throw new StartError(
+			`${(error as Error).message} (known: --fresh, --reimport, --queue, --help)`,
+		);
 	}
-	return flags;
 }
 
 /** The usage lines at the top of this file. */

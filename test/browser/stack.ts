@@ -1,7 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the browser check's global setup: Debian's Chromium, and the `npm start` stack in a throwaway folder for the tests.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,15 +35,6 @@ async function ensureChromium(): Promise<void> {
 	await execa('apt-get', ['install', '-y', 'chromium'], { env });
 }
 
-/** `preferred` when it is free (the credential's picture shows the emulator's usual address). */
-function portOr(preferred: number): Promise<number> {
-	return new Promise((resolve) => {
-		const server = createServer();
-		server.once('error', () => resolve(n8n.getFreePort()));
-		server.listen(preferred, '127.0.0.1', () => server.close(() => resolve(preferred)));
-	});
-}
-
 export default async function globalSetup(): Promise<() => Promise<void>> {
 	await ensureChromium();
 	const userFolder = mkdtempSync(join(tmpdir(), 'wex-browser-n8n-'));
@@ -55,7 +45,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 	const stack = await startStack({
 		userFolder,
 		n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
-		emulatorPort: await portOr(DEFAULTS.emulatorPort),
+		// The usual port when free: the credential's picture shows the emulator's usual address.
+		emulatorPort: await n8n.getFreePort(DEFAULTS.emulatorPort),
 		log: (message: string) => console.log(`[stack] ${message.trim()}`),
 	});
 	const { emulator } = stack;
