@@ -19,6 +19,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs as parseCommandLine } from 'node:util';
@@ -78,14 +79,27 @@ function rel(p: string) {
 
 /** Throws a StartError unless nothing listens on `port` (on 127.0.0.1, nor on ::1 where a browser may look first). */
 async function assertPortFree(port: number, what: string) {
-	const busy = () =>
+	const busy = (err?: NodeJS.ErrnoException) =>
 		new StartError(
-			`Port ${port} (${what}) is already in use. ` +
+			`Port ${port} (${what}) is already in use${err ? ` (${err.code})` : ''}. ` +
 				`Is another n8n or \`npm start\` still running? Stop it and run \`npm start\` again ` +
 				`(\`ss -ltnp 'sport = :${port}'\` shows which process holds the port).`,
 		);
-	// get-port tries every local address, ::1 included (where a browser may look first).
-	if ((await n8n.getFreePort(port)) !== port) throw busy();
+	await new Promise((resolve, reject) => {
+		const srv = net.createServer();
+		srv.once('error', (err: NodeJS.ErrnoException) =>
+			reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? busy(err) : err),
+		);
+		srv.listen(port, '127.0.0.1', () => srv.close(resolve));
+	});
+	const takenOnV6 = await new Promise((resolve) => {
+		const sock = net.connect({ host: '::1', port });
+		sock.setTimeout(1000);
+		sock.once('connect', () => (sock.destroy(), resolve(true)));
+		sock.once('error', () => resolve(false));
+		sock.once('timeout', () => (sock.destroy(), resolve(false)));
+	});
+	if (takenOnV6) throw busy();
 }
 
 function assertDependenciesInstalled() {
