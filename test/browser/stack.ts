@@ -42,35 +42,44 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 	const shotsDir = keepShots
 		? join(__dirname, '..', '..', 'docs')
 		: mkdtempSync(join(tmpdir(), 'wex-browser-shots-'));
-	const stack = await startStack({
-		userFolder,
-		n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
-		// The usual port when free: the credential's picture shows the emulator's usual address.
-		emulatorPort: await n8n.getFreePort(DEFAULTS.emulatorPort),
-		log: (message: string) => console.log(`[stack] ${message.trim()}`),
-	});
-	const { emulator } = stack;
-	const wrong = await stack.n8n.rest('POST', '/rest/credentials', {
-		name: 'Website Export (wrong password)',
-		type: 'websiteExportApi',
-		data: {
-			baseUrl: emulator.baseUrl,
-			apiKey: emulator.apiKey,
-			email: emulator.demoUser.email,
-			password: 'not-the-password',
-		},
-	});
-	const shared: BrowserStack = {
-		n8nUrl: stack.n8n.baseUrl,
-		emulator: { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, demoUser: emulator.demoUser },
-		credentialName: stack.credential.name,
-		wrongCredentialId: wrong.id,
-		shotsDir,
-	};
-	process.env.WEX_BROWSER_STACK = JSON.stringify(shared);
-	return async () => {
-		await stack.stop();
+	let stack: Awaited<ReturnType<typeof startStack>> | undefined;
+	const teardown = async () => {
+		await stack?.stop();
 		rmSync(userFolder, { recursive: true, force: true });
 		if (!keepShots) rmSync(shotsDir, { recursive: true, force: true });
 	};
+	// A set-up that fails stops what it started and removes its folders too (no teardown runs then).
+	let ready = false;
+	try {
+		stack = await startStack({
+			userFolder,
+			n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
+			// The usual port when free: the credential's picture shows the emulator's usual address.
+			emulatorPort: await n8n.getFreePort(DEFAULTS.emulatorPort),
+			log: (message: string) => console.log(`[stack] ${message.trim()}`),
+		});
+		const { emulator } = stack;
+		const wrong = await stack.n8n.rest('POST', '/rest/credentials', {
+			name: 'Website Export (wrong password)',
+			type: 'websiteExportApi',
+			data: {
+				baseUrl: emulator.baseUrl,
+				apiKey: emulator.apiKey,
+				email: emulator.demoUser.email,
+				password: 'not-the-password',
+			},
+		});
+		const shared: BrowserStack = {
+			n8nUrl: stack.n8n.baseUrl,
+			emulator: { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, demoUser: emulator.demoUser },
+			credentialName: stack.credential.name,
+			wrongCredentialId: wrong.id,
+			shotsDir,
+		};
+		process.env.WEX_BROWSER_STACK = JSON.stringify(shared);
+		ready = true;
+	} finally {
+		if (!ready) await teardown();
+	}
+	return teardown;
 }
