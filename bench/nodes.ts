@@ -88,8 +88,9 @@ export function bareHelperLoop(baseUrl: string): INodeType {
 				'websiteExportApi',
 				{
 					method: 'GET',
-					url: `${baseUrl}/rest/v1/jobs?select=*&id=eq.${id}&limit=2`,
-					headers: { Accept: 'application/json' },
+					// The node's own read of one value: an in-list of one, in full, counted (selectAll).
+					url: `${baseUrl}/rest/v1/jobs?select=*&id=in.(${id})&order=id.asc&limit=1000`,
+					headers: { Accept: 'application/json', Prefer: 'count=exact' },
 					json: true,
 				},
 			)) as IDataObject[];

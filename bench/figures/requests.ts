@@ -131,10 +131,10 @@ async function singleRecordRow(
 	).finally(() => (emulator.settings.latencyMs = 0));
 	const took = `${((performance.now() - started) / 1000).toFixed(2)} s`;
 	const { rest, token } = emulator.stats();
-	// A delete reads its record first until the service has shown that it returns deleted
-	// rows: once per execution when it does (so that "not found" stays a fact if it does not).
-	// A job with its export option is two creates, the job's and the option's.
-	const expected = label.endsWith('.delete') ? n + 1 : label.endsWith('export option') ? 2 * n : n;
+	// Update and Delete read their record first, so that a missing one is known before anything
+	// is written; a job with its export option is two creates, the job's and the option's.
+	const twice = /\.(update|delete)$/.test(label) || label.endsWith('export option');
+	const expected = twice ? 2 * n : n;
 	const row = {
 		figure: `Requests: ${count(n)} items of ${label}, one execution, ${batching ? 'Batching: Automatic' : 'one request per item'}, ${LATENCY_MS} ms per answer`,
 		measured: `${count(rest)} + ${token} token, ${took}`,

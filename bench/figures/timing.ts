@@ -67,11 +67,12 @@ function variantsFor(
 			for (const item of input) {
 				const { body } = await pool.request({
 					method: 'GET',
-					path: `/rest/v1/jobs?select=*&id=eq.${item.json.id as number}&limit=2`,
+					path: `/rest/v1/jobs?select=*&id=in.(${item.json.id as number})&order=id.asc&limit=1000`,
 					headers: {
 						apikey: emulator.apiKey,
 						authorization: `Bearer ${token}`,
 						accept: 'application/json',
+						prefer: 'count=exact',
 					},
 				});
 				output.push({ json: ((await body.json()) as INodeExecutionData['json'][])[0] });

@@ -71,11 +71,22 @@ export class WebsiteExport implements INodeType {
 						{
 							name: 'One Request per Item',
 							value: 'perItem',
-							description: 'Each item is a request of its own, as the HTTP Request node sends it',
+							description:
+								'Each item goes to the service on its own, as the HTTP Request node sends it',
 						},
 					],
 					default: 'automatic',
 					description: 'How input items are grouped into requests to the service',
+					hint: 'Both give every item the same result; Automatic needs far fewer requests',
+				},
+				{
+					displayName: 'Items per Request',
+					name: 'itemsPerRequest',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 1000 },
+					default: 1000,
+					description:
+						'With Batching: Automatic, the most items sent in one request; fewer when the request would pass 8 KiB',
 				},
 				{
 					displayName: 'Requests in Flight',
@@ -83,8 +94,8 @@ export class WebsiteExport implements INodeType {
 					type: 'number',
 					typeOptions: { minValue: 1, maxValue: 32 },
 					default: 8,
-					description: 'How many input items the node works on at once',
-					hint: 'Not set: 8 for reads, 1 for writes (8 with On Error: Continue); the README says what a failed write means when set',
+					description: 'How many requests the node sends to the service at once',
+					hint: 'Without On Error: Continue, writes go one request at a time, so that nothing is sent after a failed item',
 				},
 			]),
 		],

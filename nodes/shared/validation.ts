@@ -9,9 +9,17 @@ import { z } from 'zod';
 export const nonEmpty = <T>(value: T | '' | undefined): T | undefined =>
 	value === '' ? undefined : value;
 
+/** Whole characters only: a UTF-16 surrogate without its pair (an emoji cut in two) can be carried by no URL or JSON body. */
+const WHOLE_CHARACTERS = /^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+const HALF_CHARACTER =
+	'contains half of a character (an unpaired UTF-16 surrogate, e.g. an emoji cut in two) that cannot be sent';
+
 /** A record id: a whole number > 0, given as a number or as digits (from an expression). */
 export const recordId = z
-	.union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number greater than 0')])
+	.union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number greater than 0')], {
+		// Neither a number nor text (e.g. an expression that found no value): say what is expected.
+		errorMap: () => ({ message: 'is required: a whole number greater than 0' }),
+	})
 	.transform(Number)
 	.pipe(
 		z
@@ -24,6 +32,7 @@ export const recordId = z
 /** An http(s) address with a host, as the service downloads it. */
 export const webAddress = z
 	.string()
+	.regex(WHOLE_CHARACTERS, HALF_CHARACTER)
 	.trim()
 	.min(1, 'is required')
 	.max(2048, 'is longer than 2048 characters')
@@ -38,12 +47,15 @@ export const webAddress = z
 
 export const emailAddress = z
 	.string()
+	.regex(WHOLE_CHARACTERS, HALF_CHARACTER)
 	.trim()
 	.min(1, 'is required')
 	.max(254, 'is longer than 254 characters')
 	.email('must be an email address, e.g. name@example.com');
 
-export const text = (max: number) => z.string().max(max, `is longer than ${max} characters`);
+/** Text that can be sent, at most `max` characters. */
+export const text = (max: number) =>
+	z.string().max(max, `is longer than ${max} characters`).regex(WHOLE_CHARACTERS, HALF_CHARACTER);
 
 /**
  * Validates one item's parameters before any request. The error names the field as the

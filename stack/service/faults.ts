@@ -35,6 +35,13 @@ export class Faults {
 		return fault;
 	}
 
+	/** Puts back a fault `take` handed out and that did not apply (`afterCommit` on a refused request). */
+	giveBack(fault: FaultSpec): void {
+		const active = fault as ActiveFault;
+		active.remaining++;
+		if (!this.list.includes(active)) this.list.unshift(active);
+	}
+
 	clear(): void {
 		this.list = [];
 	}

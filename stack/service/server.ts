@@ -111,19 +111,24 @@ export class EmulatorServer {
 			res.on('close', () => this.hung.delete(res));
 			return;
 		}
+		const handled = fault?.applyAfterHandling ? await this.route(request) : undefined;
+		if (handled && fault?.afterCommit && (handled.status < 200 || handled.status > 299)) {
+			// Not carried out: no commit whose answer could be lost. The fault waits for the next.
+			core.faults.giveBack(fault);
+			await this.send(res, withCors(request, handled), entry);
+			return;
+		}
 		if (fault?.reset) {
 			// The answer is lost on the way back: the write (with applyAfterHandling) is done.
-			if (fault.applyAfterHandling) await this.route(request);
 			entry.faulted = true;
 			req.socket.destroy();
 			return;
 		}
 		let reply: Reply;
 		if (fault?.status !== undefined) {
-			if (fault.applyAfterHandling) await this.route(request);
 			entry.faulted = true;
 			reply = faultReply(fault);
-		} else reply = await this.route(request);
+		} else reply = handled ?? (await this.route(request));
 		await this.send(res, withCors(request, reply), entry);
 	}
 

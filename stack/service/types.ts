@@ -77,6 +77,11 @@ export interface FaultSpec {
 	hang?: boolean;
 	times?: number;
 	applyAfterHandling?: boolean;
+	/**
+	 * With applyAfterHandling: only a request the service carried out (a 2xx) loses its answer,
+	 * a lost answer after the commit; a refused one gets its real answer and the fault waits.
+	 */
+	afterCommit?: boolean;
 	/** Close the connection without an answer (with applyAfterHandling: after the write committed). */
 	reset?: boolean;
 }

@@ -1,9 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	NodeOperationError,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
-import type { Service } from '../support';
+import { requestsSince, type Service } from '../support';
 
 export interface RunOptions {
 	items?: INodeExecutionData[];
@@ -85,3 +91,55 @@ export async function expectServiceError(
 	expect(error).toBeInstanceOf(NodeApiError);
 	expect(error.message).toBe(message);
 }
+
+/** Options → Batching: Automatic (grouped, the default) or One Request per Item. */
+export type Batching = 'automatic' | 'perItem';
+export const BATCHINGS: readonly Batching[] = ['automatic', 'perItem'];
+
+/** The parameters with Options → Batching set to `batching`, their other options kept. */
+export const withBatching = (parameters: INodeParameters, batching: Batching): INodeParameters => ({
+	...parameters,
+	options: { ...(parameters.options as IDataObject), batching },
+});
+
+/** The parameters with Batching → One Request per Item. */
+export const perItem = (parameters: INodeParameters): INodeParameters =>
+	withBatching(parameters, 'perItem');
+
+/** The REST requests of the emulator's log since `since` (a log length taken earlier). */
+export const restSince = (service: Service, since = 0) =>
+	requestsSince(service.emulator, since).entries.filter((e) => e.kind === 'rest');
+
+/** The node's output with Batching → Automatic and with One Request per Item, and the REST requests of each. */
+export async function bothWays(
+	service: Service,
+	parameters: INodeParameters,
+	items: INodeExecutionData[],
+	onError?: 'continueRegularOutput',
+) {
+	const run = async (params: INodeParameters) => {
+		const since = service.emulator.log.length;
+		const output = await runNode(service, params, { items, onError });
+		return { output, requests: restSince(service, since).length };
+	};
+	return { batched: await run(parameters), perItem: await run(perItem(parameters)) };
+}
+
+/** `n` jobs' fields, each its own site: `${prefix}<i>.example.com`, email a@example.com. */
+export const sites = (n: number, prefix = 'https://site') =>
+	Array.from({ length: n }, (_, i) => ({
+		url: `${prefix}${i}.example.com`,
+		email: 'a@example.com',
+	}));
+
+/** Inserts jobs as their owner would have created them, and returns them as stored. */
+export const addJobs = async (service: Service, rows: IDataObject[]) =>
+	(await service.emulator.insert('jobs', rows)) as IDataObject[];
+
+/** Input items with each record's id, for `={{ $json.id }}`. */
+export const idItems = (rows: IDataObject[]): INodeExecutionData[] =>
+	itemsOf(...rows.map(({ id }) => ({ id })));
+
+/** The item a node error points at. */
+export const itemIndexOf = (error: Error): number | undefined =>
+	(error as unknown as NodeApiError | NodeOperationError).context.itemIndex as number | undefined;

@@ -14,7 +14,8 @@ describe('Website Export node: resource locators', () => {
 	const node = new WebsiteExport();
 
 	beforeEach(async () => {
-		service = await startService();
+		// Jobs stay queued and without downloads however slow the machine (labels show the status).
+		service = await startService({ jobDurationMs: 3_600_000 });
 	});
 	afterEach(async () => {
 		await service.emulator.close();

@@ -8,7 +8,8 @@ let emu: Emulator;
 
 // A real-time clock: auth-js judges session expiry with Date.now().
 beforeAll(async () => {
-	emu = await startEmulator({ port: 0 });
+	// Jobs stay queued however slow the machine: the filters below read their status.
+	emu = await startEmulator({ port: 0, jobDurationMs: 3_600_000 });
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.reset());

@@ -107,6 +107,22 @@ describe('faults', () => {
 		expect(await emu.rows('jobs')).toMatchObject([{ id: 1, url: 'https://a.example' }]);
 		expect(emu.log.at(-1)).toMatchObject({ method: 'POST', status: 502, faulted: true });
 	});
+
+	it('afterCommit loses the answer of the first write carried out, not of a refused one', async () => {
+		const post = { method: 'POST', path: '/rest/v1/options' };
+		emu.fault({ match: post, status: 502, applyAfterHandling: true, afterCommit: true });
+		const refused = await call(emu, 'POST', rest('options'), {
+			token,
+			body: { mode: 'offline', job_id: 999 },
+		});
+		expect(refused.status).toBe(409);
+		const lost = await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } });
+		expect(lost.status).toBe(502);
+		const answered = await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } });
+		expect(answered.status).toBe(201);
+		expect(await emu.rows('options')).toHaveLength(2);
+		expect(emu.log.map((entry) => entry.faulted)).toEqual([false, true, false]);
+	});
 });
 
 describe('latency', () => {

@@ -111,10 +111,15 @@ describe('WebsiteExportClient against the emulator', () => {
 		/** Inserts one job with a fast-retrying client while the service meets its POST with `fault`. */
 		const insertJobDespite = (fault: FaultSpec) => {
 			service.emulator.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, ...fault });
+			const body = { url: 'https://example.com', email: 'a@example.com' };
 			return withClient(
 				service,
-				(client) =>
-					client.insert('jobs', { url: 'https://example.com', email: 'a@example.com' }, JOB_LOOKUP),
+				async (client) => {
+					const result = await client.insertMany('jobs', [{ body, options: JOB_LOOKUP }]);
+					const [row] = 'refused' in result ? [result.refused] : result.rows;
+					if (row instanceof Error) throw row;
+					return row;
+				},
 				fastRetry,
 			);
 		};
@@ -215,9 +220,9 @@ describe('WebsiteExportClient against the emulator', () => {
 	});
 
 	it('refuses to update or delete without a filter', async () => {
-		await expect(withClient(service, (client) => client.remove('jobs', []))).rejects.toThrow(
-			'without a filter',
-		);
+		await expect(
+			withClient(service, (client) => client.update('jobs', [], { email: 'x@example.com' })),
+		).rejects.toThrow('without a filter');
 		expect(requestsSince(service.emulator).rest).toBe(0);
 	});
 });

@@ -1,8 +1,9 @@
 // `in.(…)` lists against the real PostgREST behind the emulator's gateway (414 over 8 KiB):
-// reserved characters and duplicates select the right rows, and chunks end at the 8 KiB line.
+// reserved characters and duplicates select the right rows, and groups end where the longest
+// request sent with them (a keyset page, a PATCH or DELETE by them) would pass the 8 KiB line.
 import type { IDataObject } from 'n8n-workflow';
 
-import { inListChunks, MAX_REQUEST_LINE_BYTES } from '../../nodes/WebsiteExport/actions/batching';
+import { groupsWithin, MAX_REQUEST_LINE_BYTES } from '../../nodes/WebsiteExport/actions/groups';
 import {
 	WebsiteExportClient,
 	type FilterValue,
@@ -22,7 +23,7 @@ describe('in.(…) lists', () => {
 	const withClient = <T>(work: (client: WebsiteExportClient) => Promise<T>) =>
 		withClientOf(service, work);
 
-	it('selects values with reserved characters, each once, duplicates given once', async () => {
+	it('selects values with reserved characters, duplicates given once', async () => {
 		const urls = [
 			'https://a.example.com/x,y',
 			'https://b.example.com/(p)',
@@ -36,14 +37,13 @@ describe('in.(…) lists', () => {
 		);
 		const values = [...urls, urls[0], urls[2]];
 		const rows = await withClient(async (client) => {
-			const [chunk] = inListChunks(values, 0);
-			const query = { filters: [{ column: 'url', operator: 'in' as const, value: chunk }] };
+			const query = { filters: [{ column: 'url', operator: 'in' as const, value: values }] };
 			return (await client.select<IDataObject>('jobs', query)).rows;
 		});
 		expect(rows.map((row) => row.url).sort()).toEqual([...urls].sort());
 	});
 
-	it('cuts chunks where the next value would take the request line past 8 KiB', async () => {
+	it('cuts groups where the next value would take the longest request line past 8 KiB', async () => {
 		const urls = Array.from(
 			{ length: 400 },
 			(_, i) => `https://site-${i}.example.com/some/long/path,with(reserved)"chars"`,
@@ -54,19 +54,23 @@ describe('in.(…) lists', () => {
 		);
 		const since = service.emulator.log.length;
 		const found = await withClient(async (client) => {
-			const queryOf = (value: FilterValue[]): ListQuery => ({
-				filters: [{ column: 'url', operator: 'in', value }],
+			const filterOf = (value: FilterValue[]) => ({
+				column: 'url',
+				operator: 'in' as const,
+				value,
 			});
-			const chunks = inListChunks(urls, client.requestLineBytes('jobs', queryOf([])));
+			const queryOf = (value: FilterValue[]): ListQuery => ({ filters: [filterOf(value)] });
+			const lineOf = (group: string[]) => client.listLineBytes('jobs', filterOf(group));
+			const chunks = groupsWithin(urls, 1000, lineOf);
 			for (const [index, chunk] of chunks.entries()) {
-				expect(client.requestLineBytes('jobs', queryOf(chunk))).toBeLessThanOrEqual(
-					MAX_REQUEST_LINE_BYTES,
-				);
-				const next = urls[urls.indexOf(chunk[chunk.length - 1] as string) + 1];
+				// The longest line sent with a group: a keyset page after the largest id.
+				const page = { ...queryOf(chunk), order: [{ column: 'id' }], limit: 1000 };
+				const longest = { ...page, after: { id: Number.MAX_SAFE_INTEGER } };
+				expect(lineOf(chunk)).toBe(client.requestLineBytes('jobs', longest));
+				expect(lineOf(chunk)).toBeLessThanOrEqual(MAX_REQUEST_LINE_BYTES);
+				const next = urls[urls.indexOf(chunk[chunk.length - 1]) + 1];
 				if (index < chunks.length - 1)
-					expect(client.requestLineBytes('jobs', queryOf([...chunk, next]))).toBeGreaterThan(
-						MAX_REQUEST_LINE_BYTES,
-					);
+					expect(lineOf([...chunk, next])).toBeGreaterThan(MAX_REQUEST_LINE_BYTES);
 			}
 			const pages = await Promise.all(chunks.map((chunk) => client.select('jobs', queryOf(chunk))));
 			return { chunks: chunks.length, rows: pages.flatMap((page) => page.rows).length };

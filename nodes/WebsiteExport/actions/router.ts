@@ -1,14 +1,14 @@
 // Why: the per-item loop, written once for every operation.
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { UnreadableTimestampError, unreadableTimestampApiError } from '../../shared/downloads';
-import { mapInOrder } from './mapInOrder';
 import { WebsiteExportClient } from '../../shared/transport';
+import { MAX_GROUP_SIZE } from './groups';
 import * as download from './download/Download.resource';
 import * as job from './job/Job.resource';
 import * as option from './option/Option.resource';
-import type { ItemResult, ItemRun, Operation, Resource } from './types';
+import type { Operation, Resource, RunOptions } from './types';
 
 const operations: Record<Resource, Record<string, Operation>> = {
 	option: option.operations,
@@ -19,7 +19,7 @@ const operations: Record<Resource, Record<string, Operation>> = {
 /** Requests in Flight when the user did not set it. */
 const DEFAULT_IN_FLIGHT = 8;
 
-/** The per-item loop, once for every operation: validation first, order, pairedItem, continueOnFail, concurrency. */
+/** The per-item loop, once for every operation: validation first, order, pairedItem, continueOnFail. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as Resource;
@@ -44,68 +44,45 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 		},
 	);
-	const client = await WebsiteExportClient.connect(this);
+	const how = readRunOptions.call(this, continueOnFail);
+	const client = await WebsiteExportClient.connect(this, { inFlight: how.inFlight });
 	const runs = items.flatMap((item, itemIndex) => {
 		const ready = prepared[itemIndex];
 		return 'input' in ready ? [{ client, item, itemIndex, input: ready.input }] : [];
 	});
-	const results = await runAll.call(this, operation, runs, continueOnFail);
-	const output = items.flatMap((_, itemIndex) => {
+	const results = runs.length > 0 ? await operation.run.call(this, runs, how) : [];
+	const resultOf = new Map(runs.map((run, index) => [run.itemIndex, results[index]]));
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const ready = prepared[itemIndex];
-		if ('failed' in ready) return ready.failed;
-		const result = results.get(itemIndex);
-		if (!(result instanceof Error))
-			return (result ?? []).map((one) => ({ ...one, pairedItem: { item: itemIndex } }));
+		const result = 'failed' in ready ? ready.failed : resultOf.get(itemIndex);
+		// Without Continue On Fail the run ends at the first failed item (nothing after it was sent).
+		if (result === undefined) break;
+		if (!(result instanceof Error)) {
+			output.push(...result.map((one) => ({ ...one, pairedItem: { item: itemIndex } })));
+			continue;
+		}
 		const failure = asNodeError.call(this, result, itemIndex);
-		if (continueOnFail) return asErrorItem(failure, itemIndex);
-		throw failure;
-	});
+		if (!continueOnFail) throw failure;
+		output.push(...asErrorItem(failure, itemIndex));
+	}
 	return [output];
 }
 
-/** Every run's result: batched (Batching → Automatic, where the operation can), or one by one. */
-async function runAll(
-	this: IExecuteFunctions,
-	operation: Operation,
-	runs: ItemRun[],
-	continueOnFail: boolean,
-): Promise<Map<number, ItemResult>> {
-	// Writes go one by one unless the user asked for more (the README states the bound) or
-	// failures become error items anyway: then no write can follow a failed one unseen.
-	const chosen = Math.floor(Number(this.getNodeParameter('options.requestsInFlight', 0, 0))) || 0;
-	const inFlight =
-		chosen >= 1 ? chosen : operation.writes && !continueOnFail ? 1 : DEFAULT_IN_FLIGHT;
-	const results = new Map<number, ItemResult>();
-	const batching = this.getNodeParameter('options.batching', 0, 'automatic');
-	const batched =
-		batching === 'automatic' && runs.length > 0
-			? await operation.batch?.call(this, runs, { continueOnFail, inFlight })
-			: undefined;
-	if (batched) runs.forEach((run, index) => results.set(run.itemIndex, batched[index]));
-	else await runEachItem.call(this, operation, runs, inFlight, results);
-	return results;
-}
-
-/**
- * One request (or a few) per item, `inFlight` items at once. Without Continue On Fail the first
- * failure (by item order) is thrown, and no item is started after it.
- */
-async function runEachItem(
-	this: IExecuteFunctions,
-	operation: Operation,
-	runs: ItemRun[],
-	inFlight: number,
-	results: Map<number, ItemResult>,
-): Promise<void> {
-	const continueOnFail = this.continueOnFail();
-	await mapInOrder(runs, inFlight, async (run) => {
-		try {
-			results.set(run.itemIndex, await operation.execute.call(this, run));
-		} catch (error) {
-			if (!continueOnFail) throw asNodeError.call(this, error, run.itemIndex);
-			results.set(run.itemIndex, error as Error);
-		}
-	});
+/** Batching, Items per Request and Requests in Flight, the same for every item. */
+function readRunOptions(this: IExecuteFunctions, continueOnFail: boolean): RunOptions {
+	const option = (name: string, fallback: unknown) =>
+		this.getNodeParameter(`options.${name}`, 0, fallback);
+	const whole = (value: unknown, fallback: number, max: number) =>
+		Math.min(max, Math.max(1, Math.floor(Number(value)) || fallback));
+	const perItem = option('batching', 'automatic') === 'perItem';
+	return {
+		continueOnFail,
+		inFlight: whole(option('requestsInFlight', DEFAULT_IN_FLIGHT), DEFAULT_IN_FLIGHT, 32),
+		groupSize: perItem
+			? 1
+			: whole(option('itemsPerRequest', MAX_GROUP_SIZE), MAX_GROUP_SIZE, MAX_GROUP_SIZE),
+	};
 }
 
 /** The output of a failed item under Continue On Fail: its message and details, paired to it. */
@@ -133,11 +110,29 @@ function asNodeError(
 	if (error instanceof UnreadableTimestampError)
 		return unreadableTimestampApiError(this.getNode(), error, itemIndex);
 	if (error instanceof NodeApiError) {
-		error.context.itemIndex ??= itemIndex;
-		return new NodeApiError(this.getNode(), error as unknown as JsonObject); // returns `error` itself
+		// One answer may have failed several items: each gets its own copy.
+		const own = errorForItem(this.getNode(), error, itemIndex);
+		own.context.itemIndex ??= itemIndex;
+		return new NodeApiError(this.getNode(), own as unknown as JsonObject); // returns `own` itself
 	}
 	// Returns `error` itself when it already is a NodeOperationError.
 	const failure = new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 	failure.context.itemIndex ??= itemIndex;
 	return failure;
+}
+
+/**
+ * `error` as the error of item `itemIndex` (the editor points at it): itself when it names that
+ * item or none yet, otherwise a copy, as when one request answered for several items.
+ */
+function errorForItem(node: INode, error: NodeApiError, itemIndex: number): NodeApiError {
+	if (error.context.itemIndex === undefined || error.context.itemIndex === itemIndex) return error;
+	const { message, description, httpCode } = error;
+	const options = {
+		message,
+		description: description ?? undefined,
+		httpCode: httpCode ?? undefined,
+		itemIndex,
+	};
+	return new NodeApiError(node, { message }, options);
 }

@@ -14,10 +14,8 @@ export const SELECT_BY_FIELDS: Record<Resource, Array<{ name: string; value: str
 		{ name: 'URL', value: 'url' },
 		{ name: 'Email', value: 'email' },
 	],
-	option: [
-		{ name: 'Job ID', value: 'job_id' },
-		{ name: 'Created At', value: 'created_at' },
-	],
+	// Not Created At: it is not unique, and the rows created in one request share it.
+	option: [{ name: 'Job ID', value: 'job_id' }],
 	download: [
 		{ name: 'Job ID', value: 'job_id' },
 		{ name: 'Download Link', value: 'download_link' },
@@ -71,15 +69,27 @@ export function selectByProperties(noun: Resource): INodeProperties[] {
 	];
 }
 
-const selection = z.discriminatedUnion('selectBy', [
-	z.object({ selectBy: z.literal('id'), recordId }),
-	z.object({ selectBy: z.literal('url'), url: text(2048).trim().min(1, 'is required') }),
-	z.object({
-		selectBy: z.literal('field'),
-		selectField: z.string().min(1),
-		selectValue: text(2048).min(1, 'is required'),
-	}),
-]);
+/** Select By's rules for one resource: a field of its own list (SELECT_BY_FIELDS), values that can be sent. */
+const selectionOf = (noun: Resource) =>
+	z.discriminatedUnion('selectBy', [
+		z.object({ selectBy: z.literal('id'), recordId }),
+		z.object({ selectBy: z.literal('url'), url: text(2048).trim().min(1, 'is required') }),
+		z.object({
+			selectBy: z.literal('field'),
+			selectField: z
+				.string()
+				.refine((field) => SELECT_BY_FIELDS[noun].some(({ value }) => value === field), {
+					message: `must be one of ${SELECT_BY_FIELDS[noun].map(({ value }) => value).join(', ')}`,
+				}),
+			selectValue: text(2048).min(1, 'is required'),
+		}),
+	]);
+
+const SELECTIONS = {
+	job: selectionOf('job'),
+	option: selectionOf('option'),
+	download: selectionOf('download'),
+};
 
 /** The record one item names: the filter that finds it (one column, one value) and how messages name it. */
 export interface Selection {
@@ -107,7 +117,7 @@ export function readSelection(
 			: locator.mode === 'url'
 				? { selectBy: 'url', url: locator.value }
 				: { selectBy: 'id', recordId: locator.value };
-	const parsed = validate(this, selection, raw, itemIndex, {
+	const parsed = validate(this, SELECTIONS[noun], raw, itemIndex, {
 		recordId: `${capitalize(noun)} ID`,
 		url: `${capitalize(noun)} URL`,
 		selectValue: 'Value',

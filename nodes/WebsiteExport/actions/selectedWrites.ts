@@ -1,156 +1,214 @@
-// Why: Update and Delete for many items: one read per chunk finds every selected record (missing and ambiguous ones before any write), then one request per chunk of ids.
+// Why: Update and Delete for any number of items with one-by-one results: the selected records read in groups, the items cut into waves so that every read sees the earlier items' writes, then each wave written in groups of ids.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import { idChunks, readSelections } from './batching';
-import { mapInOrder } from './mapInOrder';
+import { forEachGroup, groupsWithin, itemsRefused, readValues } from './groups';
 import type { Selection } from './selectBy';
-import type { BatchOptions, ItemResult, ItemRun } from './types';
+import type { ItemResult, ItemRun, RunOptions } from './types';
 
-/** How one kind of write is done for many records, and for one item on its own. */
+/** How one kind of write is done to many records. */
 export interface SelectedWrite<Input> {
 	table: Table;
 	selectionOf(input: Input): Selection;
-	/** Items with the same key go in one request (an update: the same fields). */
+	/** The columns the write sets (an update's fields): a later item that selects by one waits for it. */
+	columnsSet(input: Input): string[];
+	/** Items with the same key may share a request (an update: the same fields). */
 	keyOf(input: Input): string;
-	/** A record is written for one item only: a second delete of it finds nothing. */
-	once: boolean;
-	/** Writes the records with `ids` (as read: `before`) in one request; resolves to the output record of each id written. */
+	/** Writes the records `ids` (as read: `before`) in one request; resolves to each written record's output, by id. */
 	writeIds(
 		run: ItemRun<Input>,
 		ids: number[],
 		before: Map<number, IDataObject>,
 	): Promise<Map<number, IDataObject>>;
-	/** The item on its own, as one request per item does it (after a refused chunk). */
-	one(this: IExecuteFunctions, run: ItemRun<Input>): Promise<IDataObject>;
 	/** The one record of an item's selection, or its not-found / ambiguous error (selectedRecord.ts). */
 	requireOne(this: IExecuteFunctions, rows: IDataObject[], run: ItemRun<Input>): IDataObject;
 }
 
-/** The one record each item selects, or its own error, in one read per chunk of selected values. */
-async function selectedRecords<Input>(
-	this: IExecuteFunctions,
-	runs: Array<ItemRun<Input>>,
-	write: SelectedWrite<Input>,
-	inFlight: number,
-): Promise<Array<IDataObject | Error>> {
-	const selections = runs.map(({ input, itemIndex }) => ({
-		selection: write.selectionOf(input),
-		itemIndex,
-	}));
-	const found = await readSelections(runs[0].client, write.table, selections, inFlight);
-	return found.map((rows, index) => {
-		if (rows instanceof Error) return rows;
-		try {
-			// As one read of its own reports it: with `limit=2`, "2 records match".
-			return write.requireOne.call(this, rows.slice(0, 2), runs[index]);
-		} catch (error) {
-			return error as Error;
-		}
-	});
+/** Where a run of Update or Delete stands: each item's read (until a write may change it) and result. */
+interface WriteRun<Input> {
+	runs: Array<ItemRun<Input>>;
+	write: SelectedWrite<Input>;
+	how: RunOptions;
+	reads: Array<IDataObject[] | Error | undefined>;
+	results: ItemResult[];
+}
+
+/** A wave: consecutive items that no write of another of them can change, and the record each writes. */
+interface Wave {
+	end: number;
+	targets: Array<{ index: number; id: number }>;
+	/** Record ids written and columns set by the wave: the reads they touch are read again. */
+	ids: Set<number>;
+	columns: Set<string>;
+	/** Without Continue On Fail, an item of the wave failed: nothing after it is sent. */
+	stopped: boolean;
 }
 
 /**
- * Update or Delete for many items, each result as one request per item gives it. Without
- * Continue On Fail only the items before the first failing one are written, and only when they
- * all take the same request; for one item, or items that differ, undefined: the router runs them
- * one by one.
+ * Update or Delete, each item's result as one by one gives it. Items go in waves: a wave ends
+ * before an item whose read an earlier item of the wave could change (it matched a record that
+ * one writes, or it selects by a column that one sets), so that every read sees the writes of
+ * the items before it.
  */
 export async function writeSelected<Input>(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<Input>>,
 	write: SelectedWrite<Input>,
-	{ continueOnFail, inFlight }: BatchOptions,
-): Promise<ItemResult[] | undefined> {
-	const keyOf = (index: number) => write.keyOf(runs[index].input);
-	// One item: its own request is already the fewest (a read first would add one).
-	if (runs.length < 2) return undefined;
-	if (!continueOnFail && new Set(runs.map((_, index) => keyOf(index))).size > 1) return undefined;
-	const records = await selectedRecords.call(this, runs, write, inFlight);
-	const firstFailure = records.findIndex((record) => record instanceof Error);
-	const stop = continueOnFail || firstFailure < 0 ? runs.length : firstFailure;
-	const results: ItemResult[] = records.map((record) =>
-		record instanceof Error ? record : undefined,
-	);
-	const groups = new Map<string, number[]>();
-	for (let index = 0; index < stop; index++)
-		if (!(records[index] instanceof Error))
-			groups.set(keyOf(index), [...(groups.get(keyOf(index)) ?? []), index]);
-	const before = new Map<number, IDataObject>();
-	for (const record of records)
-		if (!(record instanceof Error)) before.set(record.id as number, record);
-	const batch = { runs, write, results, before, continueOnFail, halted: false };
-	for (const indexes of groups.values()) {
-		const idOf = (index: number) => (records[index] as IDataObject).id as number;
-		const { client } = runs[indexes[0]];
-		const chunks = idChunks(client, write.table, indexes.map(idOf)).map((ids) =>
-			indexes.filter((index) => ids.includes(idOf(index))),
-		);
-		await mapInOrder(chunks, continueOnFail ? inFlight : 1, async (chunk) => {
-			if (!batch.halted) await writeChunk.call(this, batch, chunk, chunk.map(idOf));
-		});
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	const state: WriteRun<Input> = {
+		runs,
+		write,
+		how,
+		reads: new Array(runs.length),
+		results: new Array(runs.length),
+	};
+	for (let start = 0; start < runs.length; ) {
+		await readUnread(state, start);
+		const wave = planWave.call(this, state, start);
+		const failed = await writeWave.call(this, state, wave);
+		if (!how.continueOnFail && (wave.stopped || failed)) break;
+		for (let index = wave.end; index < runs.length; index++) {
+			const rows = state.reads[index];
+			const column = write.selectionOf(runs[index].input).filters[0].column;
+			if (Array.isArray(rows) && (wave.columns.has(column) || touches(rows, wave.ids)))
+				state.reads[index] = undefined;
+		}
+		start = wave.end;
 	}
-	return results;
+	return state.results;
 }
 
-interface WriteBatch<Input> {
-	runs: Array<ItemRun<Input>>;
-	write: SelectedWrite<Input>;
-	results: ItemResult[];
-	/** The selected records as read, by id. */
-	before: Map<number, IDataObject>;
-	continueOnFail: boolean;
-	/** Without Continue On Fail, an item failed: nothing more is sent. */
-	halted: boolean;
+const touches = (rows: IDataObject[], ids: Set<number>) =>
+	rows.some((row) => ids.has(row.id as number));
+
+/** Reads the selections of the items from `start` on that have no read still valid, in groups. */
+async function readUnread<Input>(state: WriteRun<Input>, start: number): Promise<void> {
+	const { runs, write, reads } = state;
+	const indexes = runs.map((_, index) => index).filter((i) => i >= start && !reads[i]);
+	const wanted = indexes.map((index) => {
+		const [{ column, value }] = write.selectionOf(runs[index].input).filters;
+		return { column, value: value as string | number, itemIndex: runs[index].itemIndex };
+	});
+	const found = await readValues(runs[0].client, write.table, wanted, state.how);
+	indexes.forEach((index, place) => (reads[index] = found[place]));
+}
+
+/** The wave from `start`: its items' records, or their not-found, ambiguous or read errors. */
+function planWave<Input>(this: IExecuteFunctions, state: WriteRun<Input>, start: number): Wave {
+	const { runs, write, reads, results, how } = state;
+	const wave: Wave = {
+		end: runs.length,
+		targets: [],
+		ids: new Set(),
+		columns: new Set(),
+		stopped: false,
+	};
+	for (let index = start; index < runs.length; index++) {
+		const rows = reads[index] as IDataObject[] | Error;
+		const { column } = write.selectionOf(runs[index].input).filters[0];
+		if (!(rows instanceof Error) && (wave.columns.has(column) || touches(rows, wave.ids))) {
+			wave.end = index;
+			break;
+		}
+		try {
+			if (rows instanceof Error) throw rows;
+			const id = write.requireOne.call(this, rows, runs[index]).id as number;
+			wave.targets.push({ index, id });
+			wave.ids.add(id);
+			for (const set of write.columnsSet(runs[index].input)) wave.columns.add(set);
+		} catch (error) {
+			results[index] = error as Error;
+			if (!how.continueOnFail) {
+				wave.stopped = true;
+				wave.end = index + 1;
+				break;
+			}
+		}
+	}
+	return wave;
 }
 
 /**
- * One request for the items at `indexes` (their records' `ids`). A refused one (4xx: nothing
- * was written) is sent again one item at a time; a record written once is not another item's
- * (a second delete of it finds nothing, as one request per item would).
+ * The wave's writes: items of the same key in groups of ids, side by side with Continue On Fail
+ * (no item of a wave changes another's); without it, consecutive items of the same key one group
+ * after another, none after a failed item. Resolves to whether an item failed.
  */
-async function writeChunk<Input>(
+async function writeWave<Input>(
 	this: IExecuteFunctions,
-	batch: WriteBatch<Input>,
-	indexes: number[],
-	ids: number[],
-): Promise<void> {
-	const { runs, write, results } = batch;
-	const settle = (index: number, result: ItemResult) => {
-		results[index] = result;
-		if (result instanceof Error && !batch.continueOnFail) batch.halted = true;
-	};
-	let written: Map<number, IDataObject>;
-	try {
-		written = await write.writeIds(runs[indexes[0]], [...new Set(ids)], batch.before);
-	} catch (error) {
-		const refused = error instanceof NodeApiError && /^4/.test(error.httpCode ?? '');
-		if (!refused || indexes.length === 1)
-			return indexes.forEach((index) => settle(index, error as Error));
-		for (const index of indexes) {
-			if (batch.halted) return;
-			const run = runs[index];
-			settle(
-				index,
-				await write.one.call(this, run).then(
-					(json) => [{ json }],
-					(e: Error) => e,
-				),
-			);
+	state: WriteRun<Input>,
+	wave: Wave,
+): Promise<boolean> {
+	const { runs, write, how, reads } = state;
+	const sameKeys: Array<typeof wave.targets> = [];
+	const byKey = new Map<string, typeof wave.targets>();
+	for (const target of wave.targets) {
+		const key = write.keyOf(runs[target.index].input);
+		const last = sameKeys.at(-1);
+		const group = how.continueOnFail
+			? byKey.get(key)
+			: last && write.keyOf(runs[last[0].index].input) === key
+				? last
+				: undefined;
+		if (group) group.push(target);
+		else {
+			sameKeys.push([target]);
+			byKey.set(key, sameKeys.at(-1)!);
 		}
-		return;
 	}
-	const taken = new Set<number>();
-	indexes.forEach((index, place) => {
-		const row = written.get(ids[place]);
-		const gone = !row || (write.once && taken.has(ids[place]));
-		taken.add(ids[place]);
-		settle(index, gone ? notFound.call(this, write, runs[index]) : [{ json: row }]);
-	});
+	const before = new Map<number, IDataObject>();
+	for (const { index, id } of wave.targets)
+		before.set(id, (reads[index] as IDataObject[]).find((row) => row.id === id)!);
+	const groups = sameKeys.flatMap((targets) =>
+		groupsWithin(targets, how.groupSize, (group) =>
+			runs[0].client.listLineBytes(write.table, {
+				column: 'id',
+				operator: 'in',
+				value: group.map(({ id }) => id),
+			}),
+		),
+	);
+	const send = (targets: typeof wave.targets) =>
+		writeGroup.call(this, state, targets, before, send);
+	return await forEachGroup(groups, { ...how, writes: true }, send);
 }
 
-/** The item's "not found" error, as one request of its own would meet it. */
+/** One request for `targets`; a refused one is sent again item by item (`resend`). Resolves to whether an item failed. */
+async function writeGroup<Input>(
+	this: IExecuteFunctions,
+	{ runs, write, how, results }: WriteRun<Input>,
+	targets: Array<{ index: number; id: number }>,
+	before: Map<number, IDataObject>,
+	resend: (targets: Array<{ index: number; id: number }>) => Promise<boolean>,
+): Promise<boolean> {
+	const ids = targets.map(({ id }) => id);
+	let written: Map<number, IDataObject>;
+	try {
+		written = await write.writeIds(runs[targets[0].index], ids, before);
+	} catch (error) {
+		if (targets.length > 1 && itemsRefused(error))
+			return await forEachGroup(
+				targets.map((target) => [target]),
+				{ ...how, writes: true },
+				resend,
+			);
+		for (const { index } of targets) results[index] = error as Error;
+		return true;
+	}
+	let failed = false;
+	for (const { index, id } of targets) {
+		const row = written.get(id);
+		if (row) results[index] = [{ json: row }];
+		else {
+			// Gone since it was read (another client deleted it): as one by one would meet it.
+			results[index] = notFound.call(this, write, runs[index]);
+			failed = true;
+		}
+	}
+	return failed;
+}
+
+/** The item's "not found" error. */
 function notFound<Input>(
 	this: IExecuteFunctions,
 	write: SelectedWrite<Input>,

@@ -13,8 +13,8 @@ export interface ItemRun<Input = unknown> {
 }
 
 /**
- * One operation of one resource: its own editor properties, how it reads one item, and what it
- * does with it. The router owns the loop over items, pairedItem, continueOnFail and concurrency.
+ * One operation of one resource: its own editor properties, how it reads one item, and how it
+ * runs the items. The router owns validation first, pairedItem, Continue On Fail and the output.
  */
 export interface Operation<Input = unknown> {
 	description: INodeProperties[];
@@ -24,29 +24,21 @@ export interface Operation<Input = unknown> {
 	 * is written.
 	 */
 	prepare(this: IExecuteFunctions, itemIndex: number): Input;
-	execute(this: IExecuteFunctions, run: ItemRun<Input>): Promise<INodeExecutionData[]>;
 	/**
-	 * Writes (create, update, delete) go one item after another by default, so that none is
-	 * sent after one failed (n8n's item contract); reads go side by side.
+	 * Every item's result, in input order, for any number of items and any group size: one
+	 * request per item is this same code with groups of one. Without Continue On Fail the items
+	 * after the first failing one are left `undefined`: nothing was sent for them.
 	 */
-	writes?: boolean;
-	/**
-	 * Batching → Automatic: the runs of an execution in the fewest requests, each item's result as
-	 * `execute` would give it, in input order. Without Continue On Fail a write stops at the first
-	 * item that fails: the items after it are left `undefined`, never sent. Undefined when these
-	 * runs cannot be batched: the router runs them one by one.
-	 */
-	batch?(
-		this: IExecuteFunctions,
-		runs: Array<ItemRun<Input>>,
-		how: BatchOptions,
-	): Promise<ItemResult[] | undefined>;
+	run(this: IExecuteFunctions, runs: Array<ItemRun<Input>>, how: RunOptions): Promise<ItemResult[]>;
 }
 
-/** How a batch runs: Continue On Fail, and the requests it may have in flight at once. */
-export interface BatchOptions {
+/** How the items of a run go to the service. */
+export interface RunOptions {
 	continueOnFail: boolean;
+	/** Requests in Flight: the most requests at once (the client holds the others back). */
 	inFlight: number;
+	/** The most items in one request: 1 with Batching → One Request per Item. */
+	groupSize: number;
 }
 
 /** One item's output, its error, or nothing (never sent, after an earlier failure). */

@@ -5,34 +5,29 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { checkBaseUrl } from '../auth/baseUrl';
 import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, type Table } from '../constants';
-import {
-	deletedAfterLostAnswer,
-	InsertRecovery,
-	type InsertOptions,
-	type InsertRequest,
-} from './lostAnswer';
+import { idsDeleted, InsertRecovery, type InsertRequest } from './lostAnswer';
 import * as postgrest from './query';
 import type { Filter, ListQuery, OrderBy } from './query';
 import type { RetryPolicy } from './retry';
 import { ServiceRequests, type CallOptions, type TransportContext } from './send';
 
-export { IN_LIST_SEPARATOR_BYTES, inListBytes, NEWEST_FIRST } from './query';
+export { NEWEST_FIRST } from './query';
 export type { Filter, FilterOperator, FilterValue, ListQuery, OrderBy } from './query';
 export type { InsertOptions, InsertRequest } from './lostAnswer';
 export type { CallOptions, Outcome, SendOptions, ServiceResponse, TransportContext } from './send';
 
-export type ClientOptions = { retry?: RetryPolicy };
+/** `inFlight`: the most requests on the wire at once (Requests in Flight), however callers nest them. */
+export type ClientOptions = { retry?: RetryPolicy; inFlight?: number };
 
 /** Rows asked for per page: Supabase's default `max-rows`. */
 const PAGE_SIZE = 1000;
 const RETURN_ROWS = 'return=representation';
+const BY_ID: OrderBy[] = [{ column: 'id' }];
 
 /** The rows of an answer; undefined when it carried none (a 201 or 204 without a body). */
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
 
 export class WebsiteExportClient {
-	/** Whether the service returns written rows when asked (`Prefer: return=representation`); undefined until seen. */
-	private returnsRows: boolean | undefined;
 	private readonly inserts: InsertRecovery;
 
 	private constructor(
@@ -52,7 +47,8 @@ export class WebsiteExportClient {
 				description: 'Open the Website Export credential and correct its Base URL.',
 			});
 		}
-		const requests = new ServiceRequests(ctx, tokenExpiry(credentials.accessToken), options.retry);
+		const expiry = tokenExpiry(credentials.accessToken);
+		const requests = new ServiceRequests(ctx, expiry, options.retry, options.inFlight);
 		return new WebsiteExportClient(ctx, requests, baseUrl.url);
 	}
 
@@ -65,6 +61,18 @@ export class WebsiteExportClient {
 	requestLineBytes(table: Table, query: ListQuery): number {
 		const { pathname, search } = new URL(this.restUrl(table, postgrest.buildQueryString(query)));
 		return Buffer.byteLength(`GET ${pathname}${search} HTTP/1.1`);
+	}
+
+	/**
+	 * The longest request line this client sends with `filter`: a page of selectAll after the
+	 * largest id (a read, or the read-back of a write), or a PATCH or DELETE by it.
+	 */
+	listLineBytes(table: Table, filter: Filter): number {
+		const page = { filters: [filter], order: BY_ID, limit: PAGE_SIZE };
+		const after = { id: Number.MAX_SAFE_INTEGER };
+		const { pathname } = new URL(this.restUrl(table));
+		const write = Buffer.byteLength(`DELETE ${pathname}?${this.filterString([filter])} HTTP/1.1`);
+		return Math.max(this.requestLineBytes(table, { ...page, after }), write);
 	}
 
 	/** One page of a table, with the count of matching rows when asked for. */
@@ -116,18 +124,6 @@ export class WebsiteExportClient {
 		return rows.slice(0, max);
 	}
 
-	/** Inserts one row and returns it as stored (insertMany). */
-	async insert<T extends IDataObject = IDataObject>(
-		table: Table,
-		body: IDataObject,
-		options: InsertOptions,
-	): Promise<T> {
-		const result = await this.insertMany<T>(table, [{ body, options }]);
-		const [row] = 'refused' in result ? [result.refused] : result.rows;
-		if (row instanceof NodeApiError) throw row;
-		return row;
-	}
-
 	/**
 	 * Inserts rows in one request: PostgREST writes all or none (one transaction) and answers them
 	 * in the order sent. Refused: nothing was written. Otherwise each insert gets its row; when the
@@ -143,7 +139,7 @@ export class WebsiteExportClient {
 		const request = { itemIndex, body, prefer: RETURN_ROWS };
 		const outcome = await this.requests.send('POST', this.restUrl(table), request);
 		if (outcome.kind === 'refused') return { refused: outcome.error };
-		const rows = outcome.kind === 'answer' ? this.writtenRows<T>(outcome.response.body) : undefined;
+		const rows = outcome.kind === 'answer' ? rowsOf<T>(outcome.response.body) : undefined;
 		if (rows?.length === inserts.length)
 			return { rows: rows.map((row) => this.inserts.claim(table, row)) };
 		const lost = outcome.kind === 'lost' ? outcome.error : undefined;
@@ -160,60 +156,23 @@ export class WebsiteExportClient {
 		const url = this.restUrl(table, this.filterString(filters));
 		const request = { ...options, body: patch, prefer: RETURN_ROWS };
 		const response = await this.requests.request('PATCH', url, request);
-		const rows = this.writtenRows<T>(response.body);
-		return (
-			rows ?? (await this.selectAll<T>(table, { filters, order: [{ column: 'id' }] }, options))
-		);
+		const rows = rowsOf<T>(response.body);
+		return rows ?? (await this.selectAll<T>(table, { filters, order: BY_ID }, options));
 	}
 
 	/**
-	 * Deletes the rows matching `filters` (by id) and returns them ([] when none matched). They are
-	 * read first until the service has shown that it returns deleted rows, so that "not found" stays
-	 * a fact if it answers 204 alone; after a lost answer, lostAnswer.ts tells whether they are gone.
-	 */
-	async remove<T = IDataObject>(
-		table: Table,
-		filters: Filter[],
-		options: CallOptions = {},
-	): Promise<T[]> {
-		const url = this.restUrl(table, this.filterString(filters));
-		const before = this.returnsRows
-			? undefined
-			: (await this.select<T>(table, { filters, limit: 2 }, options)).rows;
-		if (before?.length === 0) return [];
-		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
-		if (outcome.kind !== 'answer') throw outcome.error;
-		const rows = this.writtenRows<T>(outcome.response.body);
-		if (rows?.length) return rows;
-		if (before) return before;
-		if (rows && !outcome.afterLostAnswer) return [];
-		const stillThere = async () =>
-			(await this.select(table, { filters, limit: 1 }, options)).rows.length > 0;
-		return await deletedAfterLostAnswer<T>(filters, stillThere);
-	}
-
-	/**
-	 * Deletes the rows with these ids in one request and returns the ids deleted: those the answer
-	 * returns; when it returns none, or came after a lost answer (whose attempt may have deleted
-	 * rows the retry then did not find), those no longer there.
+	 * Deletes the rows with these ids (all there before: the caller read them) in one request and
+	 * returns the ids deleted: those the answer lists, or, when it lists none or came after a lost
+	 * attempt, those no longer there (lostAnswer.ts).
 	 */
 	async removeByIds(table: Table, ids: number[], options: CallOptions = {}): Promise<number[]> {
 		const filters: Filter[] = [{ column: 'id', operator: 'in', value: ids }];
 		const url = this.restUrl(table, this.filterString(filters));
 		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
 		if (outcome.kind !== 'answer') throw outcome.error;
-		const rows = this.writtenRows<IDataObject>(outcome.response.body);
+		const rows = rowsOf<IDataObject>(outcome.response.body);
 		if (rows && !outcome.afterLostAnswer) return rows.map((row) => row.id as number);
-		const query = { select: ['id'], filters, order: [{ column: 'id' }] };
-		const left = new Set((await this.selectAll(table, query, options)).map((row) => row.id));
-		return ids.filter((id) => !left.has(id));
-	}
-
-	/** The rows a write answered with, noting whether the service returns them. */
-	private writtenRows<T>(body: unknown): T[] | undefined {
-		const rows = rowsOf<T>(body);
-		this.returnsRows = rows !== undefined;
-		return rows;
+		return await idsDeleted(this, table, ids, options.itemIndex);
 	}
 
 	private restUrl(table: Table, queryString = ''): string {

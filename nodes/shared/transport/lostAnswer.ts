@@ -1,14 +1,23 @@
-// Why: a write whose answer was lost (a gateway error after the commit, a reset connection) may have been carried out: this tells when that can be, finds the row an insert may have created and confirms a delete.
+// Why: a write whose answer was lost (a gateway error after the commit, a reset connection) may have been carried out: this tells when that can be, finds the rows an insert may have created and the rows a delete removed.
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../constants';
 import type { ServiceFailure } from '../serviceError';
 import { isoInstant } from '../timestamps';
-import type { WebsiteExportClient } from './index';
-import type { Filter, OrderBy } from './query';
+import type { Filter, ListQuery, OrderBy } from './query';
 
 const OLDEST_FIRST: OrderBy[] = [{ column: 'id' }];
+
+/** What a lookup needs of the client: every row of a query, and the service's clock. */
+export interface RowReader {
+	selectAll<T = IDataObject>(
+		table: Table,
+		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
+		options?: { itemIndex?: number },
+	): Promise<T[]>;
+	serviceNow(): number;
+}
 
 /** Network failures before the request left: no answer was lost, the request was never carried out. */
 const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -23,13 +32,21 @@ export function answerLost(failure: ServiceFailure): boolean {
 	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
-/** A DELETE retried after a lost answer finds nothing left: gone, unless `stillThere`, and known by its filters' values. */
-export async function deletedAfterLostAnswer<T>(
-	filters: Filter[],
-	stillThere: () => Promise<boolean>,
-): Promise<T[]> {
-	if (await stillThere()) return [];
-	return [Object.fromEntries(filters.map((filter) => [filter.column, filter.value])) as T];
+/**
+ * The ids a DELETE removed when its answer does not list them (a 204 without rows, or a retry
+ * after a lost attempt that may have deleted them): those of `ids`, all there before, now gone.
+ * The lookup is the chunk's own id list, so its request line is no longer than the chunk's.
+ */
+export async function idsDeleted(
+	reader: RowReader,
+	table: Table,
+	ids: number[],
+	itemIndex?: number,
+): Promise<number[]> {
+	const filters: Filter[] = [{ column: 'id', operator: 'in', value: ids }];
+	const left = await reader.selectAll(table, { filters, order: OLDEST_FIRST }, { itemIndex });
+	const still = new Set(left.map((row) => row.id));
+	return ids.filter((id) => !still.has(id));
 }
 
 export interface InsertOptions {
@@ -43,10 +60,10 @@ export interface InsertOptions {
 /** One row to insert, for one item. */
 export type InsertRequest = { body: IDataObject; options: InsertOptions };
 
-/** The values of a body that a row it created must have: its strings, numbers and booleans. */
+/** The values of a body that a row it created must have: its strings, numbers, booleans and nulls. */
 const valuesOf = (body: IDataObject) =>
-	Object.entries(body).filter(([, value]) =>
-		['string', 'number', 'boolean'].includes(typeof value),
+	Object.entries(body).filter(
+		([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value),
 	);
 
 /**
@@ -60,7 +77,7 @@ export class InsertRecovery {
 
 	constructor(
 		private readonly node: INode,
-		private readonly client: Pick<WebsiteExportClient, 'selectAll' | 'serviceNow'>,
+		private readonly client: RowReader,
 	) {}
 
 	claim<T extends IDataObject>(table: Table, row: T): T {
@@ -80,9 +97,10 @@ export class InsertRecovery {
 		try {
 			created = await this.createdSince<T>(table, sentAt, itemIndex);
 		} catch (error) {
-			// The lookup failed too: the first error is the one that tells what happened.
+			// The lookup failed too: the first error is the one that tells what happened (the
+			// router gives each item its own copy).
 			const failure = lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
-			return inserts.map(({ options }) => this.forItem(failure, options.itemIndex));
+			return inserts.map(() => failure);
 		}
 		const twins = new Map<string, T[]>();
 		return inserts.map(({ body, options }) => {
@@ -98,18 +116,6 @@ export class InsertRecovery {
 			}
 			return this.notFound(found, lost, options);
 		});
-	}
-
-	/** `error` as the item's own (the editor points at it). */
-	private forItem(error: NodeApiError, itemIndex?: number): NodeApiError {
-		if (error.context.itemIndex === itemIndex) return error;
-		const { message, description, httpCode } = error;
-		const options = {
-			message,
-			description: description ?? undefined,
-			httpCode: httpCode ?? undefined,
-		};
-		return new NodeApiError(this.node, { message }, { ...options, itemIndex });
 	}
 
 	/** The item's error when no row, or several, have its values. */

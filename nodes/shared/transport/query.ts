@@ -44,10 +44,6 @@ function inItem(value: FilterValue): string {
 	return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-/** The bytes a value takes in an URL's `in.(…)` list, and those of the comma before the next one. */
-export const inListBytes = (value: FilterValue) => encodeURIComponent(inItem(value)).length;
-export const IN_LIST_SEPARATOR_BYTES = encodeURIComponent(',').length;
-
 function filterExpression(filter: Filter): string {
 	const { operator, value } = filter;
 	if (operator === 'in') {

@@ -50,11 +50,16 @@ export class ServiceRequests {
 	/** A 429 pauses every request of this execution, not just the one that got it. */
 	private pausedUntil = 0;
 	private readonly gate: RenewalGate;
+	/** Requests on the wire now, and those waiting for one of the `inFlight` places. */
+	private open = 0;
+	private readonly queued: Array<() => void> = [];
 
 	constructor(
 		private readonly ctx: TransportContext,
 		tokenExpiresAt: number | undefined,
 		private readonly retry: RetryPolicy = DEFAULT_RETRY_POLICY,
+		/** Requests in Flight: the most requests on the wire at once, however the callers nest. */
+		private readonly inFlight = Infinity,
 	) {
 		const storedToken = async () => (await ctx.getCredentials(CREDENTIAL_NAME))?.accessToken;
 		this.gate = new RenewalGate(tokenExpiresAt, () => this.serviceNow(), storedToken);
@@ -98,6 +103,8 @@ export class ServiceRequests {
 		const pause = this.pausedUntil - Date.now();
 		if (pause > 0) await sleep(pause);
 		const endRenewal = await this.gate.pass();
+		// Taken after the renewal gate: the one request that renews never waits behind those it holds back.
+		await this.takePlace();
 		const { prefer, body } = options;
 		const request: IHttpRequestOptions = {
 			method,
@@ -124,8 +131,21 @@ export class ServiceRequests {
 			const failure = readServiceFailure(error);
 			return { kind: answerLost(failure) ? 'lost' : 'refused', failure } satisfies Attempt;
 		} finally {
+			this.freePlace();
 			await endRenewal?.();
 		}
+	}
+
+	private async takePlace(): Promise<void> {
+		if (this.open < this.inFlight) this.open++;
+		else await new Promise<void>((resolve) => this.queued.push(resolve));
+	}
+
+	/** Hands the place to the next request waiting, if any. */
+	private freePlace(): void {
+		const next = this.queued.shift();
+		if (next) next();
+		else this.open--;
 	}
 
 	/** The error the user sees when no attempt is left: the service's words and what to do about them. */

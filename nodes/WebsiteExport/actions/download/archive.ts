@@ -8,7 +8,6 @@ import { webAddress } from '../../../shared/validation';
 import type { ItemRun } from '../types';
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import type { Selection } from '../selectBy';
-import { fetchOne } from '../selectedRecord';
 
 /** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
 export type ByteStream = Exclude<
@@ -59,20 +58,15 @@ export const downloadSelection = (id: number): Selection => ({
 	byId: true,
 });
 
-/**
- * Download By: ID. The record is looked up (one request, unless `known`: read for many items
- * at once), and an expired link refused.
- */
+/** Download By: ID, its record read already (downloadArchive.operation.ts); an expired link refused. */
 export async function linkOfDownload(
 	this: IExecuteFunctions,
 	run: ItemRun,
 	id: number,
-	known?: IDataObject,
+	row: IDataObject,
 ): Promise<ArchiveTarget> {
 	const { itemIndex } = run;
-	const row = (known ??
-		(await fetchOne.call(this, run, 'downloads', downloadSelection(id)))) as DownloadRecord;
-	const download = withExpiry(row, run.client.serviceNow());
+	const download = withExpiry(row as DownloadRecord, run.client.serviceNow());
 	const subject = `The download link of download ${id}`;
 	if (download.is_expired) {
 		throw new NodeApiError(

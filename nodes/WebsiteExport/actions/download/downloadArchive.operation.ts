@@ -11,10 +11,9 @@ import { z } from 'zod';
 import { recordId, validate, webAddress } from '../../../shared/validation';
 import { readLocatorValue, recordLocatorProperty } from '../locator';
 import { shownFor } from '../resourceDescription';
-import { readSelections } from '../batching';
-import { mapInOrder } from '../mapInOrder';
-import { requireOne } from '../selectedRecord';
-import type { BatchOptions, ItemResult, ItemRun } from '../types';
+import { forEachItem } from '../groups';
+import { readSelected } from '../selectedRecord';
+import type { ItemResult, ItemRun, RunOptions } from '../types';
 import { downloadSelection, linkFromInput, linkOfDownload, openArchive } from './archive';
 
 const MIME_TYPE = 'application/zip';
@@ -119,73 +118,37 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInpu
 	);
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	run: ItemRun<ArchiveInput>,
-): Promise<INodeExecutionData[]> {
-	return await downloadOne.call(this, run);
-}
-
 /**
- * Many items: the download rows of those By ID in one read per chunk (batching.ts), then each
- * archive on its own, Requests in Flight at once; without Continue On Fail none is started after
- * one failed, as one request per item.
+ * The download rows of the items By ID, read in groups (groups.ts), then each archive on its
+ * own, Requests in Flight at once; without Continue On Fail none is started after one failed.
  */
-export async function batch(
+export async function run(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<ArchiveInput>>,
-	{ continueOnFail, inFlight }: BatchOptions,
-): Promise<ItemResult[] | undefined> {
-	const byId = runs.flatMap((run) =>
-		run.input.downloadBy === 'id'
-			? [{ run, selection: downloadSelection(run.input.downloadId) }]
-			: [],
-	);
-	if (byId.length < 2) return undefined;
-	const selections = byId.map(({ run, selection }) => ({ selection, itemIndex: run.itemIndex }));
-	const found = await readSelections(runs[0].client, 'downloads', selections, inFlight);
-	const rows = new Map<number, IDataObject | Error>();
-	byId.forEach(({ run, selection }, index) => {
-		const read = found[index];
-		rows.set(
-			run.itemIndex,
-			read instanceof Error
-				? read
-				: settled(() => requireOne.call(this, read.slice(0, 2), selection, run.itemIndex)),
-		);
-	});
-	const results: ItemResult[] = new Array(runs.length);
-	let halted = false;
-	await mapInOrder(runs, inFlight, async (run, index) => {
-		if (halted) return;
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	const byId = runs.filter((run) => run.input.downloadBy === 'id');
+	const selectionOf = (input: ArchiveInput) =>
+		downloadSelection(input.downloadBy === 'id' ? input.downloadId : 0);
+	const found = byId.length ? await readSelected(this, byId, 'downloads', selectionOf, how) : [];
+	const rows = new Map(byId.map((run, index) => [run.itemIndex, found[index]]));
+	return await forEachItem(runs, how, async (run) => {
 		const known = rows.get(run.itemIndex);
-		results[index] = await (
-			known instanceof Error ? Promise.reject(known) : downloadOne.call(this, run, known)
-		).catch((error: Error) => error);
-		if (results[index] instanceof Error && !continueOnFail) halted = true;
+		if (known instanceof Error) throw known;
+		return await downloadOne.call(this, run, known);
 	});
-	return results;
-}
-
-/** A function's result, or the error it threw. */
-function settled<T>(work: () => T): T | Error {
-	try {
-		return work();
-	} catch (error) {
-		return error as Error;
-	}
 }
 
 /** One item's archive; its download row `known` when read for many items at once. */
 async function downloadOne(
 	this: IExecuteFunctions,
 	run: ItemRun<ArchiveInput>,
-	known?: IDataObject,
+	known: IDataObject | undefined,
 ): Promise<INodeExecutionData[]> {
 	const { itemIndex, input } = run;
 	const { json, link, subject, fallbackName } =
 		input.downloadBy === 'id'
-			? await linkOfDownload.call(this, run, input.downloadId, known)
+			? await linkOfDownload.call(this, run, input.downloadId, known as IDataObject)
 			: linkFromInput(input.downloadLink);
 	const archive = await openArchive.call(this, run, link, subject);
 	const fileName = archiveFileName(link, fallbackName);

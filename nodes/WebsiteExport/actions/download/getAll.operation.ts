@@ -9,6 +9,7 @@ import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
+import { eachItem } from '../groups';
 import type { ItemRun } from '../types';
 
 const properties: INodeProperties[] = [
@@ -50,7 +51,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	};
 }
 
-export async function execute(
+async function execute(
 	this: IExecuteFunctions,
 	{ client, itemIndex, input }: ItemRun<ListInput>,
 ): Promise<INodeExecutionData[]> {
@@ -68,3 +69,6 @@ export async function execute(
 	const listed = rows.map((row) => withExpiry(row, now));
 	return toItems(input.onlyValid ? listed.filter((row) => !row.is_expired) : listed);
 }
+
+/** One listing per item (groups.ts). */
+export const run = eachItem(execute);

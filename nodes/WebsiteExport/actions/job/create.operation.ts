@@ -8,15 +8,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { Table } from '../../../shared/constants';
+import type { InsertRequest, WebsiteExportClient } from '../../../shared/transport';
 import { validate } from '../../../shared/validation';
+import { createInGroups, groupsWithin, MAX_GROUP_SIZE } from '../groups';
+import { optionInsert } from '../option/create.operation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
 import { shownFor } from '../resourceDescription';
-import { createInChunks, idChunks } from '../batching';
-import type { BatchOptions, ItemResult, ItemRun } from '../types';
+import type { ItemResult, ItemRun, RunOptions } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
-import { optionLookup } from '../option/create.operation';
-import { readWait, waitForJob, waitForJobs, waitProperties, type WaitSettings } from './wait';
-import type { WebsiteExportClient } from '../../../shared/transport';
+import { readWait, waitForJobs, waitProperties, type WaitSettings } from './wait';
 
 // The option's Mode field becomes "Export Option", with None (no option) first.
 const [modeProperty, ...modeDependents] = modeProperties('option');
@@ -54,9 +55,6 @@ const properties: INodeProperties[] = [
 	...modeDependents,
 	...waitProperties,
 ];
-
-/** Writes go one item after another unless the user asks for more (router). */
-export const writes = true;
 
 export const description = shownFor('job', 'create', properties);
 
@@ -101,111 +99,130 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): CreateInput
 	return { body, option: readOption.call(this, itemIndex), wait: readWait.call(this, itemIndex) };
 }
 
-/** How messages name a job being created, and where to look for it if its answer was lost. */
-const jobLookup = ({ url, email }: IDataObject, itemIndex: number) => ({
-	itemIndex,
-	noun: 'job',
-	findHint: `Job → Get Many with the filters URL "${String(url)}" and Email "${String(email)}"`,
+/** How a job is sent, with how messages name it and where to look for it if its answer was lost. */
+const jobInsert = ({ input, itemIndex }: ItemRun<CreateInput>): InsertRequest => ({
+	body: input.body,
+	options: {
+		itemIndex,
+		noun: 'job',
+		findHint: `Job → Get Many with the filters URL "${String(input.body.url)}" and Email "${String(input.body.email)}"`,
+	},
 });
 
 /**
- * Every item's job in one POST per chunk, then their export options in one POST per chunk
- * (batching.ts), then, for those that wait, all jobs waited for together (wait.ts).
+ * Every item's job in one POST per group, then their export options in one POST per group
+ * (groups.ts), then the jobs of the items that wait, waited for together (wait.ts). Without
+ * Continue On Fail, what was created for the items after a failed one is deleted again.
  */
-export async function batch(
+export async function run(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<CreateInput>>,
-	how: BatchOptions,
+	how: RunOptions,
 ): Promise<ItemResult[]> {
-	const insertOf = ({ input, itemIndex }: ItemRun<CreateInput>) => ({
-		body: input.body,
-		options: jobLookup(input.body, itemIndex),
-	});
-	const jobs = await createInChunks(runs, 'jobs', insertOf, how);
+	const jobs = await createInGroups(runs, 'jobs', jobInsert, how);
 	const created = await addOptions.call(this, runs, jobs, how);
 	const waits = runs
 		.map((run, index) => ({ run, index, result: created[index] }))
 		.filter(({ run, result }) => run.input.wait && Array.isArray(result));
-	if (waits.length === 0) return created;
-	const waited = await waitForJobs.call(
-		this,
-		waits.map(({ run }) => run),
-		waits.map(({ result }) => (result as INodeExecutionData[])[0].json as JobRecord),
-		waits.map(({ run }) => run.input.wait as WaitSettings),
-		how.inFlight,
-	);
-	waits.forEach(({ index, result }, place) => {
-		const done = waited[place];
-		const { option } = (result as INodeExecutionData[])[0].json;
-		created[index] = done instanceof Error ? done : [{ json: withOption(done, option) }];
-	});
-	return created;
+	const finished = [...created];
+	if (waits.length > 0) {
+		const waited = await waitForJobs.call(
+			this,
+			waits.map(({ run }) => run),
+			waits.map(({ result }) => recordOf(result)),
+			waits.map(({ run }) => run.input.wait as WaitSettings),
+			how,
+		);
+		waits.forEach(({ index, result }, place) => {
+			const done = waited[place];
+			const { option } = recordOf(result);
+			finished[index] =
+				done && (done instanceof Error ? done : [{ json: withOption(done, option) }]);
+		});
+	}
+	if (how.continueOnFail) return finished;
+	return await undoAfterFailure(runs[0].client, finished, { jobs, options: created });
 }
+
+const recordOf = (result: ItemResult) => (result as INodeExecutionData[])[0].json as JobRecord;
 
 /** The job with the option created for it, as the item shows them. */
 const withOption = (job: IDataObject, option: unknown): IDataObject =>
 	option ? { ...job, option } : job;
 
-/**
- * The export options of the items whose job was created, in one POST per chunk. Without Continue
- * On Fail, an option refused stops the run at its item, as one by one: the jobs created for the
- * items after it are deleted again, so that nothing after the failing item remains.
- */
+/** The export options of the items whose job was created, in one POST per group. */
 async function addOptions(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<CreateInput>>,
 	jobs: ItemResult[],
-	how: BatchOptions,
+	how: RunOptions,
 ): Promise<ItemResult[]> {
-	const jobOf = (index: number) => (jobs[index] as INodeExecutionData[])[0].json as JobRecord;
 	const pending = runs.flatMap((run, index) =>
 		run.input.option && Array.isArray(jobs[index]) ? [index] : [],
 	);
 	if (pending.length === 0) return jobs;
 	const optionRuns = pending.map((index) => ({
 		...runs[index],
-		input: { ...runs[index].input.option, job_id: jobOf(index).id },
+		input: { ...runs[index].input.option, job_id: recordOf(jobs[index]).id },
 	}));
-	const options = await createInChunks(optionRuns, 'options', optionInsert, how);
+	const options = await createInGroups(optionRuns, 'options', optionInsert, how);
 	const results = [...jobs];
 	pending.forEach((index, place) => {
 		const option = options[place];
+		const job = recordOf(jobs[index]);
 		results[index] =
 			option instanceof Error
-				? jobCreatedNote(this, option, jobOf(index), runs[index].itemIndex)
-				: option && [{ json: withOption(jobOf(index), option[0].json) }];
+				? jobCreatedNote(this, option, job, runs[index].itemIndex)
+				: option && [{ json: withOption(job, option[0].json) }];
 	});
-	const failed = results.findIndex((result) => result instanceof Error);
-	if (how.continueOnFail || failed < 0) return results;
-	const after = jobs.slice(failed + 1).flatMap((job, offset) => {
-		results[failed + 1 + offset] = undefined;
-		return Array.isArray(job) ? [jobOf(failed + 1 + offset).id] : [];
-	});
-	results[failed] = await undoJobs(runs[0].client, results[failed] as Error, after);
 	return results;
 }
 
-/** The jobs created for the items after a failed one, deleted again; the failure says which. */
-async function undoJobs(client: WebsiteExportClient, failure: Error, ids: number[]) {
-	if (ids.length === 0) return failure;
-	const deleted: number[] = [];
-	for (const chunk of idChunks(client, 'jobs', ids))
-		deleted.push(...(await client.removeByIds('jobs', chunk).catch(() => [])));
-	const left = ids.filter((id) => !deleted.includes(id));
-	addDescription(
-		failure,
-		left.length === 0
-			? `The jobs created together for the items after it (IDs ${ids.join(', ')}) were deleted again.`
-			: `The jobs created together for the items after it could not all be deleted again: delete jobs ${left.join(', ')} with Job → Delete.`,
+/**
+ * Without Continue On Fail a run stops at the first failed item, as one by one would: the
+ * options and jobs created for the items after it are deleted again, and its error says which.
+ */
+async function undoAfterFailure(
+	client: WebsiteExportClient,
+	results: ItemResult[],
+	created: { jobs: ItemResult[]; options: ItemResult[] },
+): Promise<ItemResult[]> {
+	const failed = results.findIndex((result) => result instanceof Error);
+	if (failed < 0) return results;
+	const later = (made: ItemResult[]) =>
+		made
+			.slice(failed + 1)
+			.filter(Array.isArray)
+			.map(recordOf);
+	const jobs = later(created.jobs).map((job) => job.id);
+	const options = later(created.options).flatMap(({ option }) =>
+		option ? [(option as IDataObject).id as number] : [],
 	);
-	return failure;
+	const left = [
+		...(await deleteAll(client, 'options', options)),
+		...(await deleteAll(client, 'jobs', jobs)),
+	];
+	if (jobs.length > 0)
+		addDescription(
+			results[failed] as Error,
+			left.length === 0
+				? `The jobs created together for the items after it (IDs ${jobs.join(', ')}) were deleted again.`
+				: `The jobs created together for the items after it could not all be deleted again: delete ${left.join(', ')} with Option → Delete and Job → Delete.`,
+		);
+	return results.map((result, index) => (index > failed ? undefined : result));
 }
 
-/** How a create of an item's export option is sent (batching.ts). */
-const optionInsert = ({ input, itemIndex }: ItemRun<IDataObject>) => ({
-	body: input,
-	options: { itemIndex, ...optionLookup(input) },
-});
+/** Deletes the records `ids` in groups within a request line; resolves to those left, named for the message. */
+async function deleteAll(client: WebsiteExportClient, table: Table, ids: number[]) {
+	const deleted = new Set<number>();
+	const groups = groupsWithin(ids, MAX_GROUP_SIZE, (group) =>
+		client.listLineBytes(table, { column: 'id', operator: 'in', value: group }),
+	);
+	for (const group of groups)
+		for (const id of await client.removeByIds(table, group).catch(() => [])) deleted.add(id);
+	const noun = table === 'jobs' ? 'job' : 'option';
+	return ids.filter((id) => !deleted.has(id)).map((id) => `${noun} ${id}`);
+}
 
 /** Appends a sentence to the error's details. */
 function addDescription(error: Error & { description?: string | null }, sentence: string) {
@@ -225,22 +242,4 @@ function jobCreatedNote(
 		return new NodeApiError(ctx.getNode(), error as unknown as JsonObject); // returns `error` itself
 	}
 	return new NodeOperationError(ctx.getNode(), error, { itemIndex, description: note });
-}
-
-export async function execute(
-	this: IExecuteFunctions,
-	run: ItemRun<CreateInput>,
-): Promise<INodeExecutionData[]> {
-	const { client, itemIndex, input } = run;
-	const job = await client.insert<JobRecord>('jobs', input.body, jobLookup(input.body, itemIndex));
-	let option: IDataObject | undefined;
-	if (input.option) {
-		const optionRun = { ...run, input: { ...input.option, job_id: job.id } };
-		const { body, options } = optionInsert(optionRun);
-		option = await client
-			.insert('options', body, options)
-			.catch((error: Error) => Promise.reject(jobCreatedNote(this, error, job, itemIndex)));
-	}
-	const result = input.wait ? await waitForJob.call(this, run, job, input.wait) : job;
-	return [{ json: withOption(result, option) }];
 }

@@ -8,6 +8,7 @@ import { nonEmpty, text, validate } from '../../../shared/validation';
 import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
+import { eachItem } from '../groups';
 import type { ItemRun } from '../types';
 import { instant, STATUS_OPTIONS, status } from './fields';
 
@@ -20,6 +21,7 @@ const properties: INodeProperties[] = [
 			type: 'dateTime',
 			default: '',
 			description: 'Only jobs created at or after this moment',
+			hint: 'Jobs created in one request (many items of one Create) share their creation time',
 		},
 		{
 			displayName: 'Created Before',
@@ -139,7 +141,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	return { filters, order, max: readResultLimit.call(this, itemIndex) };
 }
 
-export async function execute(
+async function execute(
 	this: IExecuteFunctions,
 	{ client, itemIndex, input }: ItemRun<ListInput>,
 ): Promise<INodeExecutionData[]> {
@@ -151,3 +153,6 @@ export async function execute(
 		),
 	);
 }
+
+/** One listing per item (groups.ts). */
+export const run = eachItem(execute);

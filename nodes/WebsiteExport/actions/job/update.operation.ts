@@ -6,7 +6,7 @@ import { JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
 
 const patchSchema = jobFields.partial().extend({ status: status.optional() });
 
-export const { description, prepare, execute, writes, batch } = updateOperation(
+export const { description, prepare, run } = updateOperation(
 	'job',
 	[
 		collection('Update Fields', 'updateFields', 'Add Field', [

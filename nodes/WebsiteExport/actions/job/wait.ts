@@ -7,8 +7,8 @@ import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { validate } from '../../../shared/validation';
 import type { Table } from '../../../shared/constants';
 import { parseTimestamp } from '../../../shared/timestamps';
-import { readSelections } from '../batching';
-import type { ItemRun } from '../types';
+import { readValues } from '../groups';
+import type { ItemRun, RunOptions } from '../types';
 import type { JobRecord } from './fields';
 
 export const waitProperties: INodeProperties[] = [
@@ -19,7 +19,7 @@ export const waitProperties: INodeProperties[] = [
 		default: false,
 		description:
 			'Whether to wait until the export has finished or failed, and output the job with its download link',
-		hint: 'The jobs of all items are waited for together; with Batching: One Request per Item, one after another unless Requests in Flight runs more',
+		hint: 'The jobs of all items are created first, then waited for together',
 	},
 	{
 		displayName: 'Timeout (Seconds)',
@@ -74,23 +74,6 @@ export function readWait(this: IExecuteFunctions, itemIndex: number): WaitSettin
 	);
 }
 
-/**
- * Polls the job until it is finished or failed, then returns it with its download. The service
- * may write the download row a moment after the job turns finished: the node waits for it too,
- * within the same timeout. A failed export is a NodeApiError (the service's verdict); running
- * out of time is a NodeOperationError that tells how to pick the job up later.
- */
-export async function waitForJob(
-	this: IExecuteFunctions,
-	run: ItemRun<unknown>,
-	created: JobRecord,
-	settings: WaitSettings,
-): Promise<IDataObject> {
-	const [result] = await waitForJobs.call(this, [run], [created], [settings], 1);
-	if (result instanceof Error) throw result;
-	return result;
-}
-
 /** Out of time: the job goes on, and the error tells how to fetch it later. */
 function timedOut(
 	context: IExecuteFunctions,
@@ -126,31 +109,32 @@ function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: num
 	);
 }
 
-/** `id` as the selection of one record, for readSelections. */
-const byColumn = (column: string, id: number, noun: string) => ({
-	filters: [{ column, operator: 'eq' as const, value: id }],
-	label: `${noun} with ID ${id}`,
-	byId: column === 'id',
-});
-
 /** The jobs waited for together, as each check leaves them: the newest row of each, and each result once settled. */
 interface JobsWait {
 	runs: Array<ItemRun<unknown>>;
 	jobs: JobRecord[];
 	results: Array<IDataObject | Error | undefined>;
-	inFlight: number;
+	how: RunOptions;
 }
 
-const stillWaiting = ({ runs, results }: JobsWait) =>
-	runs.map((_, index) => index).filter((index) => !results[index]);
+/**
+ * The jobs still waited for: all those unsettled; without Continue On Fail only those before the
+ * first failed one (the items after it stop there, as one by one).
+ */
+function stillWaiting({ runs, results, how }: JobsWait): number[] {
+	const failed = results.findIndex((result) => result instanceof Error);
+	const end = how.continueOnFail || failed < 0 ? runs.length : failed;
+	return runs.map((_, index) => index).filter((index) => index < end && !results[index]);
+}
 
-/** The rows of `table` whose `column` is the job ID of each of `indexes`, in one read per chunk (batching.ts). */
+/** The rows of `table` whose `column` is the job ID of each of `indexes`, read in groups (groups.ts). */
 async function readFor(wait: JobsWait, table: Table, column: string, indexes: number[]) {
-	const selections = indexes.map((index) => ({
-		selection: byColumn(column, wait.jobs[index].id, 'job'),
+	const wanted = indexes.map((index) => ({
+		column,
+		value: wait.jobs[index].id,
 		itemIndex: wait.runs[index].itemIndex,
 	}));
-	return await readSelections(wait.runs[0].client, table, selections, wait.inFlight);
+	return await readValues(wait.runs[0].client, table, wanted, wait.how);
 }
 
 /** One check: the jobs still waiting read again (after the first), the downloads of those finished. */
@@ -175,20 +159,21 @@ async function checkJobs(wait: JobsWait, first: boolean): Promise<void> {
 }
 
 /**
- * Waits for jobs together (one job: waitForJob): per check, one read of every job still waiting
- * and one of the downloads of those finished, each job bounded by its own timeout; the shortest
- * Check Every of the jobs still waiting paces the checks.
+ * Waits for jobs together: per check, one read per group of the jobs still waiting and one of
+ * the downloads of those finished, each job bounded by its own timeout; the shortest Check Every
+ * of the jobs still waiting paces the checks. Jobs no longer waited for (after a failed one,
+ * without Continue On Fail) are left `undefined`.
  */
 export async function waitForJobs(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<unknown>>,
 	created: JobRecord[],
 	settings: WaitSettings[],
-	inFlight: number,
-): Promise<Array<IDataObject | Error>> {
+	how: RunOptions,
+): Promise<Array<IDataObject | Error | undefined>> {
 	const deadlines = settings.map(({ timeoutSeconds }) => Date.now() + timeoutSeconds * 1000);
 	const signal = this.getExecutionCancelSignal?.();
-	const wait: JobsWait = { runs, jobs: [...created], results: new Array(runs.length), inFlight };
+	const wait: JobsWait = { runs, jobs: [...created], results: new Array(runs.length), how };
 	const { jobs, results } = wait;
 	for (let first = true; stillWaiting(wait).length > 0; first = false) {
 		await checkJobs(wait, first);
@@ -211,7 +196,7 @@ export async function waitForJobs(
 				'Stopped waiting for the jobs: the execution was cancelled',
 			);
 	}
-	return results as Array<IDataObject | Error>;
+	return results;
 }
 
 /** The newest of a job's download rows. */

@@ -1,19 +1,15 @@
 // Why: Option → Create: an export option (how links are treated) for a job.
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
 import { collection } from '../../../shared/collection';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
-import { createInChunks } from '../batching';
-import type { BatchOptions, ItemResult, ItemRun } from '../types';
-import { MODE_LABELS, modeFields, modeProperties } from './mode';
+import type { InsertRequest } from '../../../shared/transport';
+import { createInGroups } from '../groups';
+import type { ItemResult, ItemRun, RunOptions } from '../types';
+import { MODE_LABELS, modeFields, modeProperties, optionRow } from './mode';
 
 const properties: INodeProperties[] = [
 	...modeProperties(),
@@ -21,9 +17,6 @@ const properties: INodeProperties[] = [
 		jobIdOption('Job the option belongs to'),
 	]),
 ];
-
-/** Writes go one item after another unless the user asks for more (router). */
-export const writes = true;
 
 export const description = shownFor('option', 'create', properties);
 
@@ -56,22 +49,17 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return body;
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	{ client, itemIndex, input }: ItemRun<IDataObject>,
-): Promise<INodeExecutionData[]> {
-	return [{ json: await client.insert('options', input, { itemIndex, ...optionLookup(input) }) }];
-}
+/** How a create of an option is sent, for Option → Create and Job → Create's export option (groups.ts). */
+export const optionInsert = ({ input, itemIndex }: ItemRun<IDataObject>): InsertRequest => ({
+	body: optionRow(input),
+	options: { itemIndex, ...optionLookup(input) },
+});
 
-/** Every item's option in one POST per chunk (batching.ts). */
-export async function batch(
+/** Every item's option, in one POST per group of rows (groups.ts). */
+export async function run(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<IDataObject>>,
-	how: BatchOptions,
+	how: RunOptions,
 ): Promise<ItemResult[]> {
-	const insertOf = ({ input, itemIndex }: ItemRun<IDataObject>) => ({
-		body: input,
-		options: { itemIndex, ...optionLookup(input) },
-	});
-	return await createInChunks(runs, 'options', insertOf, how);
+	return await createInGroups(runs, 'options', optionInsert, how);
 }

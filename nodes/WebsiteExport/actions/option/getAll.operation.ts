@@ -8,6 +8,7 @@ import { collection } from '../../../shared/collection';
 import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
+import { eachItem } from '../groups';
 import type { ItemRun } from '../types';
 import { MODE_OPTIONS } from './mode';
 
@@ -52,7 +53,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	return { filters, max: readResultLimit.call(this, itemIndex) };
 }
 
-export async function execute(
+async function execute(
 	this: IExecuteFunctions,
 	{ client, itemIndex, input }: ItemRun<ListInput>,
 ): Promise<INodeExecutionData[]> {
@@ -63,3 +64,6 @@ export async function execute(
 	);
 	return toItems(rows);
 }
+
+/** One listing per item (groups.ts). */
+export const run = eachItem(execute);

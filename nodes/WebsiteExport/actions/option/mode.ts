@@ -1,5 +1,5 @@
 // Why: the export mode of an option and the field each mode needs, shared by Create, Update and Get Many.
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { text, webAddress } from '../../../shared/validation';
@@ -71,6 +71,17 @@ export const modeFields = z.discriminatedUnion('mode', [
 	z.object({ mode: z.literal('relative'), relative_path: relativePath }),
 	z.object({ mode: z.literal('absolute'), replace_url: webAddress }),
 ]);
+
+/**
+ * A new option's row with every column: the service shows `/` and an empty string where a field
+ * is not relevant (its defaults), and the rows of one create request must all have the same keys.
+ */
+export const optionRow = (body: IDataObject): IDataObject => ({
+	mode: body.mode,
+	relative_path: body.relative_path ?? '/',
+	replace_url: body.replace_url ?? '',
+	job_id: body.job_id ?? null,
+});
 
 export const MODE_LABELS = {
 	mode: 'Mode',

@@ -24,7 +24,7 @@ const patchSchema = z
 		path: ['replace_url'],
 	});
 
-export const { description, prepare, execute, writes, batch } = updateOperation(
+export const { description, prepare, run } = updateOperation(
 	'option',
 	[
 		collection('Update Fields', 'updateFields', 'Add Field', [

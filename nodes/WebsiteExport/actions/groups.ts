@@ -1,0 +1,229 @@
+// Why: how a run's items become requests, for any group size: values and rows cut into groups (Items per Request, request lines within the 8 KiB a gateway takes), groups side by side or one at a time, and a refused group sent again item by item.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { Table } from '../../shared/constants';
+import type {
+	Filter,
+	FilterValue,
+	InsertRequest,
+	WebsiteExportClient,
+} from '../../shared/transport';
+import { mapInOrder } from './mapInOrder';
+import type { ItemResult, ItemRun, RunOptions } from './types';
+
+/** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
+export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
+
+/** Rows per create request: 1 000 rows of this service are a body of about 100 KB. */
+export const MAX_GROUP_SIZE = 1000;
+
+/**
+ * `values` in consecutive groups of at most `size`, each as long as its request line allows:
+ * `lineBytes` measures the longest line sent with a group (the client builds it). A value too
+ * long on its own goes alone, and meets the gateway's answer as it would one by one.
+ */
+export function groupsWithin<T>(
+	values: T[],
+	size: number,
+	lineBytes: (group: T[]) => number,
+): T[][] {
+	const groups: T[][] = [];
+	const fits = (start: number, count: number) =>
+		count === 1 || lineBytes(values.slice(start, start + count)) <= MAX_REQUEST_LINE_BYTES;
+	for (let start = 0; start < values.length; ) {
+		let count = Math.min(size, values.length - start);
+		if (!fits(start, count)) {
+			// The longest group that fits: lines grow with every value added.
+			let [fitting, over] = [1, count];
+			while (over - fitting > 1) {
+				const middle = Math.floor((fitting + over) / 2);
+				if (fits(start, middle)) fitting = middle;
+				else over = middle;
+			}
+			count = fitting;
+		}
+		groups.push(values.slice(start, start + count));
+		start += count;
+	}
+	return groups;
+}
+
+/** Items `0 … count-1` in consecutive groups of at most `size`. */
+export const indexGroups = (count: number, size: number): number[][] =>
+	Array.from({ length: Math.ceil(count / size) }, (_, group) =>
+		Array.from({ length: Math.min(size, count - group * size) }, (_, i) => group * size + i),
+	);
+
+/**
+ * Whether a group's failure is its items' business, so that each item, sent alone, gets its own
+ * outcome: a 4xx (nothing was carried out) other than a refused token or too many requests,
+ * which every item would meet alike.
+ */
+export function itemsRefused(error: unknown): boolean {
+	const status = error instanceof NodeApiError ? (error.httpCode ?? '') : '';
+	return /^4\d\d$/.test(status) && status !== '401' && status !== '429';
+}
+
+/**
+ * Runs `work` on every group; it resolves to whether one of the group's items failed. Writes
+ * without Continue On Fail go one group after another and stop after a failed item (n8n's item
+ * contract: nothing is sent after it); everything else goes side by side, the client keeping
+ * at most Requests in Flight on the wire. Resolves to whether an item failed.
+ */
+export async function forEachGroup<G>(
+	groups: G[],
+	how: RunOptions & { writes: boolean },
+	work: (group: G) => Promise<boolean>,
+): Promise<boolean> {
+	if (how.writes && !how.continueOnFail) {
+		for (const group of groups) if (await work(group)) return true;
+		return false;
+	}
+	return (await mapInOrder(groups, how.inFlight, work)).some(Boolean);
+}
+
+/**
+ * Items that are a request (or a few) each whatever the grouping, such as a listing or an
+ * archive: Requests in Flight at once, none started after a failed one without Continue On Fail.
+ */
+export async function forEachItem<Input>(
+	runs: Array<ItemRun<Input>>,
+	how: RunOptions,
+	work: (run: ItemRun<Input>) => Promise<INodeExecutionData[]>,
+): Promise<ItemResult[]> {
+	const results = new Array<ItemResult>(runs.length);
+	let halted = false;
+	await mapInOrder(runs, how.inFlight, async (run, index) => {
+		if (halted) return;
+		results[index] = await work(run).catch((error: Error) => error);
+		if (results[index] instanceof Error && !how.continueOnFail) halted = true;
+	});
+	return results;
+}
+
+/** The run of an operation whose items are a request each (a listing): `execute` per item, as forEachItem. */
+export const eachItem = <Input>(
+	execute: (this: IExecuteFunctions, run: ItemRun<Input>) => Promise<INodeExecutionData[]>,
+) =>
+	async function (this: IExecuteFunctions, runs: Array<ItemRun<Input>>, how: RunOptions) {
+		return await forEachItem(runs, how, (one) => execute.call(this, one));
+	};
+
+/** One value an item selects by, in the column it names. */
+export interface WantedValue {
+	column: string;
+	value: FilterValue;
+	itemIndex: number;
+}
+
+const BY_ID = [{ column: 'id' }];
+
+/** How a row's value and a selected value meet: numbers as numbers (PostgREST compares in the column's type), text exactly. */
+const rowKey = (value: unknown) =>
+	typeof value === 'number' ? `n:${value}` : `s:${String(value)}`;
+
+/** Rows by their value of `column`, one pass. */
+function rowsByKey(rows: IDataObject[], column: string): Map<string, IDataObject[]> {
+	const byKey = new Map<string, IDataObject[]>();
+	for (const row of rows) {
+		const same = byKey.get(rowKey(row[column])) ?? [];
+		same.push(row);
+		byKey.set(rowKey(row[column]), same);
+	}
+	return byKey;
+}
+
+const valueKeys = (value: FilterValue) =>
+	Number.isFinite(Number(value)) && String(value).trim() !== ''
+		? [`s:${String(value)}`, `n:${Number(value)}`]
+		: [`s:${String(value)}`];
+
+/**
+ * The rows each wanted value names, in the fewest reads: per column, its distinct values in
+ * `in.(…)` groups, each read in full (keyset pages). A group the service refuses (a value the
+ * column's type refuses fails the whole request) is read again value by value, so that only
+ * that value's items get the error.
+ */
+export async function readValues(
+	client: WebsiteExportClient,
+	table: Table,
+	wanted: WantedValue[],
+	how: RunOptions,
+): Promise<Array<IDataObject[] | Error>> {
+	const found = new Map<string, IDataObject[] | Error>();
+	const firstItem = new Map<string, number>();
+	const byColumn = new Map<string, FilterValue[]>();
+	for (const { column, value, itemIndex } of wanted) {
+		const key = `${column}\u0000${String(value)}`;
+		if (firstItem.has(key)) continue;
+		firstItem.set(key, itemIndex);
+		const values = byColumn.get(column) ?? [];
+		values.push(value);
+		byColumn.set(column, values);
+	}
+	const reads = [...byColumn].flatMap(([column, values]) =>
+		groupsWithin(values, how.groupSize, (group) =>
+			client.listLineBytes(table, inFilter(column, group)),
+		).map((group) => ({ column, values: group })),
+	);
+	const read = async ({ column, values }: { column: string; values: FilterValue[] }) => {
+		const itemIndex = firstItem.get(`${column}\u0000${String(values[0])}`);
+		const query = { filters: [inFilter(column, values)], order: BY_ID };
+		const rows = await client.selectAll(table, query, { itemIndex }).catch((e: Error) => e);
+		if (rows instanceof Error && values.length > 1 && itemsRefused(rows)) {
+			await mapInOrder(values, how.inFlight, (value) => read({ column, values: [value] }));
+			return;
+		}
+		const byKey = rows instanceof Error ? undefined : rowsByKey(rows, column);
+		for (const value of values)
+			found.set(
+				`${column}\u0000${String(value)}`,
+				byKey ? valueKeys(value).flatMap((key) => byKey.get(key) ?? []) : (rows as Error),
+			);
+	};
+	await mapInOrder(reads, how.inFlight, read);
+	return wanted.map(({ column, value }) => found.get(`${column}\u0000${String(value)}`) ?? []);
+}
+
+const inFilter = (column: string, values: FilterValue[]): Filter => ({
+	column,
+	operator: 'in',
+	value: values,
+});
+
+/**
+ * Creates: one POST per group of rows, written all or none (one transaction). A refused group
+ * is sent again item by item, so that each item gets its one-by-one outcome; a lost one is
+ * looked up, never sent again (lostAnswer.ts).
+ */
+export async function createInGroups<Input>(
+	runs: Array<ItemRun<Input>>,
+	table: Table,
+	insertOf: (run: ItemRun<Input>) => InsertRequest,
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	const created = new Array<ItemResult>(runs.length);
+	const writes = { ...how, writes: true };
+	const insert = async (indexes: number[]): Promise<boolean> => {
+		const result = await runs[0].client.insertMany(
+			table,
+			indexes.map((index) => insertOf(runs[index])),
+		);
+		if ('refused' in result && indexes.length > 1 && itemsRefused(result.refused))
+			return await forEachGroup(
+				indexes.map((index) => [index]),
+				writes,
+				insert,
+			);
+		const rows = 'rows' in result ? result.rows : indexes.map(() => result.refused);
+		indexes.forEach((index, place) => {
+			const row = rows[place];
+			created[index] = row instanceof Error ? row : [{ json: row }];
+		});
+		return rows.some((row) => row instanceof Error);
+	};
+	const size = Math.min(how.groupSize, MAX_GROUP_SIZE);
+	await forEachGroup(indexGroups(runs.length, size), writes, insert);
+	return created;
+}
