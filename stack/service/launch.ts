@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 import type { FaultSpec, LogEntry, Settings, Stats, TableName } from './index';
 import { loadExeca } from '../execa';
+import { httpRequest } from '../n8n/http';
 
 const CLI = join(__dirname, 'cli.ts');
 
@@ -100,14 +101,13 @@ export class ServiceProcess implements ServiceAccess {
 	}
 
 	private async control(method: string, path: string, body?: unknown): Promise<Json> {
-		const response = await fetch(`${this.baseUrl}/__emulator/${path}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
+		const response = await httpRequest(method, `${this.baseUrl}/__emulator/${path}`, {
+			body,
+			timeoutMs: 120_000,
 		});
-		const text = await response.text();
-		if (!response.ok) throw new Error(`service ${method} ${path} → ${response.status} ${text}`);
-		return text ? JSON.parse(text) : undefined;
+		if (response.status >= 300)
+			throw new Error(`service ${method} ${path} → ${response.status} ${response.text}`);
+		return response.text ? JSON.parse(response.text) : undefined;
 	}
 
 	/** Back to the state it started in: its seed rows only, clock, settings, faults and log cleared. */
