@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { startStack, DEFAULTS } from '../../stack/start';
 import * as n8n from '../../stack/n8n/lib';
-import { loadExeca } from '../../stack/execa';
+import { aptInstall } from '../../stack/n8n/services';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -29,10 +29,7 @@ async function ensureChromium(): Promise<void> {
 			`${CHROMIUM} is missing: sudo apt-get update && sudo apt-get install -y chromium`,
 		);
 	console.log(`${CHROMIUM} is missing: installing Debian's chromium package (about 40 s)`);
-	const { execa } = await loadExeca();
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	await execa('apt-get', ['update'], { env });
-	await execa('apt-get', ['install', '-y', 'chromium'], { env });
+	await aptInstall(['chromium']);
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
