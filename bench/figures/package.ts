@@ -1,39 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** The published package: its size, and what loading it costs n8n. */
-import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
+import { readFileSync, statSync } from 'fs';
 import { join } from 'path';
 import { gzipSync } from 'zlib';
 
 import { kb, median, ratio } from '../stats';
 import { judged, reported, type Row } from '../table';
 import { loadExeca } from '../../stack/execa';
+import { packPackage, tarballFiles } from '../../stack/n8n/community-package';
 
 const root = join(__dirname, '..', '..');
-
-function newestSource(folder: string): number {
-	let newest = 0;
-	for (const entry of readdirSync(folder, { withFileTypes: true })) {
-		const path = join(folder, entry.name);
-		newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-	}
-	return newest;
-}
-
-/** Builds dist/ unless it is newer than every source file it is made of. */
-async function ensureBuilt(entries: string[]): Promise<void> {
-	const built = entries.every((entry) => existsSync(join(root, entry)));
-	const sources = Math.max(
-		newestSource(join(root, 'nodes')),
-		newestSource(join(root, 'credentials')),
-	);
-	// Only what tsc compiles from those sources: copied files (the entry point) keep their own mtime.
-	const compiled = entries.filter((entry) => /^dist\/(nodes|credentials)\//.test(entry));
-	if (built && compiled.every((entry) => statSync(join(root, entry)).mtimeMs >= sources)) return;
-	process.stderr.write('bench: dist/ is missing or older than the sources: npm run build\n');
-	await (await loadExeca()).execa('npm', ['run', '-s', 'build'], { cwd: root });
-}
-
-/** execa is an ES module: imported (stack/service/launch.ts says why). */
 
 /** Milliseconds `require` of `modules` takes in a fresh Node process. */
 async function coldRequire(modules: string[]): Promise<number> {
@@ -54,13 +30,11 @@ async function coldRequire(modules: string[]): Promise<number> {
 export async function packageFigures(rounds: number): Promise<Row[]> {
 	const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 	const entries: string[] = [manifest.main, ...manifest.n8n.credentials, ...manifest.n8n.nodes];
-	await ensureBuilt(entries);
-	const { execa } = await loadExeca();
-	const pack = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-		cwd: root,
-	});
-	const [packed] = JSON.parse(pack.stdout);
-	const size = packed.size as number;
+	// The run's tarball, or built and packed now: dist/ is its build.
+	const pack = await packPackage(root);
+	const size = statSync(pack.tarball).size;
+	const entryCount = (await tarballFiles(pack.tarball)).length;
+	pack.dispose();
 	const readme = gzipSync(readFileSync(join(root, 'README.md'))).length;
 
 	const ours = entries.map((entry) => join(root, entry));
@@ -78,7 +52,7 @@ export async function packageFigures(rounds: number): Promise<Row[]> {
 		judged(
 			{
 				figure: 'Package: npm pack size without the README (its gzip share)',
-				measured: `${kb(size - readme)} (${kb(size)} in all, README ${kb(readme)}; ${packed.entryCount} files)`,
+				measured: `${kb(size - readme)} (${kb(size)} in all, README ${kb(readme)}; ${entryCount} files)`,
 				target: '≤ 60 KB',
 				strict: true,
 			},

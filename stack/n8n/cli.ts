@@ -4,7 +4,7 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { run, tail, getFreePort, sleep } from './process';
+import { run, tail, getFreePort, waitFor } from './process';
 import { provision, isN8n1 } from './provision';
 import { envFor } from './env';
 import { parseLogLines } from './logs';
@@ -240,14 +240,20 @@ export async function executeWorkflow(id: string, opts: CliOptions = {}) {
  * a cut file is re-read briefly.
  */
 async function readExportedNodes(file: string): Promise<NodeTypeDescription[]> {
-	for (let i = 0; i < 20; i++) {
-		try {
-			return JSON.parse(await fsp.readFile(file, 'utf8'));
-		} catch {
-			await sleep(100);
-		}
-	}
-	throw new Error(`export:nodes wrote unreadable JSON to ${file}`);
+	return waitFor(
+		async () => {
+			try {
+				return JSON.parse(await fsp.readFile(file, 'utf8')) as NodeTypeDescription[];
+			} catch {
+				return undefined;
+			}
+		},
+		{
+			timeoutMs: 2000,
+			intervalMs: 100,
+			failure: () => new Error(`export:nodes wrote unreadable JSON to ${file}`),
+		},
+	);
 }
 
 /**

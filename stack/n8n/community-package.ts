@@ -21,25 +21,56 @@ export type PackageJson = {
 	n8n?: { nodes?: string[]; credentials?: string[] };
 };
 
+/** The environment variable that hands a run's one tarball to every consumer (.ci/test-all sets it). */
+export const TARBALL_ENV = 'WEX_TARBALL';
+
 /**
- * `npm run build` (unless build:false) and `npm pack` of repoDir into a fresh temp dir.
+ * The one build and pack: `npm run build` (dist/ afresh), then `npm pack` into `outDir`.
  * Resolves to the absolute .tgz path.
+ */
+export async function buildAndPack(repoDir: string, outDir: string): Promise<string> {
+	repoDir = path.resolve(repoDir);
+	await run('npm', ['run', '-s', 'build'], { cwd: repoDir, check: true });
+	await fsp.mkdir(outDir, { recursive: true });
+	const res = await run(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', outDir],
+		{
+			cwd: repoDir,
+			check: true,
+		},
+	);
+	const info: { filename: string }[] = JSON.parse(res.stdout.slice(res.stdout.indexOf('[')));
+	return path.resolve(outDir, info[0].filename);
+}
+
+/**
+ * The pack as a tarball: the run's one (WEX_TARBALL, whose dist/ nobody rebuilds meanwhile), else
+ * built and packed now into a fresh temp folder. `dispose` removes only a folder made here.
  */
 export async function packPackage(
 	repoDir: string,
-	{ build = true, outDir }: { build?: boolean; outDir?: string } = {},
-) {
-	repoDir = path.resolve(repoDir);
-	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	if (build) await run(npm, ['run', 'build'], { cwd: repoDir, check: true });
-	const dest = outDir || (await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-pack-')));
-	await fsp.mkdir(dest, { recursive: true });
-	const res = await run(npm, ['pack', '--json', '--pack-destination', dest], {
-		cwd: repoDir,
-		check: true,
-	});
-	const info: { filename: string }[] = JSON.parse(res.stdout.slice(res.stdout.indexOf('[')));
-	return path.join(dest, info[0].filename);
+): Promise<{ tarball: string; dispose: () => void }> {
+	const handed = process.env[TARBALL_ENV];
+	if (handed) return { tarball: path.resolve(handed), dispose: () => undefined };
+	const dest = await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-pack-'));
+	const dispose = () => fs.rmSync(dest, { recursive: true, force: true });
+	let tarball: string | undefined;
+	try {
+		tarball = await buildAndPack(repoDir, dest);
+		return { tarball, dispose };
+	} finally {
+		if (!tarball) dispose();
+	}
+}
+
+/** The paths a tarball holds, without npm's leading `package/`. */
+export async function tarballFiles(tarball: string): Promise<string[]> {
+	const { stdout } = await run('tar', ['-tzf', tarball], { check: true });
+	return stdout
+		.split('\n')
+		.filter((line) => line && !line.endsWith('/'))
+		.map((line) => line.replace(/^package\//, ''));
 }
 
 function readTarballPackageJson(tarball: string): Promise<PackageJson> {

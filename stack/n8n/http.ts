@@ -1,24 +1,24 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- dev code, never shipped: n8n's untyped JSON (npx n8n-node lint reads every .ts file) */
-/** JSON over HTTP for the tooling (n8n's REST API, health probes), on the platform's fetch. */
+/** JSON over HTTP for the tooling (n8n's REST API, health probes), one connection per request. */
+
+import { Agent, request } from 'undici';
+
+/**
+ * No keep-alive: a pooled connection that n8n closes after its 5 s idle timeout while this process
+ * lags (a loaded machine) is reused for the next call, which then fails with "other side closed".
+ * A fresh loopback connection per call costs well under a millisecond.
+ */
+const oneShot = new Agent({ pipelining: 0 });
 
 /** `json` is the parsed body when it is JSON (untyped: each caller narrows it), else undefined. */
 export type HttpAnswer = {
 	status: number;
 	headers: Record<string, string | string[]>;
+	bytes: Buffer;
 	text: string;
 	json: any;
 };
 export type HttpOptions = { body?: unknown; headers?: Record<string, string>; timeoutMs?: number };
-
-/**
- * The answer's headers as a plain object with lower-case names; set-cookie as the list it is.
- */
-function plainHeaders(headers: Headers): Record<string, string | string[]> {
-	const out: Record<string, string | string[]> = Object.fromEntries(headers.entries());
-	const cookies = headers.getSetCookie();
-	if (cookies.length) out['set-cookie'] = cookies;
-	return out;
-}
 
 /**
  * One request: a body that is not a string is sent as JSON. Resolves on every HTTP status;
@@ -31,23 +31,37 @@ export async function httpRequest(
 ): Promise<HttpAnswer> {
 	const payload =
 		body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-	const res = await fetch(url, {
-		method,
+	const res = await request(url, {
+		method: method as import('undici').Dispatcher.HttpMethod,
 		headers: {
 			accept: 'application/json',
 			...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
 			...headers,
 		},
 		body: payload,
-		redirect: 'manual',
+		dispatcher: oneShot,
 		signal: AbortSignal.timeout(timeoutMs),
 	});
-	const text = await res.text();
+	const bytes = Buffer.from(await res.body.arrayBuffer());
+	const text = bytes.toString('utf8');
 	let json;
 	try {
 		json = JSON.parse(text);
 	} catch {
 		json = undefined;
 	}
-	return { status: res.status, headers: plainHeaders(res.headers), text, json };
+	return { status: res.statusCode, headers: plainHeaders(res.headers), bytes, text, json };
+}
+
+/** The answer's headers with lower-case names, each a string; set-cookie always the list it is. */
+function plainHeaders(
+	headers: Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
+	const out: Record<string, string | string[]> = {};
+	for (const [name, value] of Object.entries(headers)) {
+		if (value === undefined) continue;
+		out[name] =
+			name === 'set-cookie' ? [value].flat() : Array.isArray(value) ? value.join(', ') : value;
+	}
+	return out;
 }

@@ -15,7 +15,7 @@ export {
 export { httpRequest } from './http';
 export { provision, isN8n1 } from './provision';
 export { n8nEnv, webhookUrlVariable } from './env';
-export { packPackage, makeUserFolder } from './community-package';
+export { buildAndPack, packPackage, tarballFiles, makeUserFolder } from './community-package';
 export {
 	runN8n,
 	importCredentials,

@@ -1,10 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** Child processes for the tooling, one way, on execa: run a command, spawn a server in its own process group, wait for its health, stop its group. */
 
-import net from 'node:net';
 import { setTimeout as setTimeoutPromise } from 'node:timers/promises';
 
-import { loadExeca as execaModule } from '../execa';
+import { loadExeca as execaModule, loadGetPort } from '../execa';
 
 /** n8n's own defaults: never let a test instance take these (5679 = task broker). */
 const RESERVED_PORTS = new Set([5678, 5679]);
@@ -157,22 +156,12 @@ export async function run(
 }
 
 /**
- * A free TCP port on 127.0.0.1 (never 5678/5679).
+ * The one free-port helper (get-port): `preferred` when nothing listens on it, else any free port
+ * but n8n's own 5678/5679.
  */
-export async function getFreePort(): Promise<number> {
-	for (let attempt = 0; attempt < 20; attempt++) {
-		const port = await new Promise<number>((resolve, reject) => {
-			const srv = net.createServer();
-			srv.unref();
-			srv.on('error', reject);
-			srv.listen(0, '127.0.0.1', () => {
-				const { port: p } = srv.address() as net.AddressInfo;
-				srv.close(() => resolve(p));
-			});
-		});
-		if (!RESERVED_PORTS.has(port)) return port;
-	}
-	throw new Error('could not find a free port');
+export async function getFreePort(preferred?: number): Promise<number> {
+	const { default: getPort } = await loadGetPort();
+	return getPort({ port: preferred, exclude: [...RESERVED_PORTS].filter((p) => p !== preferred) });
 }
 
 /**

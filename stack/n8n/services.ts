@@ -40,6 +40,17 @@ export function which(cmd: string) {
 }
 
 /**
+ * `apt-get update && apt-get install -y <arguments>` (root only), one caller at a time: lanes of
+ * `npm run test:all` side by side (queue mode's Redis, the browser check's Chromium) would meet
+ * apt's own lock, which fails instead of waiting. The mutex is a flock on /var/lib/dpkg.
+ */
+export async function aptInstall(packages: string[]): Promise<void> {
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	const script = `apt-get update && apt-get install -y ${packages.join(' ')}`;
+	await run('flock', ['/var/lib/dpkg', 'sh', '-c', script], { env, check: true });
+}
+
+/**
  * Installs redis-server from Debian's packages when missing (root only).
  */
 export async function ensurePackages({
@@ -53,12 +64,7 @@ export async function ensurePackages({
 		);
 	}
 	log(`installing ${missing.join(', ')} from Debian's packages`);
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	await run('apt-get', ['update'], { env, check: true });
-	await run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
-		env,
-		check: true,
-	});
+	await aptInstall(['--no-install-recommends', ...missing]);
 	if (!which('redis-server')) throw new Error('redis-server still missing after apt-get install');
 	return { installed: missing };
 }

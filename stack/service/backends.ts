@@ -17,6 +17,11 @@ export function enableBackendReuse(): void {
 	reuse.enabled = true;
 }
 
+/** Whether a test framework drops what a file leaves (enableBackendReuse, until drainBackends). */
+export function backendReuse(): boolean {
+	return reuse.enabled;
+}
+
 export async function acquireBackend(
 	clusterUrl: string,
 	jwtSecret: string,

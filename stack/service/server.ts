@@ -1,9 +1,10 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The gateway: routing like Supabase's Kong (apikey check, /auth/v1 to GoTrue, /rest/v1 to the real
 // PostgREST, storage), faults, latency, the log, the Date of the service clock, and writing replies.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { pipeline } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { handleControl } from './control';
 import type { EmulatorCore } from './core';
 import { faultReply } from './faults';
@@ -25,8 +26,6 @@ import type { LogEntry } from './types';
 
 /** The longest request line a gateway takes (nginx's `large_client_header_buffers`, 8 KiB). */
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Headers a browser client may read (supabase-js needs Content-Range for counts). */
 const EXPOSED_HEADERS =

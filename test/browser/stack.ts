@@ -1,13 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the browser check's global setup: Debian's Chromium, and the `npm start` stack in a throwaway folder for the tests.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startStack, DEFAULTS } from '../../stack/start';
 import * as n8n from '../../stack/n8n/lib';
-import { loadExeca } from '../../stack/execa';
+import { aptInstall } from '../../stack/n8n/services';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -30,19 +29,7 @@ async function ensureChromium(): Promise<void> {
 			`${CHROMIUM} is missing: sudo apt-get update && sudo apt-get install -y chromium`,
 		);
 	console.log(`${CHROMIUM} is missing: installing Debian's chromium package (about 40 s)`);
-	const { execa } = await loadExeca();
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	await execa('apt-get', ['update'], { env });
-	await execa('apt-get', ['install', '-y', 'chromium'], { env });
-}
-
-/** `preferred` when it is free (the credential's picture shows the emulator's usual address). */
-function portOr(preferred: number): Promise<number> {
-	return new Promise((resolve) => {
-		const server = createServer();
-		server.once('error', () => resolve(n8n.getFreePort()));
-		server.listen(preferred, '127.0.0.1', () => server.close(() => resolve(preferred)));
-	});
+	await aptInstall(['chromium']);
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -52,34 +39,44 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 	const shotsDir = keepShots
 		? join(__dirname, '..', '..', 'docs')
 		: mkdtempSync(join(tmpdir(), 'wex-browser-shots-'));
-	const stack = await startStack({
-		userFolder,
-		n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
-		emulatorPort: await portOr(DEFAULTS.emulatorPort),
-		log: (message: string) => console.log(`[stack] ${message.trim()}`),
-	});
-	const { emulator } = stack;
-	const wrong = await stack.n8n.rest('POST', '/rest/credentials', {
-		name: 'Website Export (wrong password)',
-		type: 'websiteExportApi',
-		data: {
-			baseUrl: emulator.baseUrl,
-			apiKey: emulator.apiKey,
-			email: emulator.demoUser.email,
-			password: 'not-the-password',
-		},
-	});
-	const shared: BrowserStack = {
-		n8nUrl: stack.n8n.baseUrl,
-		emulator: { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, demoUser: emulator.demoUser },
-		credentialName: stack.credential.name,
-		wrongCredentialId: wrong.id,
-		shotsDir,
-	};
-	process.env.WEX_BROWSER_STACK = JSON.stringify(shared);
-	return async () => {
-		await stack.stop();
+	let stack: Awaited<ReturnType<typeof startStack>> | undefined;
+	const teardown = async () => {
+		await stack?.stop();
 		rmSync(userFolder, { recursive: true, force: true });
 		if (!keepShots) rmSync(shotsDir, { recursive: true, force: true });
 	};
+	// A set-up that fails stops what it started and removes its folders too (no teardown runs then).
+	let ready = false;
+	try {
+		stack = await startStack({
+			userFolder,
+			n8nPort: await n8n.getFreePort(), // never collides with a running `npm start`
+			// The usual port when free: the credential's picture shows the emulator's usual address.
+			emulatorPort: await n8n.getFreePort(DEFAULTS.emulatorPort),
+			log: (message: string) => console.log(`[stack] ${message.trim()}`),
+		});
+		const { emulator } = stack;
+		const wrong = await stack.n8n.rest('POST', '/rest/credentials', {
+			name: 'Website Export (wrong password)',
+			type: 'websiteExportApi',
+			data: {
+				baseUrl: emulator.baseUrl,
+				apiKey: emulator.apiKey,
+				email: emulator.demoUser.email,
+				password: 'not-the-password',
+			},
+		});
+		const shared: BrowserStack = {
+			n8nUrl: stack.n8n.baseUrl,
+			emulator: { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, demoUser: emulator.demoUser },
+			credentialName: stack.credential.name,
+			wrongCredentialId: wrong.id,
+			shotsDir,
+		};
+		process.env.WEX_BROWSER_STACK = JSON.stringify(shared);
+		ready = true;
+	} finally {
+		if (!ready) await teardown();
+	}
+	return teardown;
 }

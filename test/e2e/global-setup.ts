@@ -25,9 +25,9 @@ export default async function globalSetup(): Promise<void> {
 	const state = (globalThis.__wexE2e = { cleanup: [] as Array<() => unknown> });
 	const started = Date.now();
 	// A cold provision may take minutes, or wait for the one .ci/run started in the background.
-	const [p, tarball] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
-	state.cleanup.push(() => fs.rmSync(path.dirname(tarball), { recursive: true, force: true }));
-	const uf = await n8n.makeUserFolder({ tarball });
+	const [p, pack] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
+	state.cleanup.push(pack.dispose);
+	const uf = await n8n.makeUserFolder({ tarball: pack.tarball });
 	if (!process.env.WEX_KEEP) state.cleanup.push(uf.cleanup);
 	const prepared: Prepared = {
 		userFolder: uf.userFolder,

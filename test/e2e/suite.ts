@@ -285,7 +285,13 @@ export function checkServerLog(server: () => N8nServer | undefined): {
 	});
 	afterEach(async () => {
 		// n8n logs a failed tool call just after it answered it.
-		for (let i = 0; i < 20 && errorLines().length < expected.length; i++) await n8n.sleep(100);
+		await n8n
+			.waitFor(() => errorLines().length >= expected.length, {
+				timeoutMs: 2000,
+				intervalMs: 100,
+				failure: () => new Error('fewer error lines than failed tool calls'),
+			})
+			.catch(() => undefined); // the assertions below say what came
 		const lines = errorLines();
 		const unexpected = lines.filter(
 			(line: Json) => !expected.some((start) => String(line.message).startsWith(start)),

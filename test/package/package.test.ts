@@ -1,10 +1,14 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: what the tarball holds (the run's one, WEX_TARBALL, or built and packed here) and that its
+// dist/ entries load.
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 
+import { packPackage, tarballFiles } from '../../stack/n8n/community-package';
+
 const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-/** An instance of the class a dist/ entry exports (dist/ is built in beforeAll, after import time). */
+/** An instance of the class a dist/ entry exports (dist/ is the tarball's build, made before beforeAll ends). */
 function instantiate(entry: string) {
 	const className = entry
 		.split('/')
@@ -18,13 +22,9 @@ describe('the published package', () => {
 	let files: string[];
 
 	beforeAll(async () => {
-		const { execa } = await import('execa');
-		await execa('npm', ['run', '-s', 'build'], { cwd: root });
-		const pack = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-			cwd: root,
-		});
-		const [packed] = JSON.parse(pack.stdout);
-		files = packed.files.map((file: { path: string }) => file.path);
+		const pack = await packPackage(root);
+		files = await tarballFiles(pack.tarball);
+		pack.dispose();
 	}, 120_000);
 
 	it('holds only dist, package.json, the README and the licence', () => {

@@ -2,12 +2,14 @@
 // Why: n8n's own package scanner (@n8n/scan-community-package) downloads the published package
 // from npm and its attested GitHub source; this runs both of its legs offline, on what `npm pack`
 // would publish right now and on this checkout, so a finding fails CI before publishing.
-// `npm run verify:package` (after `npm run build`; leaves no tarball or temp dir behind).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// `npm run verify:package` (builds and packs unless WEX_TARBALL names the run's tarball; leaves no
+// tarball or temp dir behind).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadExeca } from '../../stack/execa';
+import { packPackage, tarballFiles } from '../../stack/n8n/community-package';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -31,32 +33,21 @@ async function importScanner(work: string): Promise<Scanner> {
 	}
 }
 
-/** `npm pack` into `work`, unpacked into work/package; answers that folder. */
+/** The pack's tarball (the run's one, or built and packed now) unpacked into work/package; answers that folder. */
 async function packAndUnpack(work: string): Promise<string> {
-	const { execa } = await loadExeca();
-	const { stdout } = await execa(
-		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', work],
-		{ cwd: root },
-	);
-	const [packed] = JSON.parse(stdout) as Array<{
-		filename: string;
-		entryCount: number;
-		size: number;
-	}>;
-	const packageDir = join(work, 'package');
-	mkdirSync(packageDir);
-	await execa('tar', [
-		'-xzf',
-		join(work, packed.filename),
-		'-C',
-		packageDir,
-		'--strip-components=1',
-	]);
-	console.log(
-		`[verify] packed ${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1000).toFixed(1)} kB`,
-	);
-	return packageDir;
+	const pack = await packPackage(root);
+	try {
+		const packageDir = join(work, 'package');
+		mkdirSync(packageDir);
+		const { execa } = await loadExeca();
+		await execa('tar', ['-xzf', pack.tarball, '-C', packageDir, '--strip-components=1']);
+		const files = (await tarballFiles(pack.tarball)).length;
+		const kB = (statSync(pack.tarball).size / 1000).toFixed(1);
+		console.log(`[verify] ${basename(pack.tarball)}: ${files} files, ${kB} kB`);
+		return packageDir;
+	} finally {
+		pack.dispose();
+	}
 }
 
 /** The codex files must travel with the nodes they describe. */

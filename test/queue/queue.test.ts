@@ -4,8 +4,6 @@
 // mode, the trigger on main, a worker killed mid-run. One fresh service for the file: the
 // scenarios tell their rows apart by email (a trigger running across a reset would meet reused ids).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 
 import * as n8n from '../../stack/n8n/lib';
 import * as queue from '../../stack/n8n/queue';
@@ -96,12 +94,12 @@ let cluster: Cluster;
 const cleanup: Array<() => unknown> = [];
 
 beforeAll(async () => {
-	const [, tarball] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
-	cleanup.push(() => fs.rmSync(path.dirname(tarball), { recursive: true, force: true }));
+	const [, pack] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);
+	cleanup.push(pack.dispose);
 	await services.ensurePackages();
 	// Whatever of Postgres and Redis started, also when the cluster did not.
 	cleanup.push(() => services.stopAll());
-	const uf = await n8n.makeUserFolder({ tarball });
+	const uf = await n8n.makeUserFolder({ tarball: pack.tarball });
 	cleanup.push(uf.cleanup);
 	service = await startServiceProcess({ jobMs: JOB_MS });
 	cleanup.push(() => service.stop());
@@ -167,13 +165,9 @@ async function waitExecutions(workflowId: string, count: number, timeoutMs: numb
 /** POSTs to a webhook of main; throws unless n8n accepted it. */
 async function fire(workflow: Json, body: Json): Promise<void> {
 	const pathName = workflow.nodes[0].parameters.path;
-	const r = await fetch(`${cluster.main.baseUrl}/webhook/${pathName}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
+	const r = await n8n.httpRequest('POST', `${cluster.main.baseUrl}/webhook/${pathName}`, { body });
 	if (r.status !== 200)
-		throw new Error(`POST /webhook/${pathName} → ${r.status} ${(await r.text()).slice(0, 300)}`);
+		throw new Error(`POST /webhook/${pathName} → ${r.status} ${r.text.slice(0, 300)}`);
 }
 /** Runs fn over items with at most `limit` in flight. */
 async function pool<T>(
@@ -266,24 +260,12 @@ test('Job → Create + Wait for Completion + Download Archive on a worker: archi
 	assert.equal(run['Export Website'][0].data.main[0][0].json.status, 'finished');
 	const bin = run['Download Archive'][0].data.main[0][0].binary?.data;
 	assert.match(String(bin?.id), /^database:/, `binary id ${bin?.id}`);
-	const login = await fetch(`${cluster.main.baseUrl}/rest/login`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({
-			emailOrLdapLoginId: n8n.DEFAULT_OWNER.email,
-			password: n8n.DEFAULT_OWNER.password,
-		}),
-	});
-	const cookie = login.headers
-		.getSetCookie()
-		.map((c) => c.split(';')[0])
-		.join('; ');
-	const r = await fetch(
-		`${cluster.main.baseUrl}/rest/binary-data?id=${encodeURIComponent(bin.id)}&action=download`,
-		{ headers: { cookie } },
+	const r = await cluster.main.request(
+		'GET',
+		`/rest/binary-data?id=${encodeURIComponent(bin.id)}&action=download`,
 	);
 	assert.equal(r.status, 200, `GET /rest/binary-data → ${r.status}`);
-	const body = Buffer.from(await r.arrayBuffer());
+	const body = r.bytes;
 	assert.equal(body.length, bin.bytes, 'bytes');
 	const { entries } = inspectZip(body);
 	assert.deepEqual(

@@ -54,7 +54,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 it('refuses unknown options with exit code 1', async () => {
 	const child = runCli(['--colour', 'red']);
-	expect(await printed(child, /unknown option --colour/)).toContain('unknown option');
+	expect(await printed(child, /Unknown option '--colour'/)).toContain('Unknown option');
 	expect((await child).exitCode).toBe(1);
 });
 
@@ -79,6 +79,7 @@ it('parses the flags, with defaults', () => {
 		maxRows: 10,
 		latencyMs: 5,
 	});
-	expect(() => parseArgs(['--colour', 'red'])).toThrow(/unknown option/);
-	expect(() => parseArgs(['--port'])).toThrow(/non-negative integer/);
+	expect(() => parseArgs(['--colour', 'red'])).toThrow(/Unknown option '--colour'/);
+	expect(() => parseArgs(['--port'])).toThrow(/'--port <value>' argument missing/);
+	expect(() => parseArgs(['--port=-1'])).toThrow(/non-negative integer/);
 });

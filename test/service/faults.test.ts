@@ -1,6 +1,6 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 import { request } from 'undici';
 import { call, login, rest, start } from './helpers';
+import { waitFor } from '../../stack/n8n/process';
 import type { Emulator } from '../../stack/service/index';
 import { MAX_REQUEST_LINE_BYTES } from '../../stack/service/server';
 
@@ -83,7 +83,12 @@ describe('faults', () => {
 		expect(emu.log.at(-1)).toMatchObject({ path: '/rest/v1/jobs', status: 0, faulted: true });
 		emu.fault({ hang: true });
 		const pending = request(`${emu.baseUrl}/rest/v1/jobs`, { headers: { apikey: emu.apiKey } });
-		await new Promise((resolve) => setTimeout(resolve, 50));
+		// Held once the log marks it faulted (the same turn as the hold): then reset() releases it.
+		await waitFor(() => emu.log.length === 2 && emu.log[1].faulted, {
+			timeoutMs: 10_000,
+			intervalMs: 5,
+			failure: () => new Error(`the second request was not held: ${JSON.stringify(emu.log)}`),
+		});
 		await emu.reset();
 		await expect(pending).rejects.toThrow();
 	});

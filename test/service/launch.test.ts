@@ -3,6 +3,7 @@
 // its control API, and never outlives the process that started it.
 import { join } from 'node:path';
 
+import { waitFor } from '../../stack/n8n/process';
 import { RUN_TYPESCRIPT, startServiceProcess } from '../../stack/service/launch';
 
 const alive = (pid: number) => {
@@ -15,11 +16,11 @@ const alive = (pid: number) => {
 };
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {
-	for (const until = Date.now() + withinMs; Date.now() < until; ) {
-		if (!alive(pid)) return true;
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-	return !alive(pid);
+	return waitFor(() => !alive(pid), {
+		timeoutMs: withinMs,
+		intervalMs: 100,
+		failure: () => new Error(`process ${pid} still alive after ${withinMs} ms`),
+	}).catch(() => false);
 }
 
 it('starts on a port of its own, answers its control API, and stops', async () => {
