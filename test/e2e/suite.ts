@@ -105,7 +105,9 @@ export function useOwnStack(): void {
 		({ env, n8nDir, remove } = copy);
 		service = await startServiceProcess({ jobMs: JOB_MS });
 		await n8n.importCredentials(credentialsFor(service), { env });
-	}, 120_000);
+		// A time for work, not speed: importing boots n8n's command line, which took over 120 s once
+		// with two whole CI runs side by side on 2 cores.
+	}, 300_000);
 	afterAll(async () => {
 		await service?.stop();
 		remove();
