@@ -1,10 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-/** The n8n command line driven from the tooling: import, publish, execute, list the loaded node types. */
+/** The n8n command line driven from the tooling: import, publish, execute in a process of its own. */
 
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { run, tail, getFreePort, waitFor } from './process';
+import { run, tail, getFreePort } from './process';
 import { provision, isN8n1 } from './provision';
 import { envFor } from './env';
 import { parseLogLines } from './logs';
@@ -200,85 +200,62 @@ export function nodeItems(
 	return withBinary ? items : items.map((i) => i.json);
 }
 
+/** What a workflow run gave, by `n8n execute` or on a started n8n (rest.ts): judged on the run itself. */
+export type RunOutcome = {
+	ok: boolean;
+	status: string;
+	run: N8nRun | null;
+	error: any;
+	lastNode: string | undefined;
+	items: (nodeName: string, o?: NodeItemsOptions) => any[] | undefined;
+	/** Everything n8n printed or stored about the run, for checks that a secret appears nowhere. */
+	output: string;
+	durationMs: number;
+};
+
 /**
- * `n8n execute --id=<id> --rawOutput` and parse its result.
- * Resolves to { ok, status, run, error, lastNode, items(nodeName, opts), code, signal, timedOut,
- * logs, stdout, stderr, durationMs }. `run` is the parsed rawOutput (IRun: { data: { resultData: { runData,
- * lastNodeExecuted, error? } }, status, mode: 'cli', startedAt, stoppedAt, finished }).
- * A failed workflow still has `run` (exit code 1, run.data.resultData.error set); `run` is
- * null only if n8n failed before executing (unknown id, crash) — see `logs`.
- * Manual Trigger is the start node; poll triggers are skipped by `execute`.
+ * The outcome of `run` (null when n8n printed or stored none: `fallbackError` says why).
  */
-export async function executeWorkflow(id: string, opts: CliOptions = {}) {
-	const res = await runN8n(['execute', `--id=${id}`, '--rawOutput'], opts);
-	const runData = extractRun(res.stdout);
-	const error = (runData && runData.data.resultData.error) || null;
-	const errorLogs = res.logs.filter((l) => l.level === 'error').map((l) => l.message);
+export function runOutcome(
+	run: N8nRun | null,
+	{
+		output,
+		durationMs,
+		fallbackError,
+	}: { output: string; durationMs: number; fallbackError: string },
+): RunOutcome {
+	const error = (run && run.data.resultData.error) || null;
 	return {
-		// Judged on the printed run, not only the exit code: once (under heavy load) an execute
-		// process that had printed a complete successful run ended by a signal (code null).
-		ok: !!runData && runData.status === 'success' && !error && !res.timedOut,
-		status: runData ? runData.status : 'no-output',
-		run: runData,
-		error:
-			error ||
-			(runData ? null : { message: errorLogs.join('\n') || tail(res.stdout + res.stderr, 4000) }),
-		lastNode: runData ? runData.data.resultData.lastNodeExecuted : undefined,
-		items: (nodeName: string, o: NodeItemsOptions) => nodeItems(runData, nodeName, o),
-		code: res.code,
-		signal: res.signal, // 'SIGSEGV' after a complete run = isolated-vm crash at exit (see runN8n)
-		timedOut: res.timedOut,
-		logs: res.logs,
-		stdout: res.stdout,
-		stderr: res.stderr,
-		durationMs: res.durationMs,
+		ok: !!run && run.status === 'success' && !error,
+		status: run ? run.status : 'no-output',
+		run,
+		error: error || (run ? null : { message: fallbackError }),
+		lastNode: run ? run.data.resultData.lastNodeExecuted : undefined,
+		items: (nodeName, o) => nodeItems(run, nodeName, o),
+		output,
+		durationMs,
 	};
 }
 
 /**
- * The JSON file export:nodes wrote; it does not wait for its write stream before exiting, so
- * a cut file is re-read briefly.
+ * `n8n execute --id=<id> --rawOutput` in a process of its own, its printed run parsed: for runs
+ * that must be separate processes (a started n8n runs the others, rest.ts). `run` is null only
+ * if n8n failed before executing (unknown id, crash) or its output was cut. Manual Trigger is
+ * the start node; poll triggers are skipped by `execute`.
  */
-async function readExportedNodes(file: string): Promise<NodeTypeDescription[]> {
-	return waitFor(
-		async () => {
-			try {
-				return JSON.parse(await fsp.readFile(file, 'utf8')) as NodeTypeDescription[];
-			} catch {
-				return undefined;
-			}
-		},
-		{
-			timeoutMs: 2000,
-			intervalMs: 100,
-			failure: () => new Error(`export:nodes wrote unreadable JSON to ${file}`),
-		},
-	);
+export async function executeWorkflow(id: string, opts: CliOptions = {}) {
+	const res = await runN8n(['execute', `--id=${id}`, '--rawOutput'], opts);
+	const errorLogs = res.logs.filter((l) => l.level === 'error').map((l) => l.message);
+	const outcome = runOutcome(res.timedOut ? null : extractRun(res.stdout), {
+		output: res.stdout + res.stderr,
+		durationMs: res.durationMs,
+		fallbackError: errorLogs.join('\n') || tail(res.stdout + res.stderr, 4000),
+	});
+	// 'SIGSEGV' after a complete run = isolated-vm crash at exit (see runN8n)
+	return { ...outcome, signal: res.signal, code: res.code };
 }
 
-/**
- * Which node types did n8n load? Runs `n8n export:nodes` (no server needed, ~5 s).
- * Resolves to { nodeTypes: [names], byPackage: { pkg: [names] }, failedPackages: [{ name, message }],
- * descriptions: [full descriptions], logs }.
- * Community node type names are "<package name>.<node name>", e.g. "n8n-nodes-website-export.websiteExport".
- * A package whose code throws at load is skipped by n8n with an error log line
- * 'Failed to load package "<name>"' (exit code stays 0): it is reported in failedPackages.
- */
-export async function listLoadedNodeTypes(opts: CliOptions = {}) {
-	const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-n8n-nodes-'));
-	const file = path.join(dir, 'nodes.json');
-	try {
-		const res = await runN8n(['export:nodes', `--output=${file}`], {
-			...opts,
-			check: true,
-			successLog: /^Successfully exported \d+ node types/,
-		});
-		return summarizeNodeTypes(await readExportedNodes(file), res.logs);
-	} finally {
-		await fsp.rm(dir, { recursive: true, force: true });
-	}
-}
-
+/** The node types of `descriptions` (as n8n serves them to its editor) by package, and the packages its log says failed to load. */
 export function summarizeNodeTypes(descriptions: NodeTypeDescription[], logs: LogLine[] = []) {
 	const nodeTypes = [...new Set(descriptions.map((d) => d.name))];
 	const byPackage: Record<string, string[]> = {};

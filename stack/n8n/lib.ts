@@ -14,7 +14,7 @@ export {
 } from './process';
 export { httpRequest } from './http';
 export { provision, isN8n1 } from './provision';
-export { n8nEnv, webhookUrlVariable } from './env';
+export { n8nEnv, webhookUrlVariable, type N8nEnvExtra } from './env';
 export { buildAndPack, packPackage, tarballFiles, makeUserFolder } from './community-package';
 export {
 	runN8n,
@@ -23,7 +23,7 @@ export {
 	publishWorkflow,
 	executeWorkflow,
 	nodeItems,
-	listLoadedNodeTypes,
+	type RunOutcome,
 } from './cli';
 export { DEFAULT_OWNER } from './rest';
 export { startN8n } from './server';

@@ -3,7 +3,8 @@
 
 import path from 'node:path';
 import { httpRequest } from './http';
-import { summarizeNodeTypes } from './cli';
+import { runOutcome, summarizeNodeTypes, type N8nRun, type RunOutcome } from './cli';
+import { waitFor } from './process';
 import { provisionedSoFar } from './provision';
 
 export const DEFAULT_OWNER = Object.freeze({
@@ -30,7 +31,11 @@ export type RestClient = {
 	credentialTypes: () => Promise<any>;
 	executions: (filter?: Record<string, unknown>) => Promise<Execution[]>;
 	execution: (id: string) => Promise<Execution>;
+	runManually: (workflowId: string, options?: { timeoutMs?: number }) => Promise<RunOutcome>;
 };
+
+/** Execution statuses of a run that has not ended. */
+const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);
 
 /**
  * n8n stores/serves execution data "flatted"; use n8n's own copy of the flatted package.
@@ -116,6 +121,43 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 			const d = await client.rest('GET', `/rest/executions/${id}`);
 			if (d && typeof d.data === 'string') d.data = unflatten(d.data);
 			return d;
+		},
+		/**
+		 * Runs a workflow from its Manual Trigger as the editor's Execute Workflow does, in this
+		 * n8n's process: no n8n boot per run. Resolves once its execution has ended (status).
+		 */
+		async runManually(workflowId, { timeoutMs = 300_000 } = {}) {
+			const started = Date.now();
+			const workflow = await client.rest('GET', `/rest/workflows/${workflowId}`);
+			const trigger = workflow.nodes.find((n: any) => n.type === 'n8n-nodes-base.manualTrigger');
+			// 2.x reads the workflow from its database and `triggerToStartFrom`; 1.x runs `workflowData`.
+			const answer = await client.rest('POST', `/rest/workflows/${workflowId}/run`, {
+				workflowData: workflow,
+				...(trigger ? { triggerToStartFrom: { name: trigger.name } } : {}),
+			});
+			if (!answer?.executionId)
+				throw new Error(`workflow ${workflowId} did not start: ${JSON.stringify(answer)}`);
+			const execution = await waitFor(
+				async () => {
+					const e = await client.execution(answer.executionId);
+					// 1.x may store the final status a moment before the run data.
+					return UNFINISHED.has(e.status) || !e.data?.resultData ? undefined : e;
+				},
+				{
+					timeoutMs,
+					intervalMs: 100,
+					failure: () =>
+						new Error(`execution ${answer.executionId} still running after ${timeoutMs} ms`),
+				},
+			);
+			const run: N8nRun = { ...execution, status: execution.status, data: execution.data };
+			return runOutcome(run, {
+				output: `${JSON.stringify(execution)}\n${logs()
+					.map((line) => JSON.stringify(line))
+					.join('\n')}`,
+				durationMs: Date.now() - started,
+				fallbackError: '',
+			});
 		},
 	};
 	async function typesFile(kind: 'nodes' | 'credentials') {

@@ -4,9 +4,8 @@
 // credential, in the same n8n; prints both nodes' execution times and requests.
 import assert from 'node:assert/strict';
 
-import * as n8n from '../../stack/n8n/lib';
 import { chainWorkflow, type ChainedNode } from './built-workflows';
-import { env, execute, report, resetService, service, type Json, useOwnStack } from './suite';
+import { executeBuilt, report, resetService, service, type Json, useOwnStack } from './suite';
 
 useOwnStack();
 
@@ -33,7 +32,7 @@ const httpRequest = (parameters: Json): ChainedNode => ({
 /** One workflow run: its Bulk node's execution time, output items and the REST requests it made. */
 async function timed(workflow: Json) {
 	const since = await service.lastSeq();
-	const r = await execute(workflow.id);
+	const r = await executeBuilt(workflow);
 	assert.equal(r.ok, true, `${workflow.id}: ${r.error?.message}`);
 	const [run] = r.run!.data.resultData.runData.Bulk;
 	const requests = (await service.log()).filter((e) => e.seq > since && e.kind === 'rest').length;
@@ -42,7 +41,6 @@ async function timed(workflow: Json) {
 
 /** Runs both workflows at 50 ms per answer; resolves to their figures. */
 async function both(workflows: Json[]) {
-	await n8n.importWorkflows(workflows, { env });
 	await service.patchSettings({ latencyMs: LATENCY_MS });
 	return [await timed(workflows[0]), await timed(workflows[1])];
 }

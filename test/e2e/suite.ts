@@ -17,14 +17,14 @@ import {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
-/** An n8n item as `n8n execute` printed it. */
+/** An n8n item as a run gave it. */
 export interface Item {
 	json: Json;
 	binary?: Json;
 	pairedItem?: Json;
 }
-/** What `n8n execute` gave: the printed run, its items by node, the process's output. */
-export type RunResult = Awaited<ReturnType<typeof n8n.executeWorkflow>>;
+/** What a workflow run gave: the run, its items by node, what n8n printed or stored of it. */
+export type RunResult = n8n.RunOutcome;
 /** What global-setup.ts prepared, handed to the test files in WEX_E2E. */
 export interface Prepared {
 	userFolder: string;
@@ -94,21 +94,29 @@ export function credentialsFor(access: ServiceAccess): Json[] {
 	];
 }
 
+/** The test file's own `n8n start`, started by its first workflow run (execute). */
+let server: N8nServer | undefined;
+let serverEnv: n8n.N8nEnvExtra = {};
+
 /**
  * The test file's own service stand-in and its own copy of the prepared n8n, its credentials
- * pointed at that service: files share nothing, so that jest runs two side by side.
+ * pointed at that service: files share nothing, so that jest runs two side by side. Its
+ * workflow runs go to one `n8n start` of that copy (`hostEnv`: variables of that n8n's host).
  */
-export function useOwnStack(): void {
+export function useOwnStack({ hostEnv = {} }: { hostEnv?: n8n.N8nEnvExtra } = {}): void {
 	let remove = (): void => undefined;
 	beforeAll(async () => {
 		const copy = copyUserFolder('file');
 		({ env, n8nDir, remove } = copy);
+		serverEnv = hostEnv;
 		service = await startServiceProcess({ jobMs: JOB_MS });
 		await n8n.importCredentials(credentialsFor(service), { env });
 		// A time for work, not speed: importing boots n8n's command line, which took over 120 s once
 		// with two whole CI runs side by side on 2 cores.
 	}, 300_000);
 	afterAll(async () => {
+		await server?.stop();
+		server = undefined;
 		await service?.stop();
 		remove();
 	});
@@ -161,13 +169,39 @@ export function fileWorkflows(): Record<string, Json> {
 	return workflows;
 }
 
-/** `n8n execute` of a workflow by id, never retried: a run changes the service even if n8n then crashes at exit. */
-export async function execute(id: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-	const r = await n8n.executeWorkflow(id, { env: { ...env, ...extraEnv } });
-	if (r.signal)
-		report(`n8n exited with ${r.signal} after ${r.run ? 'printing the run' : 'printing no run'}`);
-	return r;
+/**
+ * A run of a workflow by id on the file's n8n (started by the first run), as the editor's Execute
+ * Workflow runs it; never retried: a run changes the service.
+ */
+export async function execute(id: string): Promise<RunResult> {
+	return await (await fileServer()).runManually(id);
 }
+
+/** Runs a workflow built in the test: created on the file's n8n (under an id n8n gives it), then run as execute() runs one. */
+export async function executeBuilt(workflow: Json): Promise<RunResult> {
+	const { name, nodes, connections, settings } = workflow;
+	const n8nServer = await fileServer();
+	const created = await n8nServer.rest('POST', '/rest/workflows', {
+		active: false,
+		name,
+		nodes,
+		connections,
+		settings,
+	});
+	return await n8nServer.runManually(created.id);
+}
+
+/** The file's `n8n start`, started on first use. */
+export async function fileServer(): Promise<N8nServer> {
+	server ??= await n8n.startN8n({
+		env: { ...env, ...stringValues(serverEnv) },
+		timeoutMs: 180_000,
+	});
+	return server;
+}
+
+const stringValues = (vars: n8n.N8nEnvExtra): NodeJS.ProcessEnv =>
+	Object.fromEntries(Object.entries(vars).map(([key, value]) => [key, String(value)]));
 
 /** Runs a workflow file's workflow; it must succeed. */
 export async function runOk(name: string): Promise<RunResult> {
