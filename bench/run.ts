@@ -43,18 +43,21 @@ const quick = options.quick;
 /** N and sizes: the in the full run, smaller ones in the quick run. */
 const size = quick
 	? {
-			items: 100,
+			items: 30,
 			executions: 20,
 			itemsEach: 10,
 			midRun: 200,
 			timing: 100,
-			rounds: 7,
+			rounds: 5,
 			latencyItems: 100,
 			extraInFlight: [] as number[],
 			archive: 64 * 1024 ** 2,
 			requireRounds: 3,
 			floorItems: 1000,
 			floorRounds: 1,
+			returnAllRows: 5_000,
+			churnRows: 2_000,
+			storedDownloads: 20_000,
 		}
 	: {
 			items: 1000,
@@ -69,6 +72,9 @@ const size = quick
 			requireRounds: 7,
 			floorItems: 10_000,
 			floorRounds: 3,
+			returnAllRows: 25_000,
+			churnRows: 5_000,
+			storedDownloads: 100_000,
 		};
 
 const figures: Array<[string, () => Promise<Row | Row[]>]> = [
@@ -92,10 +98,10 @@ const figures: Array<[string, () => Promise<Row | Row[]>]> = [
 		"n8n's floor: Edit Fields over the same expressions",
 		() => editFieldsFloor(size.floorItems, size.floorRounds),
 	],
-	['Return All', () => returnAll(25_000, 1000)],
-	['Return All, latency-bound', () => returnAllLatency(25_000, 50)],
-	['Return All under churn', () => returnAllUnderChurn(5_000)],
-	['Idle trigger poll', () => idleTriggerPoll(10, 100_000)],
+	['Return All', () => returnAll(size.returnAllRows, 1000)],
+	['Return All, latency-bound', () => returnAllLatency(size.returnAllRows, 50)],
+	['Return All under churn', () => returnAllUnderChurn(size.churnRows)],
+	['Idle trigger poll', () => idleTriggerPoll(10, size.storedDownloads)],
 	['Download Archive memory', () => archiveMemory(size.archive)],
 	['Package', () => packageFigures(size.requireRounds)],
 ];
