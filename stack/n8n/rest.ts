@@ -57,7 +57,7 @@ function unflatten(text: string): unknown {
 /**
  * Create the owner (while n8n asks for one) or log in; answers the auth cookie and the user.
  * A setup call on an instance that has its owner is answered 400, which n8n logs as an error:
- * hence the look at its public settings first.
+ * hence the look at its public settings first (an n8n without its editor has none: N8N_DISABLE_UI).
  */
 async function ownerSession(baseUrl: string, owner: Owner) {
 	const settings = await httpRequest('GET', `${baseUrl}/rest/settings`);
@@ -122,43 +122,7 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 			if (d && typeof d.data === 'string') d.data = unflatten(d.data);
 			return d;
 		},
-		/**
-		 * Runs a workflow from its Manual Trigger as the editor's Execute Workflow does, in this
-		 * n8n's process: no n8n boot per run. Resolves once its execution has ended (status).
-		 */
-		async runManually(workflowId, { timeoutMs = 300_000 } = {}) {
-			const started = Date.now();
-			const workflow = await client.rest('GET', `/rest/workflows/${workflowId}`);
-			const trigger = workflow.nodes.find((n: any) => n.type === 'n8n-nodes-base.manualTrigger');
-			// 2.x reads the workflow from its database and `triggerToStartFrom`; 1.x runs `workflowData`.
-			const answer = await client.rest('POST', `/rest/workflows/${workflowId}/run`, {
-				workflowData: workflow,
-				...(trigger ? { triggerToStartFrom: { name: trigger.name } } : {}),
-			});
-			if (!answer?.executionId)
-				throw new Error(`workflow ${workflowId} did not start: ${JSON.stringify(answer)}`);
-			const execution = await waitFor(
-				async () => {
-					const e = await client.execution(answer.executionId);
-					// 1.x may store the final status a moment before the run data.
-					return UNFINISHED.has(e.status) || !e.data?.resultData ? undefined : e;
-				},
-				{
-					timeoutMs,
-					intervalMs: 100,
-					failure: () =>
-						new Error(`execution ${answer.executionId} still running after ${timeoutMs} ms`),
-				},
-			);
-			const run: N8nRun = { ...execution, status: execution.status, data: execution.data };
-			return runOutcome(run, {
-				output: `${JSON.stringify(execution)}\n${logs()
-					.map((line) => JSON.stringify(line))
-					.join('\n')}`,
-				durationMs: Date.now() - started,
-				fallbackError: '',
-			});
-		},
+		runManually: (workflowId, options) => runManually(client, logs, workflowId, options),
 	};
 	async function typesFile(kind: 'nodes' | 'credentials') {
 		if (!cookie) await client.login();
@@ -167,4 +131,46 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 		return r.json;
 	}
 	return client;
+}
+
+/**
+ * Runs a workflow from its Manual Trigger as the editor's Execute Workflow does, in the n8n
+ * process `client` talks to: no n8n boot per run. Resolves once its execution has ended.
+ */
+async function runManually(
+	client: RestClient,
+	logs: () => import('./logs').LogLine[],
+	workflowId: string,
+	{ timeoutMs = 300_000 }: { timeoutMs?: number } = {},
+): Promise<RunOutcome> {
+	const started = Date.now();
+	const workflow = await client.rest('GET', `/rest/workflows/${workflowId}`);
+	const trigger = workflow.nodes.find((n: any) => n.type === 'n8n-nodes-base.manualTrigger');
+	// 2.x reads the workflow from its database and `triggerToStartFrom`; 1.x runs `workflowData`.
+	const answer = await client.rest('POST', `/rest/workflows/${workflowId}/run`, {
+		workflowData: workflow,
+		...(trigger ? { triggerToStartFrom: { name: trigger.name } } : {}),
+	});
+	if (!answer?.executionId)
+		throw new Error(`workflow ${workflowId} did not start: ${JSON.stringify(answer)}`);
+	const execution = await waitFor(
+		async () => {
+			const e = await client.execution(answer.executionId);
+			// 1.x may store the final status a moment before the run data.
+			return UNFINISHED.has(e.status) || !e.data?.resultData ? undefined : e;
+		},
+		{
+			timeoutMs,
+			intervalMs: 100,
+			failure: () =>
+				new Error(`execution ${answer.executionId} still running after ${timeoutMs} ms`),
+		},
+	);
+	const run: N8nRun = { ...execution, status: execution.status, data: execution.data };
+	const log = logs().map((line) => JSON.stringify(line));
+	return runOutcome(run, {
+		output: [JSON.stringify(execution), ...log].join('\n'),
+		durationMs: Date.now() - started,
+		fallbackError: '',
+	});
 }

@@ -99,16 +99,26 @@ let server: N8nServer | undefined;
 let serverEnv: n8n.N8nEnvExtra = {};
 
 /**
+ * n8n without its editor: the editor's files cost about 5 s of CPU at every start, and only the
+ * node types n8n serves (`/types/nodes.json`) and its settings route need them.
+ */
+export const NO_EDITOR = { N8N_DISABLE_UI: 'true' };
+
+/**
  * The test file's own service stand-in and its own copy of the prepared n8n, its credentials
  * pointed at that service: files share nothing, so that jest runs two side by side. Its
- * workflow runs go to one `n8n start` of that copy (`hostEnv`: variables of that n8n's host).
+ * workflow runs go to one `n8n start` of that copy (`hostEnv`: variables of that n8n's host),
+ * without its editor unless `editor`.
  */
-export function useOwnStack({ hostEnv = {} }: { hostEnv?: n8n.N8nEnvExtra } = {}): void {
+export function useOwnStack({
+	hostEnv = {},
+	editor = false,
+}: { hostEnv?: n8n.N8nEnvExtra; editor?: boolean } = {}): void {
 	let remove = (): void => undefined;
 	beforeAll(async () => {
 		const copy = copyUserFolder('file');
 		({ env, n8nDir, remove } = copy);
-		serverEnv = hostEnv;
+		serverEnv = editor ? hostEnv : { ...NO_EDITOR, ...hostEnv };
 		service = await startServiceProcess({ jobMs: JOB_MS });
 		await n8n.importCredentials(credentialsFor(service), { env });
 		// A time for work, not speed: importing boots n8n's command line, which took over 120 s once

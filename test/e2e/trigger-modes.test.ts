@@ -17,6 +17,7 @@ import {
 } from './trigger-runs';
 import {
 	JOB_MS,
+	NO_EDITOR,
 	copyUserFolder,
 	credentialsFor,
 	onN8n1,
@@ -123,7 +124,6 @@ async function emitTwo(run: Run, since: number) {
 	if (run.scenario.restart) {
 		await run.srv.stop();
 		second = await finish(run, 'while-down');
-		await n8n.sleep(5000);
 		const beforeRestart = await run.service.lastSeq();
 		run.srv = await n8n.startN8n({ env: run.env, timeoutMs: 180_000 });
 		await waitForTriggerPoll(
@@ -180,7 +180,7 @@ for (const scenario of SCENARIOS)
 			const folder = copyUserFolder(scenario.key);
 			const service = await startServiceProcess({ jobMs: JOB_MS });
 			const workflow = scenarioWorkflow(scenario);
-			const env = { ...folder.env, ...scenario.env };
+			const env = { ...folder.env, ...NO_EDITOR, ...scenario.env };
 			try {
 				await n8n.importCredentials(credentialsFor(service).slice(0, 1), { env });
 				await n8n.importWorkflows([workflow], { env });

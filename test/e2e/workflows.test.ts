@@ -38,7 +38,8 @@ import {
 	n8nDir,
 } from './suite';
 
-useOwnStack();
+// Its n8n keeps its editor: the node types it serves are the editor's files.
+useOwnStack({ editor: true });
 
 test('package loaded by n8n (the node types its editor is served)', async () => {
 	const loaded = await (await fileServer()).nodeTypes();
