@@ -338,6 +338,9 @@ test(`a worker SIGKILLed during ${KILL_RUNS} Wait-for-Completion runs: no job do
 	const skip = (await dbExecutions(WF.kill.id)).length;
 	const victim = cluster.workers[cluster.workers.length - 1];
 	const before = new Set(victim.started());
+	const startedEarlier = new Set(cluster.workers.flatMap((w: Json) => w.started()));
+	const jobsOfRuns = async () =>
+		(await service.rows('jobs')).filter((j) => j.email === 'queue-d@e2e.example.com');
 	const urls = Array.from({ length: KILL_RUNS }, (_, i) => `https://d-${i}.queue.e2e.example.com/`);
 	await pool(urls, KILL_RUNS, (url) => fire(WF.kill, { url, email: 'queue-d@e2e.example.com' }));
 	await n8n.waitFor(() => victim.started().some((id: string) => !before.has(id)), {
@@ -345,15 +348,26 @@ test(`a worker SIGKILLed during ${KILL_RUNS} Wait-for-Completion runs: no job do
 		intervalMs: 50,
 		failure: () => new Error(`worker ${victim.index} started none of the runs`),
 	});
-	await n8n.sleep(500); // let it create its jobs, then kill it while they are being waited for
+	// Each run creates its job first: once every run started so far has one, kill the worker while
+	// its runs wait for their jobs to finish (JOB_MS).
+	await n8n.waitFor(
+		async () => {
+			const runs = cluster.workers
+				.flatMap((w: Json) => w.started())
+				.filter((id: string) => !startedEarlier.has(id));
+			return (await jobsOfRuns()).length >= runs.length;
+		},
+		{ timeoutMs: 30_000, intervalMs: 50, failure: () => new Error('the runs created no jobs') },
+	);
 	const held: string[] = victim.started().filter((id: string) => !before.has(id));
 	const killedAt = Date.now();
 	victim.kill('SIGKILL');
 	await victim.whenExited;
 	const all = await waitExecutions(WF.kill.id, KILL_RUNS, 120_000, skip);
 	const settledMs = Date.now() - killedAt;
+	// A quiet time for a negative (no create arrives late), not a wait for an event.
 	await n8n.sleep(JOB_MS + 1000);
-	const jobs = (await service.rows('jobs')).filter((j) => j.email === 'queue-d@e2e.example.com');
+	const jobs = await jobsOfRuns();
 	assert.deepEqual(
 		Object.entries(countBy(jobs, (j) => j.url)).filter(([, c]) => c > 1),
 		[],
