@@ -17,7 +17,6 @@ import {
 } from './trigger-runs';
 import {
 	JOB_MS,
-	NO_EDITOR,
 	copyUserFolder,
 	credentialsFor,
 	onN8n1,
@@ -180,7 +179,7 @@ for (const scenario of SCENARIOS)
 			const folder = copyUserFolder(scenario.key);
 			const service = await startServiceProcess({ jobMs: JOB_MS });
 			const workflow = scenarioWorkflow(scenario);
-			const env = { ...folder.env, ...NO_EDITOR, ...scenario.env };
+			const env = { ...folder.env, ...scenario.env };
 			try {
 				await n8n.importCredentials(credentialsFor(service).slice(0, 1), { env });
 				await n8n.importWorkflows([workflow], { env });
