@@ -217,7 +217,7 @@ export class WebsiteExportTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether the first poll after activation also emits the downloads that already exist and are still valid',
+						'Whether to also emit the downloads that already exist and are still valid, at the poll after activation',
 					hint: 'Off: only downloads that finish from about one poll interval before activation on',
 				},
 				{

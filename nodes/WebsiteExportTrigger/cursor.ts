@@ -86,7 +86,7 @@ export const isValid = (download: DownloadRecord, serviceNow: number) =>
  * n8n keeps a poll's state only when the poll emitted (or, with durable poll cursors, not the
  * activation poll's), so "no state" does not mean "first poll ever". A download that finished
  * after the last poll whose state was lost is at most one poll gap old (plus a late commit's
- * overlap) at the next poll: it is emitted then. Downloads older than that, at the first poll,
+ * overlap) at the next poll: it is new then. Downloads older than that, at the first poll,
  * are the baseline (they existed before activation) and are only remembered.
  */
 export const stateLossLookbackMs = (pollGapMs: number) => pollGapMs + OVERLAP_MS;
@@ -102,10 +102,15 @@ export interface Advance<T> {
  * Sorts the rows of one poll into new ones and the state after them.
  *
  * - No state (the first poll, or a poll after one whose state n8n did not keep): valid rows
- *   created within `lookbackMs` of `serviceNow` are new; older rows are the baseline, remembered
- *   and emitted only with `emitExisting` (the valid ones).
+ *   created within `lookbackMs` of `serviceNow` are new, and older rows are the baseline,
+ *   remembered (with `emitExisting`, every valid row is new). The new rows are **not emitted by
+ *   this poll**: they are left unseen in its state, whose cursor reaches back to them, and the
+ *   next poll that starts from a state emits them. A poll without state may be one whose state n8n
+ *   is about to overwrite: n8n 2.41's task scheduler starts the minute polls before it saves the
+ *   activation poll's state, and that save replaces whatever an early minute poll saved. Had that
+ *   poll emitted, the next one would emit the same downloads again.
  * - Otherwise every valid row whose id is not remembered is new: late commits inside the
- *   overlap and rows sharing a timestamp included.
+ *   overlap, rows sharing a timestamp and rows a poll without state left, included.
  *
  * The state only grows by rows received and shrinks by rows the next query cannot return (older
  * than the overlap) or that can never be emitted (expired). So the state of ANY earlier poll is
@@ -125,16 +130,26 @@ export function advance<T extends DownloadRecord>(
 	const seen = { ...(state?.seen ?? {}) };
 	let newest = state?.newest ?? null;
 	const fresh: T[] = [];
+	/** The oldest `created_at` a poll without state leaves for the next poll. */
+	let leftFrom: number | null = null;
 	for (const row of rows) {
 		const key = String(row.id);
 		if (key in seen) continue;
 		const created = createdMs(row);
 		const isNew =
 			state !== undefined || options.emitExisting || created >= serviceNow - options.lookbackMs;
-		if (isNew && isValid(row, serviceNow)) fresh.push(row);
+		if (isNew && isValid(row, serviceNow)) {
+			if (state === undefined) {
+				leftFrom = leftFrom === null ? created : Math.min(leftFrom, created);
+				continue;
+			}
+			fresh.push(row);
+		}
 		seen[key] = created;
 		newest = newest === null ? created : Math.max(newest, created);
 	}
+	// The next query starts no later than the rows left for it.
+	if (leftFrom !== null) newest = newest === null ? leftFrom : Math.min(newest, leftFrom);
 	for (const [key, created] of Object.entries(seen)) {
 		const beforeOverlap = newest !== null && created < newest - OVERLAP_MS;
 		if (beforeOverlap || created + DOWNLOAD_VALIDITY_MS <= serviceNow) delete seen[key];

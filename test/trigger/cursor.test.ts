@@ -84,13 +84,17 @@ describe('trigger cursor (pure)', () => {
 	describe('advance', () => {
 		const rows = [download(1, T0 - 30 * MIN), download(2, T0 - 2 * MIN), download(3, T0 - MIN)];
 
-		it('without state, emits what is newer than the lookback and remembers the rest as the baseline', () => {
+		it('without state, leaves what is newer than the lookback to the next poll and remembers the rest as the baseline', () => {
 			const withinLookback = advance(undefined, rows, T0, {
 				emitExisting: false,
 				lookbackMs: 5 * MIN,
 			});
-			expect(ids(withinLookback.fresh)).toEqual([2, 3]);
-			expect(Object.keys(withinLookback.next.seen).sort()).toEqual(['2', '3']);
+			expect(withinLookback.fresh).toEqual([]);
+			expect(Object.keys(withinLookback.next.seen)).toEqual(['1']);
+			// The next query reaches back to them, and the next poll emits them.
+			expect(withinLookback.next.newest).toBe(T0 - 30 * MIN);
+			const afterIt = advance(withinLookback.next, rows, T0 + MIN, NEW_ONLY);
+			expect(ids(afterIt.fresh)).toEqual([2, 3]);
 			// Activation long after the last download: nothing is new.
 			const { fresh, next } = advance(undefined, rows, T0 + LOOKBACK, NEW_ONLY);
 			expect(fresh).toEqual([]);
@@ -99,20 +103,22 @@ describe('trigger cursor (pure)', () => {
 			expect(Object.keys(next.seen).sort()).toEqual(['2', '3']);
 		});
 
-		it('emits the valid existing downloads on the first poll when asked to, and only those', () => {
+		it('emits the valid existing downloads at the poll after the first when asked to, and only those', () => {
 			const expired = download(9, T0 - DOWNLOAD_VALIDITY_MS - MIN);
-			const { fresh } = advance(undefined, [expired, ...rows], T0, {
-				emitExisting: true,
-				lookbackMs: LOOKBACK,
-			});
-			expect(ids(fresh)).toEqual([1, 2, 3]);
+			const options = { emitExisting: true, lookbackMs: LOOKBACK };
+			const first = advance(undefined, [expired, ...rows], T0, options);
+			expect(first.fresh).toEqual([]);
+			const second = advance(first.next, [expired, ...rows], T0 + MIN, options);
+			expect(ids(second.fresh)).toEqual([1, 2, 3]);
+			// Row 1 is older than the overlap now: the next query does not return it.
+			expect(advance(second.next, rows.slice(1), T0 + 2 * MIN, options).fresh).toEqual([]);
 		});
 
 		it('emits rows sharing a timestamp and rows committed late inside the overlap, once', () => {
-			const base = advance(undefined, rows, T0, NEW_ONLY).next;
+			const base = advance(undefined, rows, T0 + LOOKBACK, NEW_ONLY).next;
 			const sameTime = download(4, T0 - MIN);
 			const late = download(5, T0 - OVERLAP_MS + MIN);
-			const first = advance(base, [rows[1], rows[2], sameTime, late], T0 + MIN, NEW_ONLY);
+			const first = advance(base, [rows[1], rows[2], sameTime, late], T0 + LOOKBACK, NEW_ONLY);
 			expect(ids(first.fresh)).toEqual([4, 5]);
 			const again = advance(first.next, [rows[1], rows[2], sameTime, late], T0 + 2 * MIN, NEW_ONLY);
 			expect(again.fresh).toEqual([]);

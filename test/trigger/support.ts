@@ -26,12 +26,18 @@ export type Persistence =
 	| 'emits'
 	/** n8n 2.41's durable poll cursors: a scheduled poll's state is committed, emitting or not;
 	 *  the activation poll's only when it emitted. */
-	| 'durable';
+	| 'durable'
+	/** n8n 2.41's task scheduler: a scheduled poll's state saved only when it emitted, and the
+	 *  activation poll's saved late, after the first scheduled poll, over whatever that one saved
+	 *  (the worst case of its race: the minute polls start before that save). */
+	| 'scheduler';
 
 export interface PollResult {
 	ok: boolean;
 	emitted: IDataObject[];
 	error?: Error & IDataObject;
+	/** The activation poll's state, saved late ('scheduler'), replaced what this poll left. */
+	activationStateSaved?: boolean;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -49,6 +55,9 @@ export class ActiveTrigger {
 	/** True until an activation poll succeeded: n8n retries a failed activation. */
 	activating = true;
 
+	/** 'scheduler': the activation poll's state, saved once the next poll has run. */
+	private lateActivationState: IDataObject | undefined;
+
 	/** The static data n8n keeps for the node (keyed by the node's name). */
 	get state(): IDataObject {
 		return (this.staticData[`node:${NODE_NAME}`] ?? {}) as IDataObject;
@@ -61,21 +70,35 @@ export class ActiveTrigger {
 	) {}
 
 	async poll(): Promise<PollResult> {
+		const late = this.lateActivationState;
+		this.lateActivationState = undefined;
+		const result = await this.pollAndKeep();
+		if (late === undefined) return result;
+		this.staticData = late;
+		return { ...result, activationStateSaved: true };
+	}
+
+	private async pollAndKeep(): Promise<PollResult> {
 		try {
 			const { emitted, staticData } = await this.harness.poll(new WebsiteExportTrigger(), {
 				parameters: this.parameters,
 				staticData: this.staticData,
 			});
 			const items = emitted?.[0] ?? [];
-			const keep =
-				items.length > 0 ||
-				(this.activating ? this.persistence !== 'durable' : this.persistence !== 'emits');
-			if (keep) this.staticData = staticData;
+			if (this.activating && this.persistence === 'scheduler')
+				this.lateActivationState = staticData;
+			else if (items.length > 0 || this.keepsQuietPoll()) this.staticData = staticData;
 			this.activating = false;
 			return { ok: true, emitted: items.map((item) => item.json) };
 		} catch (error) {
 			return { ok: false, emitted: [], error };
 		}
+	}
+
+	/** Whether n8n keeps the state of a poll that emitted nothing. */
+	private keepsQuietPoll(): boolean {
+		if (this.activating) return this.persistence !== 'durable';
+		return this.persistence === 'memory' || this.persistence === 'durable';
 	}
 
 	/** Polls and returns the ids emitted; fails the test when the poll fails. */
