@@ -32,6 +32,13 @@ export type RestClient = {
 	executions: (filter?: Record<string, unknown>) => Promise<Execution[]>;
 	execution: (id: string) => Promise<Execution>;
 	runManually: (workflowId: string, options?: { timeoutMs?: number }) => Promise<RunOutcome>;
+	updateCredential: (credential: {
+		id: string;
+		name: string;
+		type: string;
+		data: object;
+	}) => Promise<any>;
+	activate: (workflowId: string) => Promise<any>;
 };
 
 /** Execution statuses of a run that has not ended. */
@@ -123,6 +130,14 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 			return d;
 		},
 		runManually: (workflowId, options) => runManually(client, logs, workflowId, options),
+		/** Saves a stored credential's name and data, as its dialog does (e.g. one imported with placeholders). */
+		updateCredential: ({ id, name, type, data }) =>
+			client.rest('PATCH', `/rest/credentials/${id}`, { name, type, data }),
+		/** Activates (2.x: publishes) a workflow's current version, as the editor's toggle does. */
+		async activate(workflowId) {
+			const { versionId } = await client.rest('GET', `/rest/workflows/${workflowId}`);
+			return client.rest('POST', `/rest/workflows/${workflowId}/activate`, { versionId });
+		},
 	};
 	async function typesFile(kind: 'nodes' | 'credentials') {
 		if (!cookie) await client.login();

@@ -1,12 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the n8n every e2e test file starts from: provisioned, the pack installed in a user folder,
-// the workflows imported and the MCP ones published, once (each file works on a copy, suite.ts).
+// the credentials (pointing nowhere until a file's n8n saves its service's into them) and the
+// workflows imported, the MCP ones published, once (each file works on a copy, suite.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 
 import * as n8n from '../../stack/n8n/lib';
 import { adverseWorkflows } from './built-workflows';
-import { REPO, fileWorkflows, type Prepared } from './suite';
+import { PLACEHOLDER_ACCESS, REPO, credentialsFor, fileWorkflows, type Prepared } from './suite';
 
 declare global {
 	var __wexE2e: { cleanup: Array<() => unknown> } | undefined;
@@ -37,6 +38,7 @@ export default async function globalSetup(): Promise<void> {
 	};
 	const env = n8n.n8nEnv(uf.userFolder);
 	const workflows = fileWorkflows();
+	await n8n.importCredentials(credentialsFor(PLACEHOLDER_ACCESS), { env });
 	await n8n.importWorkflows([...Object.values(workflows), ...adverseWorkflows()], { env });
 	if (prepared.mcp)
 		for (const name of ['mcp-server', 'mcp-every-operation'])

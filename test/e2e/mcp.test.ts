@@ -11,7 +11,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/p
 import * as n8n from '../../stack/n8n/lib';
 import {
 	checkServerLog,
-	env,
+	fileServer,
 	prepared,
 	report,
 	resetService,
@@ -116,7 +116,7 @@ const mcpTest = prepared?.mcp ? test : test.skip;
 beforeAll(async () => {
 	if (!prepared?.mcp) return;
 	expiredId = (await resetService()).expired.id;
-	srv = await n8n.startN8n({ env, timeoutMs: 180_000 });
+	srv = await fileServer();
 	clients = { example: await connect(example), every: await connect(everyOperation) };
 });
 afterAll(async () => {

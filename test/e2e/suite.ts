@@ -69,6 +69,17 @@ export function copyUserFolder(key: string): {
 	return { env: n8n.n8nEnv(dir), n8nDir: path.join(dir, '.n8n'), remove };
 }
 
+/**
+ * The credentials global-setup.ts imports (their ids are the workflows'), pointing nowhere: a
+ * file's n8n saves its service's into them (fileServer).
+ */
+export const PLACEHOLDER_ACCESS: ServiceAccess = {
+	baseUrl: 'http://127.0.0.1:9',
+	apiKey: 'placeholder',
+	demoUser: { email: 'placeholder@example.com', password: 'placeholder' },
+	freeUser: { email: 'placeholder-free@example.com', password: 'placeholder' },
+};
+
 /** The good login, a wrong password, an account without the Business plan, for `service`. */
 export function credentialsFor(access: ServiceAccess): Json[] {
 	const file = path.join(REPO, 'examples/credentials/website-export-emulator.json');
@@ -105,10 +116,10 @@ let serverEnv: n8n.N8nEnvExtra = {};
 export const NO_EDITOR = { N8N_DISABLE_UI: 'true' };
 
 /**
- * The test file's own service stand-in and its own copy of the prepared n8n, its credentials
- * pointed at that service: files share nothing, so that jest runs two side by side. Its
- * workflow runs go to one `n8n start` of that copy (`hostEnv`: variables of that n8n's host),
- * without its editor unless `editor`.
+ * The test file's own service stand-in and its own copy of the prepared n8n: files share
+ * nothing, so that jest runs two side by side. Its workflow runs go to one `n8n start` of that
+ * copy (`hostEnv`: variables of that n8n's host), without its editor unless `editor`, whose
+ * credentials point at that service.
  */
 export function useOwnStack({
 	hostEnv = {},
@@ -120,10 +131,7 @@ export function useOwnStack({
 		({ env, n8nDir, remove } = copy);
 		serverEnv = editor ? hostEnv : { ...NO_EDITOR, ...hostEnv };
 		service = await startServiceProcess({ jobMs: JOB_MS });
-		await n8n.importCredentials(credentialsFor(service), { env });
-		// A time for work, not speed: importing boots n8n's command line, which took over 120 s once
-		// with two whole CI runs side by side on 2 cores.
-	}, 300_000);
+	}, 120_000);
 	afterAll(async () => {
 		await server?.stop();
 		server = undefined;
@@ -201,17 +209,30 @@ export async function executeBuilt(workflow: Json): Promise<RunResult> {
 	return await n8nServer.runManually(created.id);
 }
 
-/** The file's `n8n start`, started on first use. */
+/** The file's `n8n start`, started on first use, its credentials saved with the file's service. */
 export async function fileServer(): Promise<N8nServer> {
-	server ??= await n8n.startN8n({
-		env: { ...env, ...stringValues(serverEnv) },
-		timeoutMs: 180_000,
-	});
+	server ??= await startWithCredentials(n8n.n8nEnv(path.dirname(n8nDir), serverEnv));
 	return server;
 }
 
-const stringValues = (vars: n8n.N8nEnvExtra): NodeJS.ProcessEnv =>
-	Object.fromEntries(Object.entries(vars).map(([key, value]) => [key, String(value)]));
+/**
+ * `n8n start` of a copy, then the credentials global-setup.ts imported saved with `service`'s
+ * (over REST, as the credential dialog saves them: no boot of n8n's command line per file).
+ */
+export async function startWithCredentials(
+	serverEnvironment: NodeJS.ProcessEnv,
+	credentials: Json[] = credentialsFor(service),
+): Promise<N8nServer> {
+	const started = await n8n.startN8n({ env: serverEnvironment, timeoutMs: 180_000 });
+	let saved = false;
+	try {
+		for (const credential of credentials) await started.updateCredential(credential);
+		saved = true;
+	} finally {
+		if (!saved) await started.stop();
+	}
+	return started;
+}
 
 /** Runs a workflow file's workflow; it must succeed. */
 export async function runOk(name: string): Promise<RunResult> {

@@ -17,9 +17,11 @@ import {
 } from './trigger-runs';
 import {
 	JOB_MS,
+	NO_EDITOR,
 	copyUserFolder,
 	credentialsFor,
 	onN8n1,
+	startWithCredentials,
 	report,
 	workflowFile,
 	type Json,
@@ -47,17 +49,26 @@ const MINUTE = 60_000;
 // leaves it to the next (durable cursors keep no activation state).
 const CYCLE_TIMEOUT_MS = 210_000;
 
-/** The scenario's copy of the trigger example: its own id, and only its own downloads. */
-function scenarioWorkflow(scenario: Scenario): Json {
-	const copy = workflowFile('trigger-download-ready');
-	copy.id = `wexE2eTrigMode${scenario.key}`;
-	copy.name = `e2e: trigger, ${scenario.name}`;
-	const trigger = copy.nodes.find((node: Json) => node.type.endsWith('.websiteExportTrigger'));
+/**
+ * The scenario's copy of the trigger example, created and activated on its n8n as the editor does
+ * (its own id, its own static data), watching only its own downloads.
+ */
+async function activateScenarioWorkflow(srv: N8nServer, scenario: Scenario): Promise<Json> {
+	const { nodes, connections, settings } = workflowFile('trigger-download-ready');
+	const trigger = nodes.find((node: Json) => node.type.endsWith('.websiteExportTrigger'));
 	trigger.parameters.options = {
 		...trigger.parameters.options,
 		jobUrlContains: `mode-${scenario.key}-`,
 	};
-	return copy;
+	const workflow = await srv.rest('POST', '/rest/workflows', {
+		name: `e2e: trigger, ${scenario.name}`,
+		active: false,
+		nodes,
+		connections,
+		settings,
+	});
+	await srv.activate(workflow.id);
+	return workflow;
 }
 
 /** One scenario under way: its own service, its own n8n (replaced on a restart), what the trigger emitted. */
@@ -69,6 +80,7 @@ interface Run {
 	srv: N8nServer;
 	emitted: Map<string, { status: string; ids: number[] }>;
 }
+type Setup = Pick<Run, 'scenario' | 'service' | 'env'>;
 
 const collect = (run: Run) =>
 	collectFinishedExecutions(run.srv, run.workflow.id, run.emitted, triggerEmission);
@@ -141,16 +153,14 @@ async function emitTwo(run: Run, since: number) {
 }
 
 /** The scenario from activation on: each new download emitted exactly once, nothing else. */
-async function runScenario(run: Omit<Run, 'srv' | 'emitted'>): Promise<string> {
+async function runScenario(setup: Setup): Promise<string> {
 	// Existed at activation, older than the look-back of a poll without state (1 min + 10 min).
-	const baseline = await finish(run as Run, 'baseline', 30 * MINUTE);
-	const since = await run.service.lastSeq();
-	const live: Run = {
-		...run,
-		srv: await n8n.startN8n({ env: run.env, timeoutMs: 180_000 }),
-		emitted: new Map(),
-	};
+	const baseline = await finish(setup as Run, 'baseline', 30 * MINUTE);
+	const since = await setup.service.lastSeq();
+	const srv = await startWithCredentials(setup.env, credentialsFor(setup.service).slice(0, 1));
+	const live: Run = { ...setup, srv, workflow: {}, emitted: new Map() };
 	try {
+		live.workflow = await activateScenarioWorkflow(srv, setup.scenario);
 		const { first, second, firstAfter } = await emitTwo(live, since);
 		// One more poll cycle, seen by what it emits (no fixed wait): a third download, and
 		// nothing that came before again.
@@ -164,7 +174,7 @@ async function runScenario(run: Omit<Run, 'srv' | 'emitted'>): Promise<string> {
 			`statuses ${executions.map((x) => x.status)}`,
 		);
 		assertEachOnce(counts, [first, second, third]); // the one there at activation never
-		return `#${first.id} (finished after activation) once, ${(firstAfter / 1000).toFixed(0)} s after activation; #${second.id} (${run.scenario.restart ? 'finished while n8n was stopped' : 'the next one'}) once; #${third.id} (the cycle after) once; #${baseline.id} (there at activation) never; ${executions.length} executions`;
+		return `#${first.id} (finished after activation) once, ${(firstAfter / 1000).toFixed(0)} s after activation; #${second.id} (${setup.scenario.restart ? 'finished while n8n was stopped' : 'the next one'}) once; #${third.id} (the cycle after) once; #${baseline.id} (there at activation) never; ${executions.length} executions`;
 	} finally {
 		await live.srv.stop();
 	}
@@ -180,14 +190,10 @@ for (const scenario of SCENARIOS)
 		async () => {
 			const folder = copyUserFolder(scenario.key);
 			const service = await startServiceProcess({ jobMs: JOB_MS });
-			const workflow = scenarioWorkflow(scenario);
-			const env = { ...folder.env, ...scenario.env };
+			const env = { ...folder.env, ...NO_EDITOR, ...scenario.env };
 			try {
-				await n8n.importCredentials(credentialsFor(service).slice(0, 1), { env });
-				await n8n.importWorkflows([workflow], { env });
-				await n8n.publishWorkflow(workflow.id, { env });
 				report(
-					await runScenario({ scenario, service, env, workflow }),
+					await runScenario({ scenario, service, env }),
 					`the trigger exactly once (live): ${scenario.name}`,
 				);
 			} finally {

@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-// Why: `n8n start` with the trigger example published: the pack served over REST, the trigger live
+// Why: `n8n start` with the trigger example activated: the pack served over REST, the trigger live
 // over three poll cycles (each download exactly once), and n8n's own credential test.
 import assert from 'node:assert/strict';
 
@@ -22,7 +22,7 @@ import {
 	WRONG_PASSWORD,
 	assertDownload,
 	checkServerLog,
-	env,
+	fileServer,
 	report,
 	resetService,
 	seconds,
@@ -34,7 +34,8 @@ import {
 	credentialsFor,
 } from './suite';
 
-useOwnStack();
+// The node types are the editor's files (/types/nodes.json).
+useOwnStack({ editor: true });
 
 const CYCLE_TIMEOUT_MS = 150_000; // n8n polls every minute at most: one cycle ≤ 60 s plus the run
 const workflow = workflowFile('trigger-download-ready');
@@ -65,15 +66,15 @@ const insertDownloads = (labels: string[], ageMs = 0) =>
 
 beforeAll(async () => {
 	await resetService();
-	await n8n.publishWorkflow(workflow.id, { env });
 	// Older than a poll without state looks back (one poll interval + 10 min): never emitted.
 	[baseline] = await insertDownloads(['baseline'], 30 * 60_000);
 	seqBefore = await service.lastSeq();
 	const t0 = Date.now();
-	srv = await n8n.startN8n({ env, timeoutMs: 180_000 });
+	srv = await fileServer();
 	readyMs = Date.now() - t0;
+	// Activated as the editor's toggle does: the activation poll takes the baseline.
+	await srv.activate(workflow.id);
 });
-afterAll(() => srv?.stop());
 checkServerLog(() => srv);
 
 test('n8n start serves the pack (types over REST)', async () => {
