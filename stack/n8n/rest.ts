@@ -31,7 +31,10 @@ export type RestClient = {
 	credentialTypes: () => Promise<any>;
 	executions: (filter?: Record<string, unknown>) => Promise<Execution[]>;
 	execution: (id: string) => Promise<Execution>;
-	runManually: (workflowId: string, options?: { timeoutMs?: number }) => Promise<RunOutcome>;
+	runManually: (
+		workflow: string | StoredWorkflow,
+		options?: { timeoutMs?: number },
+	) => Promise<RunOutcome>;
 	updateCredential: (credential: {
 		id: string;
 		name: string;
@@ -40,6 +43,12 @@ export type RestClient = {
 	}) => Promise<any>;
 	activate: (workflowId: string) => Promise<any>;
 };
+
+/** A workflow as n8n's REST API answers it (GET or POST /rest/workflows). */
+export type StoredWorkflow = { id: string; nodes: Array<{ type: string; name: string }> } & Record<
+	string,
+	any
+>;
 
 /** Execution statuses of a run that has not ended. */
 const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);
@@ -129,7 +138,7 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 			if (d && typeof d.data === 'string') d.data = unflatten(d.data);
 			return d;
 		},
-		runManually: (workflowId, options) => runManually(client, logs, workflowId, options),
+		runManually: (workflow, options) => runManually(client, logs, workflow, options),
 		/** Saves a stored credential's name and data, as its dialog does (e.g. one imported with placeholders). */
 		updateCredential: ({ id, name, type, data }) =>
 			client.rest('PATCH', `/rest/credentials/${id}`, { name, type, data }),
@@ -149,17 +158,20 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 }
 
 /**
- * Runs a workflow from its Manual Trigger as the editor's Execute Workflow does, in the n8n
- * process `client` talks to: no n8n boot per run. Resolves once its execution has ended.
+ * Runs a workflow (by id, or as n8n stored it) from its Manual Trigger as the editor's Execute
+ * Workflow does, in the n8n process `client` talks to: no n8n boot per run. Resolves once its
+ * execution has ended.
  */
 async function runManually(
 	client: RestClient,
 	logs: () => import('./logs').LogLine[],
-	workflowId: string,
+	stored: string | StoredWorkflow,
 	{ timeoutMs = 300_000 }: { timeoutMs?: number } = {},
 ): Promise<RunOutcome> {
 	const started = Date.now();
-	const workflow = await client.rest('GET', `/rest/workflows/${workflowId}`);
+	const workflow: StoredWorkflow =
+		typeof stored === 'string' ? await client.rest('GET', `/rest/workflows/${stored}`) : stored;
+	const workflowId = workflow.id;
 	const trigger = workflow.nodes.find((n: any) => n.type === 'n8n-nodes-base.manualTrigger');
 	// 2.x reads the workflow from its database and `triggerToStartFrom`; 1.x runs `workflowData`.
 	const answer = await client.rest('POST', `/rest/workflows/${workflowId}/run`, {

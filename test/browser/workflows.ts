@@ -65,25 +65,25 @@ const canvasNode = (page: Page, name: string) =>
 	page.locator(`[data-test-id="canvas-node"][data-node-name="${name.replace(/"/g, '\\"')}"]`);
 
 /**
- * Opens a workflow in the editor: within the loaded editor as its own links do (its router), or
- * by its address in a page without it. A reload costs about 10 s of CPU (n8n's editor starting
- * again, its node types and all), and the check opens a workflow a dozen times.
+ * Goes to an address of the editor: within the loaded editor as its own links do (its router),
+ * or by loading it in a page without it. A reload costs about 10 s of CPU (n8n's editor starting
+ * again, its node types and all), and the check moves a dozen times.
  */
-export async function openWorkflow(page: Page, baseUrl: string, wf: Workflow): Promise<void> {
-	const path = `/workflow/${wf.id}`;
+async function navigate(page: Page, baseUrl: string, path: string): Promise<void> {
 	const routed = await page.evaluate(async (to) => {
 		type Router = { push(to: string): Promise<unknown> };
-		const app = (
-			document.querySelector('#app') as {
-				__vue_app__?: { config: { globalProperties: { $router?: Router } } };
-			} | null
-		)?.__vue_app__;
-		const router = app?.config.globalProperties.$router;
+		type VueApp = { config: { globalProperties: { $router?: Router } } };
+		const mounted = document.querySelector('#app') as { __vue_app__?: VueApp } | null;
+		const router = mounted?.__vue_app__?.config.globalProperties.$router;
 		if (!router) return false;
 		await router.push(to);
 		return true;
 	}, path);
 	if (!routed) await page.goto(baseUrl + path);
+}
+
+export async function openWorkflow(page: Page, baseUrl: string, wf: Workflow): Promise<void> {
+	await navigate(page, baseUrl, `/workflow/${wf.id}`);
 	await expect(page.getByTestId('canvas-node').first()).toBeVisible();
 	await expect(page.getByTestId('workflow-name-input').filter({ hasText: wf.name })).toBeVisible();
 }

@@ -206,7 +206,7 @@ export async function executeBuilt(workflow: Json): Promise<RunResult> {
 		connections,
 		settings,
 	});
-	return await n8nServer.runManually(created.id);
+	return await n8nServer.runManually(created);
 }
 
 /** The file's `n8n start`, started on first use, its credentials saved with the file's service. */

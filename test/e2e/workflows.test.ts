@@ -34,7 +34,7 @@ import {
 	type RunResult,
 	useOwnStack,
 	credentialsFor,
-	copyUserFolder,
+	env,
 	n8nDir,
 } from './suite';
 
@@ -368,20 +368,17 @@ test('a wrong password gives a readable reason (bad-credential)', async () => {
 const runs = ['download-get', 'option-manage'];
 
 test('one token request for several n8n processes (token caching)', async () => {
-	// `n8n execute` processes on a copy of the prepared n8n, its credentials freshly imported (no
-	// stored token): the first run logs in, the others reuse the token it stored.
-	const processes = copyUserFolder('token');
-	try {
-		await n8n.importCredentials(credentialsFor(service), { env: processes.env });
-		await resetService();
-		for (const name of runs) {
-			const r = await n8n.executeWorkflow(workflowFile(name).id, { env: processes.env });
-			assert.ok(r.ok, `${name}: ${r.status}: ${r.error?.message}`);
-		}
-		await n8n.executeWorkflow(workflowFile('bad-credential').id, { env: processes.env });
-	} finally {
-		processes.remove();
+	// `n8n execute` processes beside the file's n8n, on its folder (sqlite in WAL mode), after its
+	// credential was saved again (which drops the token it stored): the first run logs in, the
+	// others reuse the token it stored; then the wrong password's run on the file's n8n.
+	const server = await fileServer();
+	await server.updateCredential(credentialsFor(service)[0]);
+	await resetService();
+	for (const name of runs) {
+		const r = await n8n.executeWorkflow(workflowFile(name).id, { env });
+		assert.ok(r.ok, `${name}: ${r.status}: ${r.error?.message}`);
 	}
+	await execute(workflowFile('bad-credential').id);
 	const log = await service.log();
 	const tokens = log.filter((e) => e.kind === 'token');
 	const granted = tokens.filter((e) => e.status === 200);
