@@ -93,7 +93,7 @@ const createJobs = {
 };
 const one = [{ run: 1 }];
 
-/** The adverse cases' workflows (adverse.test.ts). */
+/** The adverse cases' workflows (adverse.scenarios.ts). */
 export const ADVERSE = {
 	validate: chainWorkflow(
 		'wexE2eAdvValidate',

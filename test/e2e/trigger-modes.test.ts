@@ -67,7 +67,7 @@ async function activateScenarioWorkflow(srv: N8nServer, scenario: Scenario): Pro
 		connections,
 		settings,
 	});
-	await srv.activate(workflow.id);
+	await srv.activate(workflow);
 	return workflow;
 }
 

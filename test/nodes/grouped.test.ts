@@ -70,13 +70,13 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 		runError(service, withBatching(parameters, batching), { items });
 
 	/**
-	 * `n` jobs with ten-digit ids, as a service that has run for a while gives them: about 620 fill
-	 * the `id=in.(…)` list of an 8 KiB request line, so that 800 items take more than one.
+	 * `n` jobs with sixteen-digit ids (as snowflake-style keys are; still exact in a JS number):
+	 * about 430 fill the `id=in.(…)` list of an 8 KiB request line, so that 500 items take two.
 	 */
 	const addManyJobs = (n: number) =>
 		addJobs(
 			service,
-			sites(n).map((site, i) => ({ id: 1_000_000_000 + i, ...site })),
+			sites(n).map((site, i) => ({ id: 1_000_000_000_000_000 + i, ...site })),
 		);
 	const jobsLeft = async () => (await service.emulator.rows('jobs')) as IDataObject[];
 	const jsonOf = (output: INodeExecutionData[]) => output.map((item) => item.json);
@@ -106,8 +106,8 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 		...parameters,
 	});
 
-	describe('case 1: a service that answers writes 204 without rows, 800 items by ID', () => {
-		const N = 800;
+	describe('case 1: a service that answers writes 204 without rows, 500 items by ID', () => {
+		const N = 500;
 		// Items side by side, as far as each setting lets them: the outcome must not depend on it.
 		const inFlight = { options: { requestsInFlight: 8 } };
 		const noReplays = () => {
@@ -127,7 +127,9 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 					const output = await run(parameters, batching, idItems(jobs));
 					expect(jsonOf(output)).toEqual(jobs.map((job) => ({ deleted: true, ...job })));
 					expect(await jobsLeft()).toEqual([]);
-					noReplays();
+					const deletes = noReplays().filter((e) => e.method === 'DELETE');
+					// The ids fill more than one request line: the split is part of what is compared.
+					if (batching === 'automatic') expect(deletes.length).toBeGreaterThan(1);
 				});
 			},
 			LARGE,
@@ -162,8 +164,8 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 	it(
 		'case 2: Delete by ID with a duplicate of item 0 beyond the first chunk fails there; before it all deleted, after it all kept',
 		async () => {
-			const N = 800;
-			const AT = 700;
+			const N = 500;
+			const AT = 450;
 			await eachWay(async (batching) => {
 				const jobs = await addManyJobs(N);
 				const items = idItems(jobs.map((job, i) => (i === AT ? jobs[0] : job)));
