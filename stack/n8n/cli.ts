@@ -1,11 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-/** The n8n command line driven from the tooling: import, publish, execute in a process of its own. */
+/** The n8n command line driven from the tooling: import, and execute in a process of its own. */
 
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { run, tail, getFreePort } from './process';
-import { provision, isN8n1 } from './provision';
+import { provision } from './provision';
 import { envFor } from './env';
 import { parseLogLines } from './logs';
 
@@ -124,23 +124,10 @@ export async function importCredentials(credentials: string | object, opts: CliO
 /**
  * import:workflow. `workflows`: path to a JSON file, or a workflow object / array of them
  * (each with a stable string `id`, nodes, connections). Imported workflows are inactive;
- * use publishWorkflow() before startN8n() for a live trigger. Throws on failure.
+ * a started n8n activates one (`handle.activate`) for a live trigger. Throws on failure.
  */
 export async function importWorkflows(workflows: string | object, opts: CliOptions = {}) {
 	return importJson('workflow', /^Successfully imported \d+ workflow/, workflows, opts);
-}
-
-/**
- * publish:workflow --id (2.x name for "activate"); takes effect at the next `n8n start`.
- */
-export async function publishWorkflow(id: string, opts: CliOptions = {}) {
-	const p = await provision();
-	// n8n 1.x has no publish:workflow: there it is `update:workflow --active=true`.
-	const args = isN8n1(p.n8nVersion)
-		? ['update:workflow', `--id=${id}`, '--active=true']
-		: ['publish:workflow', `--id=${id}`];
-	// the "Note: …" line is logged after the DB write
-	return runN8n(args, { ...opts, check: true, successLog: /^Note: Changes will not take effect/ });
 }
 
 /**

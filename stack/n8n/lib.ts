@@ -20,7 +20,6 @@ export {
 	runN8n,
 	importCredentials,
 	importWorkflows,
-	publishWorkflow,
 	executeWorkflow,
 	nodeItems,
 	type RunOutcome,

@@ -41,7 +41,7 @@ export type RestClient = {
 		type: string;
 		data: object;
 	}) => Promise<any>;
-	activate: (workflowId: string) => Promise<any>;
+	activate: (workflow: string | StoredWorkflow) => Promise<any>;
 };
 
 /** A workflow as n8n's REST API answers it (GET or POST /rest/workflows). */
@@ -142,10 +142,13 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
 		/** Saves a stored credential's name and data, as its dialog does (e.g. one imported with placeholders). */
 		updateCredential: ({ id, name, type, data }) =>
 			client.rest('PATCH', `/rest/credentials/${id}`, { name, type, data }),
-		/** Activates (2.x: publishes) a workflow's current version, as the editor's toggle does. */
-		async activate(workflowId) {
-			const { versionId } = await client.rest('GET', `/rest/workflows/${workflowId}`);
-			return client.rest('POST', `/rest/workflows/${workflowId}/activate`, { versionId });
+		/** Activates (2.x: publishes) a workflow's current version (by id, or as n8n stored it), as the editor's toggle does. */
+		async activate(workflow) {
+			const { id, versionId } =
+				typeof workflow === 'string'
+					? await client.rest('GET', `/rest/workflows/${workflow}`)
+					: workflow;
+			return client.rest('POST', `/rest/workflows/${id}/activate`, { versionId });
 		},
 	};
 	async function typesFile(kind: 'nodes' | 'credentials') {

@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the n8n every e2e test file starts from: provisioned, the pack installed in a user folder,
 // the credentials (pointing nowhere until a file's n8n saves its service's into them) and the
-// workflows imported, the MCP ones published, once (each file works on a copy, suite.ts).
+// workflows imported, once (each file works on a copy, suite.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -40,12 +40,9 @@ export default async function globalSetup(): Promise<void> {
 	const workflows = fileWorkflows();
 	await n8n.importCredentials(credentialsFor(PLACEHOLDER_ACCESS), { env });
 	await n8n.importWorkflows([...Object.values(workflows), ...adverseWorkflows()], { env });
-	if (prepared.mcp)
-		for (const name of ['mcp-server', 'mcp-every-operation'])
-			await n8n.publishWorkflow(workflows[name].id, { env });
 	// The test files (in this process: one at a time) read it back (suite.ts).
 	process.env.WEX_E2E = JSON.stringify(prepared);
 	process.stdout.write(
-		`\n[e2e] n8n ${p.n8nVersion} on Node ${p.nodeVersion}, the pack installed in ${uf.userFolder}; ${Object.keys(workflows).length} workflows imported${prepared.mcp ? ', MCP workflows published' : ''} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+		`\n[e2e] n8n ${p.n8nVersion} on Node ${p.nodeVersion}, the pack installed in ${uf.userFolder}; ${Object.keys(workflows).length} workflows imported (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
 	);
 }

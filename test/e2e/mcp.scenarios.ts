@@ -116,6 +116,8 @@ export function mcpScenarios(): void {
 		if (!prepared?.mcp) return;
 		expiredId = (await resetService()).expired.id;
 		srv = await fileServer();
+		// Published as the editor's toggle publishes them: the MCP paths are served from then on.
+		for (const workflow of [example, everyOperation]) await srv.activate(workflow.id);
 		clients = { example: await connect(example), every: await connect(everyOperation) };
 	});
 	afterAll(async () => {
