@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the pack in n8n's queue mode (Postgres, Redis, main + 2 workers), which the e2e run's single
 // sqlite process cannot show: webhook executions spread over workers, an archive in database
-// mode, the trigger on main, a worker killed mid-run. One fresh service for the file: the
+// mode, the trigger on main, a worker killed mid-run (early, then replaced: the tests after it
+// run on the whole cluster, so none depends on their order). One fresh service for the file: the
 // scenarios tell their rows apart by email (a trigger running across a reset would meet reused ids).
 import assert from 'node:assert/strict';
 
@@ -204,6 +205,65 @@ test('queue mode is on (main + workers, binary data in database mode)', async ()
 	);
 });
 
+test(`a worker SIGKILLed during ${KILL_RUNS} Wait-for-Completion runs: no job doubled`, async () => {
+	const skip = (await dbExecutions(WF.kill.id)).length;
+	const victim = cluster.workers[cluster.workers.length - 1];
+	const before = new Set(victim.started());
+	const startedEarlier = new Set(cluster.workers.flatMap((w: Json) => w.started()));
+	const jobsOfRuns = async () =>
+		(await service.rows('jobs')).filter((j) => j.email === 'queue-d@e2e.example.com');
+	const urls = Array.from({ length: KILL_RUNS }, (_, i) => `https://d-${i}.queue.e2e.example.com/`);
+	await pool(urls, KILL_RUNS, (url) => fire(WF.kill, { url, email: 'queue-d@e2e.example.com' }));
+	await n8n.waitFor(() => victim.started().some((id: string) => !before.has(id)), {
+		timeoutMs: 30_000,
+		intervalMs: 50,
+		failure: () => new Error(`worker ${victim.index} started none of the runs`),
+	});
+	// Each run creates its job first: once every run started so far has one, kill the worker while
+	// its runs wait for their jobs to finish (JOB_MS).
+	await n8n.waitFor(
+		async () => {
+			const runs = cluster.workers
+				.flatMap((w: Json) => w.started())
+				.filter((id: string) => !startedEarlier.has(id));
+			return (await jobsOfRuns()).length >= runs.length;
+		},
+		{ timeoutMs: 30_000, intervalMs: 50, failure: () => new Error('the runs created no jobs') },
+	);
+	const held: string[] = victim.started().filter((id: string) => !before.has(id));
+	const killedAt = Date.now();
+	victim.kill('SIGKILL');
+	await victim.whenExited;
+	const all = await waitExecutions(WF.kill.id, KILL_RUNS, 120_000, skip);
+	const settledMs = Date.now() - killedAt;
+	// A quiet time for a negative (no create arrives late), not a wait for an event.
+	await n8n.sleep(JOB_MS + 1000);
+	const jobs = await jobsOfRuns();
+	assert.deepEqual(
+		Object.entries(countBy(jobs, (j) => j.url)).filter(([, c]) => c > 1),
+		[],
+		'jobs created twice',
+	);
+	assert.ok(jobs.length <= KILL_RUNS, `jobs ${jobs.length}`);
+	const status = (mine: boolean) =>
+		JSON.stringify(
+			countBy(
+				all.filter((e) => held.includes(e.id) === mine),
+				(e) => e.status,
+			),
+		);
+	report(
+		`worker ${victim.index} held ${held.length} execution(s) when killed: n8n reports ${status(true)} ${seconds(settledMs)} after the kill; the others ${status(false)}; ${jobs.length} jobs for ${KILL_RUNS} runs, none twice`,
+	);
+	// The cluster as the other tests know it, whichever runs after this one: a worker in its place.
+	cluster.workers[cluster.workers.indexOf(victim)] = await queue.startWorker({
+		env: cluster.env,
+		index: victim.index,
+		concurrency: CONCURRENCY,
+		logFile: `${victim.logFile}.restarted`,
+	});
+});
+
 test(`${EXECUTIONS} webhook executions of Job → Create on ${WORKERS} workers`, async () => {
 	const skip = (await dbExecutions(WF.create.id)).length;
 	const since = await service.lastSeq();
@@ -333,57 +393,5 @@ test('the trigger on main emits each new download once (executions on workers)',
 	);
 	report(
 		`${rows.length} downloads each emitted once in ${executions.length} trigger execution(s), run on workers ${onWorkers.join(' / ')}`,
-	);
-});
-
-test(`a worker SIGKILLed during ${KILL_RUNS} Wait-for-Completion runs: no job doubled`, async () => {
-	const skip = (await dbExecutions(WF.kill.id)).length;
-	const victim = cluster.workers[cluster.workers.length - 1];
-	const before = new Set(victim.started());
-	const startedEarlier = new Set(cluster.workers.flatMap((w: Json) => w.started()));
-	const jobsOfRuns = async () =>
-		(await service.rows('jobs')).filter((j) => j.email === 'queue-d@e2e.example.com');
-	const urls = Array.from({ length: KILL_RUNS }, (_, i) => `https://d-${i}.queue.e2e.example.com/`);
-	await pool(urls, KILL_RUNS, (url) => fire(WF.kill, { url, email: 'queue-d@e2e.example.com' }));
-	await n8n.waitFor(() => victim.started().some((id: string) => !before.has(id)), {
-		timeoutMs: 30_000,
-		intervalMs: 50,
-		failure: () => new Error(`worker ${victim.index} started none of the runs`),
-	});
-	// Each run creates its job first: once every run started so far has one, kill the worker while
-	// its runs wait for their jobs to finish (JOB_MS).
-	await n8n.waitFor(
-		async () => {
-			const runs = cluster.workers
-				.flatMap((w: Json) => w.started())
-				.filter((id: string) => !startedEarlier.has(id));
-			return (await jobsOfRuns()).length >= runs.length;
-		},
-		{ timeoutMs: 30_000, intervalMs: 50, failure: () => new Error('the runs created no jobs') },
-	);
-	const held: string[] = victim.started().filter((id: string) => !before.has(id));
-	const killedAt = Date.now();
-	victim.kill('SIGKILL');
-	await victim.whenExited;
-	const all = await waitExecutions(WF.kill.id, KILL_RUNS, 120_000, skip);
-	const settledMs = Date.now() - killedAt;
-	// A quiet time for a negative (no create arrives late), not a wait for an event.
-	await n8n.sleep(JOB_MS + 1000);
-	const jobs = await jobsOfRuns();
-	assert.deepEqual(
-		Object.entries(countBy(jobs, (j) => j.url)).filter(([, c]) => c > 1),
-		[],
-		'jobs created twice',
-	);
-	assert.ok(jobs.length <= KILL_RUNS, `jobs ${jobs.length}`);
-	const status = (mine: boolean) =>
-		JSON.stringify(
-			countBy(
-				all.filter((e) => held.includes(e.id) === mine),
-				(e) => e.status,
-			),
-		);
-	report(
-		`worker ${victim.index} held ${held.length} execution(s) when killed: n8n reports ${status(true)} ${seconds(settledMs)} after the kill; the others ${status(false)}; ${jobs.length} jobs for ${KILL_RUNS} runs, none twice`,
 	);
 });
