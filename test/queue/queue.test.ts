@@ -110,14 +110,9 @@ beforeAll(async () => {
 		userFolder: uf.userFolder,
 		workers: WORKERS,
 		concurrency: CONCURRENCY,
-		beforeStart: async (env: NodeJS.ProcessEnv) => {
-			await n8n.importCredentials(credentialsFor(service).slice(0, 1), { env });
-			await n8n.importWorkflows(workflows, { env });
-		},
 	})) as Cluster;
 	cleanup.push(() => cluster.stop());
-	// Activated on main as the editor's toggle does (no boot of n8n's command line per workflow).
-	for (const w of workflows) await cluster.main.activate(w.id);
+	await saveOnMain();
 	// The trigger's activation poll (its baseline) comes before anything is created.
 	await waitForTriggerPoll(
 		service,
@@ -130,6 +125,29 @@ afterAll(async () => {
 	await n8n.killActiveRuns('SIGTERM').catch(() => undefined);
 	for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
 });
+
+/**
+ * The credential and the workflows saved and activated on main as the editor does (no boot of
+ * n8n's command line): each workflow takes the ids n8n gives it and its credential.
+ */
+async function saveOnMain(): Promise<void> {
+	const [{ name, type, data }] = credentialsFor(service);
+	const credential = await cluster.main.rest('POST', '/rest/credentials', { name, type, data });
+	for (const workflow of workflows) {
+		for (const node of workflow.nodes)
+			if (node.credentials?.[type]) node.credentials[type] = { id: credential.id, name };
+		const { nodes, connections, settings } = workflow;
+		const created = await cluster.main.rest('POST', '/rest/workflows', {
+			name: workflow.name,
+			active: false,
+			nodes,
+			connections,
+			settings,
+		});
+		workflow.id = created.id;
+		await cluster.main.activate(created);
+	}
+}
 
 /** Executions of a workflow in Postgres. */
 async function dbExecutions(workflowId: string) {
