@@ -29,6 +29,9 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => await context.close());
 
 test('sign in', async () => {
+	// The editor's first load (its bundle parsed and its node types fetched) shares 2 cores with the
+	// other lanes of test:all: it once took over the 2 minutes a step gets.
+	test.setTimeout(300_000);
 	await page.goto(`${stack.n8nUrl}/signin`);
 	await page.getByTestId('emailOrLdapLoginId').locator('input').fill(DEMO_OWNER.email);
 	await page.getByTestId('password').locator('input').fill(DEMO_OWNER.password);

@@ -12,9 +12,9 @@ module.exports = {
 	transform: unit.transform,
 	transformIgnorePatterns: unit.transformIgnorePatterns,
 	moduleNameMapper: unit.moduleNameMapper,
-	// Each file has its own service and n8n user folder (suite.ts): all three run side by side, the
-	// two with live triggers mostly waiting for n8n's minute polls while the third runs workflows.
-	maxWorkers: 3,
+	// Each file has its own service and n8n user folder (suite.ts): two run side by side, one mostly
+	// waiting for the trigger's minute polls while the other runs workflows.
+	maxWorkers: 2,
 	// The trigger's scenarios wait for n8n's minute polls.
 	testTimeout: 6 * 60_000,
 	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
