@@ -1,16 +1,21 @@
 // Why: the scenarios that need neither the trigger's minute polls nor n8n's editor run on one
-// `n8n start` of their own (each start costs about 7 s of CPU), each group in its describe block
-// with its own hooks; its host is in Pacific/Chatham (UTC+12:45/+13:45), so that no timestamp
-// may depend on the host's zone.
-import { adverseScenarios } from './adverse.scenarios';
-import { bulkScenarios } from './bulk.scenarios';
-import { groupedScenarios } from './grouped.scenarios';
-import { mcpScenarios } from './mcp.scenarios';
+// `n8n start` of their own (each start costs about 7 s of CPU), each file's tests and hooks in a
+// describe block of their own; its host is in Pacific/Chatham (UTC+12:45/+13:45), so that no
+// timestamp may depend on the host's zone.
+/* eslint-disable @typescript-eslint/no-require-imports -- a file required inside describe() registers its tests and hooks there */
 import { useOwnStack } from './suite';
 
 useOwnStack({ hostEnv: { TZ: 'Pacific/Chatham' } });
 
-describe('adverse: a world that is not ideal', adverseScenarios);
-describe('bulk beside the HTTP Request node', bulkScenarios);
-describe('grouped gives one by one', groupedScenarios);
-describe('MCP tools', mcpScenarios);
+describe('adverse: a world that is not ideal', () => {
+	require('./adverse.scenarios');
+});
+describe('bulk beside the HTTP Request node', () => {
+	require('./bulk.scenarios');
+});
+describe('grouped gives one by one', () => {
+	require('./grouped.scenarios');
+});
+describe('MCP tools', () => {
+	require('./mcp.scenarios');
+});
