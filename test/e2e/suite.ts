@@ -195,18 +195,22 @@ export async function execute(id: string): Promise<RunResult> {
 	return await (await fileServer()).runManually(id);
 }
 
-/** Runs a workflow built in the test: created on the file's n8n (under an id n8n gives it), then run as execute() runs one. */
-export async function executeBuilt(workflow: Json): Promise<RunResult> {
+/** Saves a workflow built in code on `server` as the editor saves a new one: inactive, under the ids n8n gives it. */
+export function createWorkflow(server: N8nServer, workflow: Json): Promise<Json> {
 	const { name, nodes, connections, settings } = workflow;
-	const n8nServer = await fileServer();
-	const created = await n8nServer.rest('POST', '/rest/workflows', {
-		active: false,
+	return server.rest('POST', '/rest/workflows', {
 		name,
+		active: false,
 		nodes,
 		connections,
 		settings,
 	});
-	return await n8nServer.runManually(created);
+}
+
+/** Runs a workflow built in the test: created on the file's n8n, then run as execute() runs one. */
+export async function executeBuilt(workflow: Json): Promise<RunResult> {
+	const n8nServer = await fileServer();
+	return await n8nServer.runManually(await createWorkflow(n8nServer, workflow));
 }
 
 /** The file's `n8n start`, started on first use, its credentials saved with the file's service. */

@@ -21,6 +21,7 @@ import {
 	copyUserFolder,
 	credentialsFor,
 	onN8n1,
+	createWorkflow,
 	startWithCredentials,
 	report,
 	workflowFile,
@@ -60,13 +61,8 @@ async function activateScenarioWorkflow(srv: N8nServer, scenario: Scenario): Pro
 		...trigger.parameters.options,
 		jobUrlContains: `mode-${scenario.key}-`,
 	};
-	const workflow = await srv.rest('POST', '/rest/workflows', {
-		name: `e2e: trigger, ${scenario.name}`,
-		active: false,
-		nodes,
-		connections,
-		settings,
-	});
+	const name = `e2e: trigger, ${scenario.name}`;
+	const workflow = await createWorkflow(srv, { name, nodes, connections, settings });
 	await srv.activate(workflow);
 	return workflow;
 }

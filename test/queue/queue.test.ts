@@ -21,6 +21,7 @@ import {
 } from '../e2e/trigger-runs';
 import {
 	REPO,
+	createWorkflow,
 	credentialsFor,
 	inspectZip,
 	report,
@@ -136,14 +137,7 @@ async function saveOnMain(): Promise<void> {
 	for (const workflow of workflows) {
 		for (const node of workflow.nodes)
 			if (node.credentials?.[type]) node.credentials[type] = { id: credential.id, name };
-		const { nodes, connections, settings } = workflow;
-		const created = await cluster.main.rest('POST', '/rest/workflows', {
-			name: workflow.name,
-			active: false,
-			nodes,
-			connections,
-			settings,
-		});
+		const created = await createWorkflow(cluster.main, workflow);
 		workflow.id = created.id;
 		await cluster.main.activate(created);
 	}
