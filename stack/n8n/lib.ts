@@ -8,6 +8,7 @@ export {
 	waitFor,
 	getFreePort,
 	killActiveRuns,
+	onInterrupt,
 	killGroup,
 	spawnServer,
 	waitForHealth,

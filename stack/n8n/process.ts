@@ -79,6 +79,32 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
 	}
 }
 
+/** What to stop if this process is interrupted; see onInterrupt(). */
+const interruptCleanups: Set<() => void> = new Set();
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+function interrupted(signal: NodeJS.Signals) {
+	const cleanups = [...interruptCleanups];
+	interruptCleanups.clear();
+	for (const s of INTERRUPTS) process.removeListener(s, interrupted);
+	for (const cleanup of cleanups) cleanup();
+	// Dies of the signal as it would have, unless someone else handles it (npm start stops gracefully).
+	if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+/**
+ * Runs `cleanup` (synchronous) if this process is interrupted (Ctrl-C, a closed terminal, a
+ * cancelled CI job, jest killed), before the signal ends it: what runs in a process group of its
+ * own (run(), servers) never sees that signal, and 'exit' does not fire on it. Returns the disarm.
+ */
+export function onInterrupt(cleanup: () => void): () => void {
+	if (!interruptCleanups.size) for (const s of INTERRUPTS) process.on(s, interrupted);
+	interruptCleanups.add(cleanup);
+	return () => {
+		interruptCleanups.delete(cleanup);
+		if (!interruptCleanups.size) for (const s of INTERRUPTS) process.removeListener(s, interrupted);
+	};
+}
+
 /** run() children still running (provision.sh, npm, n8n CLI calls): process-group id → the run. */
 const activeRuns: Map<number, PromiseLike<unknown>> = new Map();
 
@@ -138,7 +164,9 @@ export async function run(
 	});
 	const pid = child.pid as number;
 	activeRuns.set(pid, child);
+	const disarm = onInterrupt(() => killGroup(pid, 'SIGTERM'));
 	const ended = await child;
+	disarm();
 	activeRuns.delete(pid);
 	if (ended.timedOut) killGroup(pid, 'SIGKILL');
 	if (ended.failed && ended.exitCode === undefined && !ended.signal && !ended.timedOut) throw ended;

@@ -220,7 +220,6 @@ export type ClusterOptions = {
 	redis?: RedisInfo;
 	port?: number;
 	extraEnv?: import('./env').N8nEnvExtra;
-	beforeStart?: (env: NodeJS.ProcessEnv) => Promise<unknown> | void;
 	killOnSignal?: boolean;
 	timeoutMs?: number;
 };
@@ -242,8 +241,7 @@ async function stopParts(parts: ClusterParts) {
 /**
  * Postgres + Redis (started here unless given), then main, then the workers.
  *   { userFolder (required: the pack already installed in it), workers = 2, concurrency = 10,
- *     pg?, redis?, port? (main's HTTP port), extraEnv?, beforeStart?(env) (e.g. import + publish
- *     workflows: they need the DB, and publishing takes effect at main's start), killOnSignal? }
+ *     pg?, redis?, port? (main's HTTP port), extraEnv?, killOnSignal? }
  * Resolves to { env, pg, redis, main, workers, stop(), memory() }.
  */
 export async function startCluster(opts: ClusterOptions) {
@@ -260,7 +258,6 @@ export async function startCluster(opts: ClusterOptions) {
 			opts.redis || own(services.startRedis()),
 		]);
 		const env = queueEnv(userFolder, { pg, redis, extra: opts.extraEnv });
-		if (opts.beforeStart) await opts.beforeStart(env);
 		const main = await startN8n({
 			env,
 			port: opts.port,

@@ -2,7 +2,7 @@
 /** `n8n start` as a handle: started on a free port, ready when its REST API answers, stopped with its process group. */
 
 import path from 'node:path';
-import { getFreePort, killGroup, spawnServer, waitForHealth } from './process';
+import { getFreePort, killGroup, onInterrupt, spawnServer, waitForHealth } from './process';
 import { provision } from './provision';
 import { envFor, webhookUrlVariable } from './env';
 import { readLogFile, tailLog } from './logs';
@@ -25,37 +25,15 @@ export type N8nServer = {
 	env: NodeJS.ProcessEnv;
 	logFile: string;
 	startMs: number;
-	killOnSignal: boolean;
 	logs: () => import('./logs').LogLine[];
 	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
 } & import('./rest').RestClient;
 
 /** Servers this process started and has not seen exit: killed when it exits. */
 const liveServers: Set<N8nServer> = new Set();
-function killLiveServers({ onSignal = false }: { onSignal?: boolean } = {}) {
-	for (const h of liveServers) if (!onSignal || h.killOnSignal) killGroup(h.pid, 'SIGKILL');
-}
-process.on('exit', () => killLiveServers());
-// While a server runs, also kill it if this process is interrupted (Ctrl-C, jest timeout, CI
-// cancel): 'exit' does not fire on a fatal signal. The signal is re-raised when nobody else
-// listens, so default behaviour (dying) is kept.
-const signalHandlers: Map<NodeJS.Signals, () => void> = new Map();
-function armSignalCleanup() {
-	if (signalHandlers.size) return;
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) {
-		const h = () => {
-			killLiveServers({ onSignal: true });
-			disarmSignalCleanup();
-			if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
-		};
-		signalHandlers.set(sig, h);
-		process.on(sig, h);
-	}
-}
-function disarmSignalCleanup() {
-	for (const [sig, h] of signalHandlers) process.removeListener(sig, h);
-	signalHandlers.clear();
-}
+process.on('exit', () => {
+	for (const h of liveServers) killGroup(h.pid, 'SIGKILL');
+});
 
 /**
  * The environment of one `n8n start`: its port, a task-broker port, its webhook URL.
@@ -119,9 +97,13 @@ export async function startN8n(opts: StartOptions = {}): Promise<N8nServer> {
 		env,
 		logFile,
 	});
+	// Also killed if this process is interrupted (Ctrl-C, jest timeout, CI cancel), unless the
+	// caller stops it itself, gracefully.
+	const disarm =
+		opts.killOnSignal !== false ? onInterrupt(() => killGroup(server.pid, 'SIGKILL')) : () => {};
 	const exitPromise = server.whenExited.then((info) => {
 		liveServers.delete(handle);
-		if (![...liveServers].some((h) => h.killOnSignal)) disarmSignalCleanup();
+		disarm();
 		return info;
 	});
 	const baseUrl = `http://127.0.0.1:${port}`;
@@ -134,7 +116,6 @@ export async function startN8n(opts: StartOptions = {}): Promise<N8nServer> {
 		env,
 		logFile,
 		startMs: 0,
-		killOnSignal: opts.killOnSignal !== false,
 		logs,
 		...restClient(baseUrl, logs),
 		/** SIGTERM the process group, wait (default 15 s), then SIGKILL. Resolves to the exit info. */
@@ -145,7 +126,6 @@ export async function startN8n(opts: StartOptions = {}): Promise<N8nServer> {
 		},
 	};
 	liveServers.add(handle);
-	if (handle.killOnSignal) armSignalCleanup();
 	if (opts.onSpawn) opts.onSpawn(handle); // e.g. to stop it gracefully if interrupted before it is ready
 	try {
 		await waitUntilReady(server, baseUrl, logFile, opts.timeoutMs || 120000);

@@ -13,7 +13,8 @@ import {
 	shot,
 } from './workflows';
 
-import { DEMO_OWNER, DEFAULTS, readExamples } from '../../stack/start';
+import { DEMO_OWNER, readExamples } from '../../stack/demo-data';
+import { DEFAULTS } from '../../stack/local-stack';
 
 const stack = JSON.parse(process.env.WEX_BROWSER_STACK ?? '{}') as BrowserStack;
 const plan = examplePlan();

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { startStack, DEFAULTS } from '../../stack/start';
+import { startStack, DEFAULTS } from '../../stack/local-stack';
 import * as n8n from '../../stack/n8n/lib';
 import { aptInstall } from '../../stack/n8n/services';
 

@@ -7,7 +7,8 @@ import { type Locator, type Page, expect } from '@playwright/test';
 
 import type { BrowserStack } from './stack';
 
-import { DEFAULTS, readExamples } from '../../stack/start';
+import { readExamples } from '../../stack/demo-data';
+import { DEFAULTS } from '../../stack/local-stack';
 
 export const NODE_TYPE = 'n8n-nodes-website-export.websiteExport';
 const TRIGGER_TYPE = 'n8n-nodes-website-export.websiteExportTrigger';

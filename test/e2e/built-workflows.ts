@@ -1,6 +1,6 @@
 // Why: the workflows the tests build in code (a start → Website Export nodes): the adverse
 // cases' (imported by global-setup.ts), the bulk comparison's and queue mode's.
-import { CREDENTIAL } from '../../stack/start';
+import { CREDENTIAL } from '../../stack/demo-data';
 import { CREDENTIAL_TYPE, NODE_TYPE, itemsParameters, type Json } from './suite';
 
 /** The demo credential `npm start` and the e2e user folders hold. */

@@ -1,6 +1,7 @@
 // Why: the scenarios that read the node types n8n serves its editor (its files: /types/nodes.json)
-// share one `n8n start` with the editor (each start costs about 7 s of CPU): every workflow run
-// first, then the live trigger, activated only once those runs (and their request counts) are done.
+// share one `n8n start` with the editor (each start costs about 7 s of CPU): every workflow run,
+// while the live trigger polls a service of its own (started by its hook before the first test;
+// its minute polls took about 2 minutes after the runs), then the trigger's tests.
 /* eslint-disable @typescript-eslint/no-require-imports -- a file required inside describe() registers its tests and hooks there */
 import { useOwnStack } from './suite';
 
@@ -9,6 +10,5 @@ useOwnStack({ editor: true });
 describe('every operation inside n8n', () => {
 	require('./workflows.scenarios');
 });
-describe('the live trigger', () => {
-	require('./trigger.scenarios');
-});
+// At the top level: its hook runs before the first test of the file, its tests after the runs.
+require('./trigger.scenarios');

@@ -10,7 +10,7 @@ import { adverseWorkflows } from './built-workflows';
 import { PLACEHOLDER_ACCESS, REPO, credentialsFor, fileWorkflows, type Prepared } from './suite';
 
 declare global {
-	var __wexE2e: { cleanup: Array<() => unknown> } | undefined;
+	var __wexE2e: { cleanup: Array<() => void>; disarm: () => void } | undefined;
 }
 
 /** Whether the provisioned n8n has the MCP Server Trigger (its LangChain nodes package). */
@@ -23,7 +23,10 @@ function mcpSupported(prefix: string): boolean {
 }
 
 export default async function globalSetup(): Promise<void> {
-	const state = (globalThis.__wexE2e = { cleanup: [] as Array<() => unknown> });
+	const cleanup: Array<() => void> = [];
+	// A signal that ends jest (its own ran no teardown) still removes the folders made here.
+	const disarm = n8n.onInterrupt(() => cleanup.forEach((step) => step()));
+	const state = (globalThis.__wexE2e = { cleanup, disarm });
 	const started = Date.now();
 	// A cold provision may take minutes, or wait for the one .ci/run started in the background.
 	const [p, pack] = await Promise.all([n8n.provision(), n8n.packPackage(REPO)]);

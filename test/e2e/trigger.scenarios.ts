@@ -1,9 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: `n8n start` with the trigger example activated: the pack served over REST, the trigger live
 // over three poll cycles (each download exactly once), and n8n's own credential test.
+// Required by editor-n8n.test.ts at its top level, after its workflow runs: the hook below starts
+// the live trigger before the file's first test, on a service of its own (its polls add nothing to
+// the workflow runs' request counts), so that its minute polls go on while every workflow runs.
 import assert from 'node:assert/strict';
 
 import * as n8n from '../../stack/n8n/lib';
+import { startServiceProcess, type ServiceProcess } from '../../stack/service/launch';
 import {
 	assertEachOnce,
 	collectFinishedExecutions,
@@ -22,9 +26,9 @@ import {
 	WRONG_PASSWORD,
 	assertDownload,
 	checkServerLog,
+	createWorkflow,
 	fileServer,
 	report,
-	resetService,
 	seconds,
 	service,
 	workflowFile,
@@ -33,9 +37,7 @@ import {
 	credentialsFor,
 } from './suite';
 
-// Registered by editor-n8n.test.ts, inside its describe block, on its n8n.
 const CYCLE_TIMEOUT_MS = 150_000; // n8n polls every minute at most: one cycle ≤ 60 s plus the run
-const workflow = workflowFile('trigger-download-ready');
 
 /** One execution of the live trigger as the test reads it. */
 interface TriggerExecution {
@@ -47,49 +49,55 @@ interface TriggerExecution {
 	notification: Json[];
 }
 
+/** What the three poll cycles found: every finished execution, the rows inserted, a line per cycle. */
+interface LiveRun {
+	executions: Map<string, TriggerExecution>;
+	inserted: Json[];
+	cycles: string[];
+}
+
 let srv: N8nServer | undefined;
+/** The live trigger's own service stand-in, and its workflow as n8n stored it. */
+let triggerService: ServiceProcess;
+let workflow: Json;
 let baseline: Json;
 let seqBefore = 0;
 let serial = 0;
+let live: Promise<LiveRun>;
 /** One finished job and its download per label, created `ageMs` before the service's now, in one statement. */
 const insertDownloads = (labels: string[], ageMs = 0) =>
-	insertFinishedDownloads(service, labels, {
+	insertFinishedDownloads(triggerService, labels, {
 		email: 'trigger@e2e.example.com',
 		nextFiles: () => 1 + ++serial,
 		ageMs,
 		jobMs: JOB_MS,
 	});
 
+/** The trigger example saved as the editor saves it, with a credential of its own for `triggerService`, then activated by its toggle. */
+async function saveTriggerWorkflow(server: N8nServer): Promise<Json> {
+	const [{ type, data }] = credentialsFor(triggerService);
+	const name = 'Website Export (the live trigger)';
+	const credential = await server.rest('POST', '/rest/credentials', { name, type, data });
+	const example = workflowFile('trigger-download-ready');
+	for (const node of example.nodes)
+		if (node.credentials?.[type]) node.credentials[type] = { id: credential.id, name };
+	const created = await createWorkflow(server, example);
+	await server.activate(created);
+	return created;
+}
+
 beforeAll(async () => {
-	await resetService();
+	triggerService = await startServiceProcess({ jobMs: JOB_MS });
 	// Older than a poll without state looks back (one poll interval + 10 min): never emitted.
 	[baseline] = await insertDownloads(['baseline'], 30 * 60_000);
-	seqBefore = await service.lastSeq();
+	seqBefore = await triggerService.lastSeq();
 	srv = await fileServer();
-	// Activated as the editor's toggle does: the activation poll takes the baseline.
-	await srv.activate(workflow.id);
-});
-checkServerLog(() => srv);
-
-test('n8n start serves the pack (types over REST)', async () => {
-	const server = srv as N8nServer;
-	const nodeTypes = await server.nodeTypes();
-	assert.deepEqual(
-		(nodeTypes.byPackage[PACKAGE] || []).sort(),
-		[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
-		'node types',
-	);
-	const cred = (await server.credentialTypes()).find((c: Json) => c.name === CREDENTIAL_TYPE);
-	assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
-	for (const type of [NODE_TYPE, TRIGGER_TYPE])
-		assert.ok(
-			cred.supportedNodes.includes(type),
-			`supportedNodes ${cred.supportedNodes} lacks ${type}`,
-		);
-	report(
-		`n8n ready in ${seconds(server.startMs)}; the 3 node types, ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`,
-	);
-});
+	// The activation poll takes the baseline.
+	workflow = await saveTriggerWorkflow(srv);
+	live = threePollCycles(srv);
+	live.catch(() => undefined); // its test awaits it and fails with its error
+}, 300_000);
+afterAll(() => triggerService?.stop());
 
 const containing = (executions: Map<string, TriggerExecution>, id: number) =>
 	[...executions.values()].filter((x) => x.items.some((d) => d.id === id));
@@ -147,14 +155,17 @@ async function pollCycle(
 	return x;
 }
 
-test('the trigger emits each new download exactly once over three poll cycles (live)', async () => {
-	const server = srv as N8nServer;
+/**
+ * The trigger's three poll cycles, from its activation poll on: one download, then two inserted in
+ * one statement, then one more, each awaited until an execution emitted it.
+ */
+async function threePollCycles(server: N8nServer): Promise<LiveRun> {
 	// Activation polls once (the baseline): only after it may new downloads go in.
 	await waitForTriggerPoll(
-		service,
+		triggerService,
 		seqBefore,
 		60_000,
-		`no poll of the trigger within 60 s of n8n being ready; server log: ${server.logFile}`,
+		`no poll of the trigger within 60 s of its activation; server log: ${server.logFile}`,
 	);
 	const executions = new Map<string, TriggerExecution>();
 	const collect = () =>
@@ -181,43 +192,71 @@ test('the trigger emits each new download exactly once over three poll cycles (l
 		);
 	}
 	await collect();
-	const all = [...executions.values()];
-	const counts = countIds(all.map((x) => x.items.map((d) => d.id)));
-	assertEachOnce(counts, inserted);
-	assert.ok(
-		!counts.has(baseline.id),
-		`baseline download #${baseline.id} (inserted before activation) was emitted`,
-	);
-	const polls = (await service.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
-	assert.ok(
-		polls.every((e) => e.status === 200 || e.status === 206),
-		`poll statuses ${polls.map((e) => e.status)}`,
-	);
-	report(
-		`${cycles.join('; ')}; each exactly once, baseline #${baseline.id} never; ${polls.length} polls (activation + one a minute)`,
-	);
-});
+	return { executions, inserted, cycles };
+}
 
-test("n8n's credential test tells a good login, a wrong password and no Business plan apart", async () => {
-	const server = srv as N8nServer;
-	// What the dialog sends: the credential's id (n8n checks access to it) and the form's data.
-	const results = [];
-	for (const { id, name, type, data } of credentialsFor(service))
-		results.push(
-			await server.rest('POST', '/rest/credentials/test', {
-				credentials: { id, name, type, data },
-			}),
+describe('the live trigger, polling while the workflows run', () => {
+	checkServerLog(() => srv);
+
+	test('n8n start serves the pack (types over REST)', async () => {
+		const server = srv as N8nServer;
+		const nodeTypes = await server.nodeTypes();
+		assert.deepEqual(
+			(nodeTypes.byPackage[PACKAGE] || []).sort(),
+			[NODE_TYPE, TOOL_TYPE, TRIGGER_TYPE],
+			'node types',
 		);
-	const [good, wrongPassword, noPlan] = results;
-	assert.deepEqual(good, { status: 'OK', message: 'Connection successful!' }, 'good login');
-	assert.equal(wrongPassword.status, 'Error');
-	assert.match(
-		wrongPassword.message,
-		/^Login failed \(Invalid login credentials\): check the email and password/,
-	);
-	assert.equal(noPlan.status, 'Error');
-	assert.match(noPlan.message, /no active Business plan subscription/, 'no Business plan');
-	for (const secret of [WRONG_PASSWORD, service.freeUser.password, service.apiKey])
-		assert.ok(!JSON.stringify([wrongPassword, noPlan]).includes(secret), 'a secret in a message');
-	report(`OK; "${wrongPassword.message}"; "${noPlan.message}"`);
+		const cred = (await server.credentialTypes()).find((c: Json) => c.name === CREDENTIAL_TYPE);
+		assert.ok(cred, `credential type ${CREDENTIAL_TYPE}`);
+		for (const type of [NODE_TYPE, TRIGGER_TYPE])
+			assert.ok(
+				cred.supportedNodes.includes(type),
+				`supportedNodes ${cred.supportedNodes} lacks ${type}`,
+			);
+		report(
+			`n8n ready in ${seconds(server.startMs)}; the 3 node types, ${CREDENTIAL_TYPE} ("${cred.displayName}") for ${cred.supportedNodes.join(', ')}`,
+		);
+	});
+
+	test('the trigger emits each new download exactly once over three poll cycles (live)', async () => {
+		const { executions, inserted, cycles } = await live;
+		const counts = countIds([...executions.values()].map((x) => x.items.map((d) => d.id)));
+		assertEachOnce(counts, inserted);
+		assert.ok(
+			!counts.has(baseline.id),
+			`baseline download #${baseline.id} (inserted before activation) was emitted`,
+		);
+		const polls = (await triggerService.log()).filter((e) => e.seq > seqBefore && isTriggerPoll(e));
+		assert.ok(
+			polls.every((e) => e.status === 200 || e.status === 206),
+			`poll statuses ${polls.map((e) => e.status)}`,
+		);
+		report(
+			`${cycles.join('; ')}; each exactly once, baseline #${baseline.id} never; ${polls.length} polls (activation + one a minute)`,
+		);
+	});
+
+	test("n8n's credential test tells a good login, a wrong password and no Business plan apart", async () => {
+		const server = srv as N8nServer;
+		// What the dialog sends: the credential's id (n8n checks access to it) and the form's data.
+		const results = [];
+		for (const { id, name, type, data } of credentialsFor(service))
+			results.push(
+				await server.rest('POST', '/rest/credentials/test', {
+					credentials: { id, name, type, data },
+				}),
+			);
+		const [good, wrongPassword, noPlan] = results;
+		assert.deepEqual(good, { status: 'OK', message: 'Connection successful!' }, 'good login');
+		assert.equal(wrongPassword.status, 'Error');
+		assert.match(
+			wrongPassword.message,
+			/^Login failed \(Invalid login credentials\): check the email and password/,
+		);
+		assert.equal(noPlan.status, 'Error');
+		assert.match(noPlan.message, /no active Business plan subscription/, 'no Business plan');
+		for (const secret of [WRONG_PASSWORD, service.freeUser.password, service.apiKey])
+			assert.ok(!JSON.stringify([wrongPassword, noPlan]).includes(secret), 'a secret in a message');
+		report(`OK; "${wrongPassword.message}"; "${noPlan.message}"`);
+	});
 });
