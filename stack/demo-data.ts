@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: what `npm start` puts into its n8n for a newcomer: the owner login, the credential for the
 // emulator and the example workflows, saved over REST as the editor saves them.
 import crypto from 'node:crypto';
@@ -88,7 +88,9 @@ export async function saveDemoData(
 	let state: Record<string, string> = {};
 	if (fs.existsSync(stateFile)) state = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
 	const saved = [];
-	for (const { file: _file, ...example } of workflows) {
+	for (const workflow of workflows) {
+		// Where it came from is not part of the workflow (JSON leaves `undefined` out).
+		const example: Record<string, any> = structuredClone({ ...workflow, file: undefined });
 		const h = crypto.createHash('sha256').update(JSON.stringify(example)).digest('hex');
 		const stored = await n8n.request('GET', `/rest/workflows/${example.id}`);
 		if (stored.status === 200 && state[example.id] === h && !force) continue;

@@ -11,6 +11,7 @@
  */
 
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -46,9 +47,14 @@ export function rel(p: string) {
 	return r && !r.startsWith('..') ? r : p;
 }
 
-/** Throws a StartError unless `port` is free (get-port tries every local address, IPv6 too). */
+/** Throws a StartError unless `port` is free: a listen on every address (IPv4 and IPv6) succeeds. */
 async function assertPortFree(port: number, what: string) {
-	if ((await n8n.getFreePort(port)) === port) return;
+	const free = await new Promise<boolean>((resolve) => {
+		const probe = net.createServer();
+		probe.once('error', () => resolve(false));
+		probe.listen(port, () => probe.close(() => resolve(true)));
+	});
+	if (free) return;
 	throw new StartError(
 		`Port ${port} (${what}) is already in use. Is another n8n or \`npm start\` still running? ` +
 			`Stop it and run \`npm start\` again, or pick other ports (\`npm start -- --help\`; ` +
@@ -124,7 +130,6 @@ export type Stack = {
 	cluster?: Cluster;
 	userFolder: string;
 	owner: Owner;
-	timings: Record<string, number>;
 	credential: { id: string; name: string };
 	workflows: { id: string; name: string; file: string }[];
 	editorUrl: string;
@@ -133,21 +138,10 @@ export type Stack = {
 };
 
 /**
- * `fn`'s answer, its duration recorded in `timings[key]`.
- */
-async function timed<T>(timings: Record<string, number>, key: string, fn: () => Promise<T>) {
-	const t = Date.now();
-	const answer = await fn();
-	timings[key] = Date.now() - t;
-	return answer;
-}
-
-/**
  * provision(), saying so when it takes long (the first install does).
  */
 async function provisionWithProgress(
 	cache: ReturnType<typeof provisionCache>,
-	timings: Record<string, number>,
 	log: (message: string) => void,
 ) {
 	const t = Date.now();
@@ -167,10 +161,7 @@ async function provisionWithProgress(
 	);
 	try {
 		const p = await n8n.provision();
-		timings.provisionMs = Date.now() - t;
-		log(
-			`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(timings.provisionMs)})`,
-		);
+		log(`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(Date.now() - t)})`);
 		return p;
 	} finally {
 		clearTimeout(first);
@@ -183,15 +174,15 @@ async function provisionWithProgress(
  */
 async function prepareInParallel(
 	cache: ReturnType<typeof provisionCache>,
-	timings: Record<string, number>,
 	log: (message: string) => void,
 ) {
 	log('Preparing (in parallel): the n8n runtime, this node pack');
-	const packing = timed(timings, 'packMs', () => n8n.packPackage(REPO)).then((pack) => {
-		log(`  node pack: ${path.basename(pack.tarball)} (${seconds(timings.packMs)})`);
+	const t = Date.now();
+	const packing = n8n.packPackage(REPO).then((pack) => {
+		log(`  node pack: ${path.basename(pack.tarball)} (${seconds(Date.now() - t)})`);
 		return pack;
 	});
-	const [p, pack] = await Promise.allSettled([provisionWithProgress(cache, timings, log), packing]);
+	const [p, pack] = await Promise.allSettled([provisionWithProgress(cache, log), packing]);
 	if (p.status === 'rejected') throw p.reason;
 	if (pack.status === 'rejected') throw pack.reason;
 	return { p: p.value, pack: pack.value };
@@ -334,7 +325,7 @@ async function startStackEmulator(o: StackOptions, parts: StackParts) {
  * Options: { n8nPort = 5678, emulatorPort = 54321, userFolder = .n8n-local, examplesDir,
  *   owner = DEMO_OWNER, reimport = false, log = console.log, onStarted(component) }.
  * Resolves to { n8n (lib handle), emulator, userFolder, owner, credential, workflows, editorUrl,
- *   timings, banner(), stop() }. On failure everything already started is stopped again.
+ *   banner(), stop() }. On failure everything already started is stopped again.
  */
 export async function startStack(options: Partial<StackOptions> = {}): Promise<Stack> {
 	const o: StackOptions = {
@@ -344,38 +335,30 @@ export async function startStack(options: Partial<StackOptions> = {}): Promise<S
 		log: console.log,
 		...options,
 	};
-	const t0 = Date.now();
-	const timings: Record<string, number> = {};
 	const parts: StackParts = {};
 	const { workflows, cache } = await preflight(o);
 	try {
-		const { pack } = await prepareInParallel(cache, timings, o.log);
+		const { pack } = await prepareInParallel(cache, o.log);
 		const uf = await installPack(o, pack);
 		const emulator = await startStackEmulator(o, parts);
 		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
-		const server = await timed(timings, 'n8nStartMs', () =>
-			startEditor(o, parts, { env, editorEnv, userFolder: uf.userFolder }),
-		);
+		const server = await startEditor(o, parts, { env, editorEnv, userFolder: uf.userFolder });
 		parts.n8n = server;
 		await loginAndCheckNodes(server, o);
-		const demo = await timed(timings, 'importMs', () =>
-			saveDemoData(server, {
-				emulator,
-				workflows,
-				stateFile: path.join(uf.n8nDir, 'npm-start-imports.json'),
-				force: o.reimport,
-			}),
-		);
+		const demo = await saveDemoData(server, {
+			emulator,
+			workflows,
+			stateFile: path.join(uf.n8nDir, 'npm-start-imports.json'),
+			force: o.reimport,
+		});
 		if (demo.saved.length)
 			o.log(`  saved ${demo.saved.length} example workflow(s): ${demo.saved.join(', ')}`);
-		timings.totalMs = Date.now() - t0;
 		const stack: Stack = {
 			n8n: server,
 			emulator,
 			cluster: parts.cluster,
 			userFolder: o.userFolder,
 			owner: o.owner,
-			timings,
 			credential: { id: demo.credentialId, name: CREDENTIAL.name },
 			workflows: workflows.map((wf) => ({ id: wf.id, name: wf.name, file: wf.file })),
 			editorUrl: `http://localhost:${o.n8nPort}`,

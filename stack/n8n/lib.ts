@@ -8,6 +8,7 @@ export {
 	waitFor,
 	getFreePort,
 	killActiveRuns,
+	isAlive,
 	onInterrupt,
 	killGroup,
 	spawnServer,

@@ -79,6 +79,16 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
 	}
 }
 
+/** Whether process `pid` still runs (signal 0 reaches it). */
+export function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 /** What to stop if this process is interrupted; see onInterrupt(). */
 const interruptCleanups: Set<() => void> = new Set();
 const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -153,6 +163,10 @@ export async function run(
 	{ cwd, env, timeoutMs = 10 * 60 * 1000, check = false, stdio }: RunOptions = {},
 ): Promise<RunResult> {
 	const { execa } = await execaModule();
+	// Armed before the spawn: execa's set-up after it can take a second on a loaded machine, and a
+	// signal then would find no handler and end this process at once, leaving the command behind.
+	const spawned: { pid?: number } = {};
+	const disarm = onInterrupt(() => killGroup(spawned.pid, 'SIGTERM'));
 	const child = execa(cmd, args, {
 		cwd,
 		env: env || process.env,
@@ -162,9 +176,8 @@ export async function run(
 		timeout: timeoutMs,
 		reject: false,
 	});
-	const pid = child.pid as number;
+	const pid = (spawned.pid = child.pid as number);
 	activeRuns.set(pid, child);
-	const disarm = onInterrupt(() => killGroup(pid, 'SIGTERM'));
 	const ended = await child;
 	disarm();
 	activeRuns.delete(pid);

@@ -1,15 +1,14 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: `npm start` as a newcomer runs it, in a terminal (util-linux's `script` holds a pseudo-
 // terminal): Ctrl-C, and a terminal closed under it, stop n8n, the emulator and the command itself;
 // nothing watches its parent (the terminal's signals reach it through npm and its process group).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 
 import * as n8n from '../../stack/n8n/lib';
-import { REPO, onN8n1, report, seconds } from './suite';
+import { REPO, copyUserFolder, onN8n1, report, seconds } from './suite';
 
 /** Every process below `root` (by /proc's parent pids), whatever group it moved to. */
 function descendants(root: number): number[] {
@@ -40,15 +39,6 @@ const listening = (port: number) =>
 		socket.once('error', () => resolve(false));
 	});
 
-const alive = (pid: number) => {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-};
-
 /** Only n8n 2.x: `npm start` runs the n8n that stack/n8n/provision.sh pins by default. */
 const startTest = onN8n1 ? test.skip : test;
 
@@ -56,9 +46,11 @@ startTest.each(['Ctrl-C', 'a closed terminal'])(
 	'npm start in a terminal: %s stops n8n, the emulator and npm start',
 	async (how) => {
 		const { execa } = await import('execa');
-		const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-npm-start-'));
+		// A copy of the prepared folder: its database migrated already (a fresh one costs n8n's
+		// migrations, about 20 s of CPU); npm start sets up its owner and saves its demo data.
+		const folder = copyUserFolder('npm-start');
 		const [port, emulatorPort] = [await n8n.getFreePort(), await n8n.getFreePort()];
-		const command = `npm start -- --port ${port} --emulator-port ${emulatorPort} --folder ${folder}`;
+		const command = `npm start -- --port ${port} --emulator-port ${emulatorPort} --folder ${path.dirname(folder.n8nDir)}`;
 		// -e: the command's exit status; -f: its output as it comes; /dev/null: no typescript file.
 		const terminal = execa('script', ['-qefc', command, '/dev/null'], {
 			cwd: REPO,
@@ -79,12 +71,12 @@ startTest.each(['Ctrl-C', 'a closed terminal'])(
 			// Ctrl-C: the terminal sends SIGINT to its foreground group; closing it: SIGHUP.
 			if (how === 'Ctrl-C') terminal.stdin?.write('\x03');
 			else terminal.kill('SIGKILL');
-			await n8n.waitFor(() => stack.every((pid) => !alive(pid)), {
+			await n8n.waitFor(() => stack.every((pid) => !n8n.isAlive(pid)), {
 				timeoutMs: 30_000,
 				intervalMs: 250,
 				failure: () =>
 					new Error(
-						`${how}: still running after 30 s: ${stack.filter(alive)}\n${output.slice(-2000)}`,
+						`${how}: still running after 30 s: ${stack.filter(n8n.isAlive)}\n${output.slice(-2000)}`,
 					),
 			});
 			for (const p of [port, emulatorPort])
@@ -94,7 +86,7 @@ startTest.each(['Ctrl-C', 'a closed terminal'])(
 			);
 		} finally {
 			terminal.kill('SIGKILL');
-			fs.rmSync(folder, { recursive: true, force: true });
+			folder.remove();
 		}
 	},
 );

@@ -3,17 +3,8 @@
 // its control API, and never outlives the process that started it.
 import { join } from 'node:path';
 
-import { waitFor } from '../../stack/n8n/process';
+import { isAlive as alive, waitFor } from '../../stack/n8n/process';
 import { RUN_TYPESCRIPT, startServiceProcess } from '../../stack/service/launch';
-
-const alive = (pid: number) => {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-};
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {
 	return waitFor(() => !alive(pid), {

@@ -5,17 +5,8 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { waitFor } from '../../stack/n8n/process';
+import { isAlive as alive, waitFor } from '../../stack/n8n/process';
 import { RUN_TYPESCRIPT } from '../../stack/service/launch';
-
-const alive = (pid: number) => {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-};
 
 it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
 	'a command run() started stops when the process that ran it gets %s, which still ends that process',
