@@ -22,12 +22,12 @@ export const DEMO_USER = { email: 'demo@example.com', password: 'demo-password' 
 export const FREE_USER = { email: 'free@example.com', password: 'free-password' } as const;
 
 /** Deterministic pseudo-random hex, so ids and tokens repeat from run to run. */
-export function derivedHex(secret: string, label: string): string {
+function derivedHex(secret: string, label: string): string {
 	return createHmac('sha256', secret).update(label).digest('hex');
 }
 
 /** A version-4-shaped UUID derived from a label. */
-export function derivedUuid(secret: string, label: string): string {
+function derivedUuid(secret: string, label: string): string {
 	const h = derivedHex(secret, label);
 	const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
 	return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -35,7 +35,6 @@ export function derivedUuid(secret: string, label: string): string {
 
 export class Accounts {
 	private readonly byEmail = new Map<string, Account>();
-	private readonly byIdMap = new Map<string, Account>();
 	private readonly refreshTokens = new Map<string, RefreshToken>();
 	private counter = 0;
 
@@ -58,7 +57,6 @@ export class Accounts {
 			createdMs: nowMs,
 		};
 		this.byEmail.set(email, account);
-		this.byIdMap.set(account.id, account);
 		return account;
 	}
 
@@ -67,7 +65,7 @@ export class Accounts {
 	}
 
 	findById(id: string): Account | undefined {
-		return this.byIdMap.get(id);
+		return [...this.byEmail.values()].find((account) => account.id === id);
 	}
 
 	/** Starts a session; answers its id and its first refresh token. */
@@ -76,22 +74,17 @@ export class Accounts {
 		return { sessionId, refreshToken: this.issueRefreshToken(userId, sessionId) };
 	}
 
+	/** What a refresh token was issued for, unless a logout dropped it. */
+	refreshToken(token: string): Readonly<RefreshToken> | undefined {
+		return this.refreshTokens.get(token);
+	}
+
 	/** Rotates a refresh token: the old one becomes used, a new one of the same session is issued. */
-	rotate(
-		token: string,
-	):
-		| { ok: true; userId: string; sessionId: string; refreshToken: string }
-		| { ok: false; reason: 'not_found' | 'already_used' } {
+	rotate(token: string): string {
 		const entry = this.refreshTokens.get(token);
-		if (!entry) return { ok: false, reason: 'not_found' };
-		if (entry.used) return { ok: false, reason: 'already_used' };
+		if (!entry || entry.used) throw new Error('only an unused refresh token rotates');
 		entry.used = true;
-		return {
-			ok: true,
-			userId: entry.userId,
-			sessionId: entry.sessionId,
-			refreshToken: this.issueRefreshToken(entry.userId, entry.sessionId),
-		};
+		return this.issueRefreshToken(entry.userId, entry.sessionId);
 	}
 
 	/** Logout: drops the refresh tokens of one session, of all the user's sessions, or of the others. */
@@ -107,7 +100,6 @@ export class Accounts {
 
 	clear(): void {
 		this.byEmail.clear();
-		this.byIdMap.clear();
 		this.refreshTokens.clear();
 	}
 

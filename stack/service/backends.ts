@@ -10,16 +10,16 @@ export interface Backend {
 
 /** The file's idle backends; only filled once enableBackendReuse() arranged for their end. */
 const idle: Backend[] = [];
-const reuse = { enabled: false };
+let reuse = false;
 
 /** For a test framework that calls drainBackends() when the file is done (test/harness/reuse-backends.ts). */
 export function enableBackendReuse(): void {
-	reuse.enabled = true;
+	reuse = true;
 }
 
 /** Whether a test framework drops what a file leaves (enableBackendReuse, until drainBackends). */
 export function backendReuse(): boolean {
-	return reuse.enabled;
+	return reuse;
 }
 
 export async function acquireBackend(
@@ -33,14 +33,14 @@ export async function acquireBackend(
 		return kept;
 	}
 	const db = await ServiceDatabase.create(clusterUrl);
-	const postgrest = new PostgrestProcess({ dbUri: db.authenticatorUri, jwtSecret, maxRows });
+	const postgrest = new PostgrestProcess(db.authenticatorUri, jwtSecret, maxRows);
 	await postgrest.start();
 	return { db, postgrest };
 }
 
 /** Emptied (TRUNCATE … RESTART IDENTITY) and kept when reuse is on; dropped otherwise. */
 export async function releaseBackend(backend: Backend): Promise<void> {
-	if (!reuse.enabled) return await dropBackend(backend);
+	if (!reuse) return await dropBackend(backend);
 	await backend.db.empty();
 	idle.push(backend);
 }
@@ -52,6 +52,6 @@ async function dropBackend(backend: Backend): Promise<void> {
 
 /** The file is done: drops the idle backends, and from now on those still released (an afterAll that runs later). */
 export async function drainBackends(): Promise<void> {
-	reuse.enabled = false;
+	reuse = false;
 	for (const backend of idle.splice(0)) await dropBackend(backend);
 }

@@ -4,6 +4,7 @@
 import { parseArgs as parseCommandLine } from 'node:util';
 
 import { FREE_USER } from './accounts';
+import { serviceAccess } from './control';
 import { type Emulator, type EmulatorOptions, startEmulator } from './index';
 
 const FLAGS: Record<string, keyof EmulatorOptions> = {
@@ -59,19 +60,12 @@ export async function main(argv: readonly string[]): Promise<void> {
 		// launch.ts's child: a terminal's Ctrl-C is the parent's, which stops it by disconnecting.
 		process.on('SIGINT', () => {});
 		process.on('disconnect', () => stop('disconnected'));
-		process.send(access(emulator));
+		process.send(serviceAccess(emulator.baseUrl, emulator.apiKey));
 		return;
 	}
 	process.on('SIGINT', () => stop('SIGINT'));
 	console.log(banner(emulator));
 }
-
-const access = (emulator: Emulator) => ({
-	baseUrl: emulator.baseUrl,
-	apiKey: emulator.apiKey,
-	demoUser: emulator.demoUser,
-	freeUser: { ...FREE_USER },
-});
 
 function banner(emulator: Emulator): string {
 	return [

@@ -4,13 +4,9 @@ import type { EmulatorCore } from './core';
 import { type EmuRequest, type Reply, jsonReply } from './reply';
 import type { FaultSpec, Plan } from './types';
 
-class ControlError extends Error {
-	constructor(
-		readonly status: number,
-		message: string,
-	) {
-		super(message);
-	}
+/** How to reach a service and log in: GET /health's answer, and the CLI's report to launch.ts. */
+export function serviceAccess(baseUrl: string, apiKey: string) {
+	return { baseUrl, apiKey, demoUser: { ...DEMO_USER }, freeUser: { ...FREE_USER } };
 }
 
 export async function handleControl(
@@ -21,8 +17,7 @@ export async function handleControl(
 	try {
 		return await route(req, core, baseUrl);
 	} catch (error) {
-		const status = error instanceof ControlError ? error.status : 400;
-		return jsonReply(status, { error: (error as Error).message });
+		return jsonReply(400, { error: (error as Error).message });
 	}
 }
 
@@ -32,13 +27,7 @@ async function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Prom
 	const rowsTable = /^\/rows\/([^/]+)$/.exec(path)?.[1];
 	switch (key) {
 		case 'GET /health':
-			return jsonReply(200, {
-				ok: true,
-				baseUrl,
-				apiKey: core.apiKey,
-				demoUser: { ...DEMO_USER },
-				freeUser: { ...FREE_USER },
-			});
+			return jsonReply(200, { ok: true, ...serviceAccess(baseUrl, core.apiKey) });
 		case 'POST /reset':
 			await core.reset();
 			return jsonReply(200, { ok: true });
@@ -67,7 +56,7 @@ async function route(req: EmuRequest, core: EmulatorCore, baseUrl: string): Prom
 	if (rowsTable !== undefined && req.method === 'GET')
 		return jsonReply(200, await core.rows(rowsTable));
 	if (rowsTable !== undefined && req.method === 'POST') return insertRows(req, core, rowsTable);
-	throw new ControlError(404, `no control endpoint ${key}`);
+	return jsonReply(404, { error: `no control endpoint ${key}` });
 }
 
 /** POST /clock: advance the emulator's clock by, or set it to, a number of milliseconds. */
@@ -115,10 +104,7 @@ function jsonObject(req: EmuRequest): Record<string, unknown> {
 function faultFromJson(body: Record<string, unknown>): FaultSpec {
 	const { pathRegex, match, ...rest } = body;
 	const spec = rest as FaultSpec;
-	const given = (typeof match === 'object' && match !== null ? match : {}) as Record<
-		string,
-		unknown
-	>;
+	const given: Record<string, unknown> = { ...(match as object) };
 	const regex = given.pathRegex ?? pathRegex;
 	if (match !== undefined || regex !== undefined) {
 		spec.match = {

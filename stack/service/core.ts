@@ -6,15 +6,13 @@ import { type Backend, acquireBackend, releaseBackend } from './backends';
 import { CLUSTER_ENV, type Cluster, type ServiceDatabase, startCluster } from './database';
 import { Faults, RequestLog } from './faults';
 import type { PostgrestProcess } from './postgrest-process';
-import { EmulatorClock, rewriteDownloadTimestamps } from './time';
+import { EmulatorClock, FORMAT_AS } from './time';
 import {
-	type NumericSettings,
 	type Plan,
+	SETTINGS_SCHEMA,
 	type Settings,
-	type TimestampFormat,
-	TIMESTAMP_FORMATS,
-	isTableName,
 	type TableName,
+	type TimestampFormat,
 } from './types';
 
 /** Supabase's well-known local-development JWT secret: nothing here is a real credential. */
@@ -27,7 +25,7 @@ export const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-lo
 export const DEFAULT_API_KEY =
 	'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
 
-export interface CoreOptions {
+interface CoreOptions {
 	apiKey: string;
 	settings: Settings;
 	seedDemo: boolean;
@@ -44,6 +42,9 @@ export class EmulatorCore {
 	readonly faults = new Faults();
 	readonly log = new RequestLog();
 	readonly secret = JWT_SECRET;
+	readonly apiKey: string;
+	readonly db: ServiceDatabase;
+	readonly postgrest: PostgrestProcess;
 	/** Extra work reset() must do (the server drops hung connections). */
 	onReset: () => void = () => undefined;
 
@@ -54,6 +55,8 @@ export class EmulatorCore {
 	) {
 		this.settings = { ...options.settings };
 		this.clock = new EmulatorClock(options.now, options.freezeClock);
+		this.apiKey = options.apiKey;
+		({ db: this.db, postgrest: this.postgrest } = backend);
 	}
 
 	/** A database of its own (in the shared cluster of CLUSTER_ENV, or a new cluster) and a PostgREST on it. */
@@ -69,18 +72,6 @@ export class EmulatorCore {
 		await core.tick();
 		await core.seed();
 		return core;
-	}
-
-	get db(): ServiceDatabase {
-		return this.backend.db;
-	}
-
-	get postgrest(): PostgrestProcess {
-		return this.backend.postgrest;
-	}
-
-	get apiKey(): string {
-		return this.options.apiKey;
 	}
 
 	/** Where download links point; the link secret keeps links of different runs apart. */
@@ -231,10 +222,14 @@ export class EmulatorCore {
 			`select id, created_at_format from private.downloads where created_at_format <> 'timestamptz' and id = any($1::bigint[])`,
 			[rows.map((r) => r.id).filter((id) => typeof id === 'number')],
 		);
-		return rewriteDownloadTimestamps(
-			rows,
-			new Map(formats.map((f) => [Number(f.id), f.created_at_format])),
-		);
+		if (formats.length === 0) return rows;
+		const formatOf = new Map(formats.map((f) => [Number(f.id), f.created_at_format]));
+		return rows.map((row) => {
+			const format = formatOf.get(row.id as number);
+			return format && typeof row.created_at === 'string'
+				? { ...row, created_at: FORMAT_AS[format](row.created_at) }
+				: row;
+		});
 	}
 
 	async remove(table: string, ids: number[]): Promise<void> {
@@ -252,35 +247,14 @@ export class EmulatorCore {
 		return count;
 	}
 
-	/** Validated partial update of the settings (the control API's PATCH). */
+	/** Validated partial update of the settings (the control API's PATCH): all of it, or nothing. */
 	updateSettings(patch: Record<string, unknown>): Settings {
-		const next = { ...this.settings };
-		for (const [key, value] of Object.entries(patch)) {
-			if (!(key in next)) throw new Error(`unknown setting ${key}`);
-			if (key === 'ignorePrefer') {
-				if (typeof value !== 'boolean') throw new Error('ignorePrefer must be true or false');
-				next.ignorePrefer = value;
-				continue;
-			}
-			if (key === 'downloadTimestamps') {
-				if (!TIMESTAMP_FORMATS.includes(value as TimestampFormat))
-					throw new Error(`downloadTimestamps must be one of ${TIMESTAMP_FORMATS.join(', ')}`);
-				next.downloadTimestamps = value as TimestampFormat;
-				continue;
-			}
-			const limits = SETTING_LIMITS[key as keyof NumericSettings];
-			if (
-				typeof value !== 'number' ||
-				!Number.isInteger(value) ||
-				value < limits[0] ||
-				value > limits[1]
-			) {
-				throw new Error(`${key} must be an integer from ${limits[0]} to ${limits[1]}`);
-			}
-			next[key as keyof NumericSettings] = value;
-		}
-		Object.assign(this.settings, next);
-		return { ...this.settings };
+		const parsed = SETTINGS_SCHEMA.partial().safeParse(patch);
+		if (parsed.success) return { ...Object.assign(this.settings, parsed.data) };
+		const problems = parsed.error.issues.map(
+			(i) => `${i.path.join('.') || 'settings'}: ${i.message}`,
+		);
+		throw new Error(problems.join('; '));
 	}
 
 	private async seed(): Promise<void> {
@@ -290,19 +264,10 @@ export class EmulatorCore {
 	}
 }
 
-export const SETTING_LIMITS: Readonly<Record<keyof NumericSettings, [number, number]>> = {
-	maxRows: [1, Number.MAX_SAFE_INTEGER],
-	tokenLifetimeSeconds: [1, 10 * 365 * 86400],
-	jobDurationMs: [0, Number.MAX_SAFE_INTEGER],
-	// yazl writes ZIP64 past 4 GiB; 64 GiB of noise is more than any test streams.
-	archiveBytes: [0, 64 * 1024 ** 3],
-	latencyMs: [0, 600_000],
-	downloadDelayMs: [0, Number.MAX_SAFE_INTEGER],
-};
-
 function checkTable(table: string): TableName {
-	if (!isTableName(table)) throw new Error(`unknown table ${table} (options, jobs or downloads)`);
-	return table;
+	if (!['options', 'jobs', 'downloads'].includes(table))
+		throw new Error(`unknown table ${table} (options, jobs or downloads)`);
+	return table as TableName;
 }
 
 /** Consecutive rows that name the same columns. */

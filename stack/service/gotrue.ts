@@ -1,21 +1,12 @@
 // GoTrue (Supabase Auth) on /auth/v1: password and refresh-token grants, /user, /logout.
-import type { Account, Accounts } from './accounts';
-import { type JwtClaims, signJwt, verifyJwt } from './jwt';
-import {
-	ApiError,
-	type EmuRequest,
-	type Reply,
-	bearerToken,
-	emptyReply,
-	header,
-	jsonReply,
-} from './reply';
-import type { Settings } from './types';
+import type { Account } from './accounts';
+import type { EmulatorCore } from './core';
+import { type JwtClaims, type JwtProblem, signJwt, verifyJwt } from './jwt';
+import { ApiError, type EmuRequest, type Reply, bearerToken, header, jsonReply } from './reply';
 
-export interface AuthContext {
-	accounts: Accounts;
-	settings: Settings;
-	secret: string;
+/** A request's view of the service: its state, where it listens, and the time the request came. */
+interface AuthContext {
+	core: EmulatorCore;
 	baseUrl: string;
 	nowMs: number;
 }
@@ -42,7 +33,7 @@ function goTime(ms: number): string {
 	return new Date(ms).toISOString().replace(/\.?0+Z$/, 'Z');
 }
 
-export function userObject(account: Account): Record<string, unknown> {
+function userObject(account: Account): Record<string, unknown> {
 	const created = goTime(account.createdMs);
 	return {
 		id: account.id,
@@ -64,7 +55,13 @@ export function userObject(account: Account): Record<string, unknown> {
 
 export async function handleAuth(req: EmuRequest, ctx: AuthContext): Promise<Reply> {
 	const route = req.path.slice('/auth/v1'.length);
-	if (route === '/token' && req.method === 'POST') return await token(req, ctx);
+	if (route === '/token' && req.method === 'POST') {
+		const grantType = new URLSearchParams(req.query).get('grant_type');
+		if (grantType === 'password') return await passwordGrant(req, ctx);
+		if (grantType === 'refresh_token') return await refreshTokenGrant(req, ctx);
+		// GoTrue files an unknown grant type under invalid_credentials.
+		throw authError(req, 400, 'invalid_credentials', 'unsupported_grant_type');
+	}
 	if (route === '/user' && req.method === 'GET')
 		return jsonReply(200, userObject((await authenticate(req, ctx)).account));
 	if (route === '/logout' && req.method === 'POST') {
@@ -73,18 +70,10 @@ export async function handleAuth(req: EmuRequest, ctx: AuthContext): Promise<Rep
 		if (scope !== 'local' && scope !== 'global' && scope !== 'others') {
 			throw authError(req, 400, 'validation_failed', `Unsupported logout scope "${scope}"`);
 		}
-		ctx.accounts.endSessions(account.id, String(claims.session_id ?? ''), scope);
-		return emptyReply(204);
+		ctx.core.accounts.endSessions(account.id, String(claims.session_id ?? ''), scope);
+		return { status: 204, headers: {} };
 	}
 	throw authError(req, 404, 'not_found', 'Not Found');
-}
-
-async function token(req: EmuRequest, ctx: AuthContext): Promise<Reply> {
-	const grantType = new URLSearchParams(req.query).get('grant_type') ?? '';
-	if (grantType === 'password') return await passwordGrant(req, ctx);
-	if (grantType === 'refresh_token') return await refreshTokenGrant(req, ctx);
-	// GoTrue files an unknown grant type under invalid_credentials.
-	throw authError(req, 400, 'invalid_credentials', 'unsupported_grant_type');
 }
 
 /** grant_type=password: an email address (phone logins are off) and its password start a session. */
@@ -102,12 +91,12 @@ async function passwordGrant(req: EmuRequest, ctx: AuthContext): Promise<Reply> 
 	}
 	if (phone) throw authError(req, 422, 'phone_provider_disabled', 'Phone logins are disabled');
 	if (!email) throw authError(req, 400, 'validation_failed', 'missing email or phone');
-	const account = ctx.accounts.findByEmail(email);
+	const account = ctx.core.accounts.findByEmail(email);
 	if (!account || account.password !== params.password) {
 		throw authError(req, 400, 'invalid_credentials', 'Invalid login credentials');
 	}
 	account.lastSignInMs = ctx.nowMs;
-	const { sessionId, refreshToken } = ctx.accounts.startSession(account.id);
+	const { sessionId, refreshToken } = ctx.core.accounts.startSession(account.id);
 	return jsonReply(200, await session(account, sessionId, refreshToken, ctx));
 }
 
@@ -121,12 +110,12 @@ async function refreshTokenGrant(req: EmuRequest, ctx: AuthContext): Promise<Rep
 	) {
 		throw authError(req, 400, 'validation_failed', 'Refresh token is not valid');
 	}
-	const rotated = ctx.accounts.rotate(refreshToken);
-	const account = rotated.ok ? ctx.accounts.findById(rotated.userId) : undefined;
-	if (!rotated.ok && rotated.reason === 'already_used') {
+	const issued = ctx.core.accounts.refreshToken(refreshToken);
+	if (issued?.used) {
 		throw authError(req, 400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
 	}
-	if (!rotated.ok || !account) {
+	const account = issued && ctx.core.accounts.findById(issued.userId);
+	if (!issued || !account) {
 		throw authError(
 			req,
 			400,
@@ -134,7 +123,8 @@ async function refreshTokenGrant(req: EmuRequest, ctx: AuthContext): Promise<Rep
 			'Invalid Refresh Token: Refresh Token Not Found',
 		);
 	}
-	return jsonReply(200, await session(account, rotated.sessionId, rotated.refreshToken, ctx));
+	const rotated = ctx.core.accounts.rotate(refreshToken);
+	return jsonReply(200, await session(account, issued.sessionId, rotated, ctx));
 }
 
 /** The request's JSON object body (anything else counts as empty); unparsable JSON is GoTrue's bad_json. */
@@ -159,7 +149,7 @@ async function session(
 	ctx: AuthContext,
 ): Promise<Record<string, unknown>> {
 	const iat = Math.floor(ctx.nowMs / 1000);
-	const exp = iat + ctx.settings.tokenLifetimeSeconds;
+	const exp = iat + ctx.core.settings.tokenLifetimeSeconds;
 	const claims: JwtClaims = {
 		aud: 'authenticated',
 		exp,
@@ -177,14 +167,23 @@ async function session(
 		is_anonymous: false,
 	};
 	return {
-		access_token: await signJwt(claims, ctx.secret),
+		access_token: await signJwt(claims, ctx.core.secret),
 		token_type: 'bearer',
-		expires_in: ctx.settings.tokenLifetimeSeconds,
+		expires_in: ctx.core.settings.tokenLifetimeSeconds,
 		expires_at: exp,
 		refresh_token: refreshToken,
 		user: userObject(account),
 	};
 }
+
+/** GoTrue's words for each way a token fails verification. */
+const BAD_JWT: Record<JwtProblem, string> = {
+	parts: 'token is malformed: token contains an invalid number of segments',
+	malformed: 'token is malformed: could not JSON decode header or claims',
+	algorithm:
+		'token is unverifiable: error while executing keyfunc: unrecognized JWT kid <nil> for algorithm',
+	signature: 'token signature is invalid: signature is invalid',
+};
 
 /** GoTrue's requireAuthentication: a valid, unexpired JWT of an existing user. */
 async function authenticate(
@@ -196,25 +195,15 @@ async function authenticate(
 		throw authError(req, 401, 'no_authorization', 'This endpoint requires a valid Bearer token');
 	const badJwt = (reason: string) =>
 		authError(req, 403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${reason}`);
-	const verified = await verifyJwt(token, ctx.secret);
-	if (!verified.ok) {
-		if (verified.problem === 'parts')
-			throw badJwt('token is malformed: token contains an invalid number of segments');
-		if (verified.problem === 'malformed')
-			throw badJwt('token is malformed: could not JSON decode header or claims');
-		if (verified.problem === 'algorithm')
-			throw badJwt(
-				'token is unverifiable: error while executing keyfunc: unrecognized JWT kid <nil> for algorithm',
-			);
-		throw badJwt('token signature is invalid: signature is invalid');
-	}
+	const verified = await verifyJwt(token, ctx.core.secret);
+	if (!verified.ok) throw badJwt(BAD_JWT[verified.problem]);
 	const { claims } = verified;
 	if (typeof claims.exp === 'number' && claims.exp * 1000 <= ctx.nowMs)
 		throw badJwt('token has invalid claims: token is expired');
 	if (typeof claims.sub !== 'string' || claims.sub === '') {
 		throw authError(req, 403, 'bad_jwt', 'invalid claim: missing sub claim');
 	}
-	const account = ctx.accounts.findById(claims.sub);
+	const account = ctx.core.accounts.findById(claims.sub);
 	if (!account)
 		throw authError(req, 403, 'user_not_found', 'User from sub claim in JWT does not exist');
 	return { account, claims };

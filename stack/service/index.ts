@@ -4,39 +4,34 @@ import { DEMO_USER } from './accounts';
 import { backendReuse } from './backends';
 import { DEFAULT_API_KEY, EmulatorCore } from './core';
 import { EmulatorServer } from './server';
-import type {
-	FaultSpec,
-	LogEntry,
-	Plan,
-	Settings,
-	Stats,
-	TableName,
-	TimestampFormat,
-} from './types';
+import type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName } from './types';
 
 export type { FaultSpec, LogEntry, Plan, Settings, Stats, TableName };
 
-export interface EmulatorOptions {
+/** How to start, and the settings to start with (one left out takes DEFAULT_SETTINGS'). */
+export interface EmulatorOptions extends Partial<Settings> {
 	/** TCP port; 0 = any free port. */
 	port?: number;
 	/** Listen address; loopback only. */
 	host?: string;
 	apiKey?: string;
-	tokenLifetimeSeconds?: number;
-	maxRows?: number;
-	jobDurationMs?: number;
 	seedDemo?: boolean;
-	archiveBytes?: number;
 	/** Initial emulated time (ms since the epoch); the clock then runs with real time. */
 	now?: number;
-	/** Delay before every non-control answer. */
-	latencyMs?: number;
-	downloadDelayMs?: number;
-	ignorePrefer?: boolean;
-	downloadTimestamps?: TimestampFormat;
 	/** The clock moves only through clock.advance()/set(): fully deterministic timestamps. */
 	freezeClock?: boolean;
 }
+
+const DEFAULT_SETTINGS: Settings = {
+	maxRows: 1000,
+	tokenLifetimeSeconds: 3600,
+	jobDurationMs: 3000,
+	archiveBytes: 64 * 1024,
+	latencyMs: 0,
+	downloadDelayMs: 0,
+	ignorePrefer: false,
+	downloadTimestamps: 'timestamptz',
+};
 
 export interface Emulator {
 	readonly baseUrl: string;
@@ -91,43 +86,30 @@ export async function closeEmulators(): Promise<void> {
 }
 
 async function launchEmulator(options: EmulatorOptions): Promise<Emulator> {
-	const host = options.host ?? '127.0.0.1';
+	const { port = 0, host = '127.0.0.1', now, freezeClock = false, ...rest } = options;
+	const { apiKey = DEFAULT_API_KEY, seedDemo = true, ...initial } = rest;
 	if (!LOOPBACK.test(host))
 		throw new Error(`the emulator listens on loopback addresses only, not ${host}`);
-	const core = await EmulatorCore.create({
-		apiKey: options.apiKey ?? DEFAULT_API_KEY,
-		seedDemo: options.seedDemo ?? true,
-		now: options.now,
-		freezeClock: options.freezeClock ?? false,
-		settings: {
-			maxRows: options.maxRows ?? 1000,
-			tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
-			jobDurationMs: options.jobDurationMs ?? 3000,
-			archiveBytes: options.archiveBytes ?? 64 * 1024,
-			latencyMs: options.latencyMs ?? 0,
-			downloadDelayMs: options.downloadDelayMs ?? 0,
-			ignorePrefer: options.ignorePrefer ?? false,
-			downloadTimestamps: options.downloadTimestamps ?? 'timestamptz',
-		},
-	});
+	// A setting given as undefined takes its default, as one left out.
+	const given = Object.entries(initial).filter(([, value]) => value !== undefined);
+	const settings: Settings = { ...DEFAULT_SETTINGS, ...Object.fromEntries(given) };
+	const core = await EmulatorCore.create({ apiKey, seedDemo, now, freezeClock, settings });
 	const server = new EmulatorServer(core);
 	let baseUrl: string;
 	try {
-		baseUrl = await server.listen(host, options.port ?? 0);
+		baseUrl = await server.listen(host, port);
 		await core.setBaseUrl(baseUrl);
 	} catch (error) {
 		await core.close();
 		throw error;
 	}
 	const clock = core.clock;
+	let closing: Promise<void> | undefined; // close() runs once: later calls get the same promise
 	return {
 		baseUrl,
 		apiKey: core.apiKey,
 		demoUser: { ...DEMO_USER },
-		close: once(async () => {
-			await server.close();
-			await core.close();
-		}),
+		close: () => (closing ??= server.close().then(() => core.close())),
 		reset: () => core.reset(),
 		addUser: (u) => core.addUser(u),
 		userId: (email) => core.userId(email),
@@ -148,10 +130,4 @@ async function launchEmulator(options: EmulatorOptions): Promise<Emulator> {
 		clearLog: () => core.log.clear(),
 		stats: () => core.log.stats(),
 	};
-}
-
-/** `action` run at most once: later calls get the first call's promise. */
-function once(action: () => Promise<void>): () => Promise<void> {
-	let done: Promise<void> | undefined;
-	return () => (done ??= action());
 }

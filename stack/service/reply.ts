@@ -27,10 +27,6 @@ export function htmlReply(status: number, html: string): Reply {
 	return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html };
 }
 
-export function emptyReply(status: number, headers: HeaderMap = {}): Reply {
-	return { status, headers };
-}
-
 /** Thrown anywhere below a handler; the handler's caller turns it into its reply. */
 export class ApiError extends Error {
 	constructor(
@@ -53,11 +49,6 @@ export class ApiError extends Error {
 /** Kong's answers (API key check, unknown route). */
 export function kongError(status: number, message: string, hint?: string): ApiError {
 	return new ApiError(status, hint === undefined ? { message } : { message, hint });
-}
-
-/** Supabase Storage's answer for a missing object (it really uses 400 with statusCode "404"). */
-export function storageNotFound(): ApiError {
-	return new ApiError(400, { statusCode: '404', error: 'not_found', message: 'Object not found' });
 }
 
 /** A request as the handlers see it: body read, query split, credentials already checked. */

@@ -1,9 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // The gateway: routing like Supabase's Kong (apikey check, /auth/v1 to GoTrue, /rest/v1 to the real
 // PostgREST, storage), faults, latency, the log, the Date of the service clock, and writing replies.
+import { once } from 'node:events';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { pipeline } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleControl } from './control';
 import type { EmulatorCore } from './core';
@@ -14,14 +16,12 @@ import {
 	ApiError,
 	type EmuRequest,
 	type Reply,
-	emptyReply,
 	header,
 	htmlReply,
 	jsonReply,
 	kongError,
-	storageNotFound,
 } from './reply';
-import { isArchivePath, serveArchive } from './storage';
+import { serveArchive } from './storage';
 import type { LogEntry } from './types';
 
 /** The longest request line a gateway takes (nginx's `large_client_header_buffers`, 8 KiB). */
@@ -53,13 +53,8 @@ export class EmulatorServer {
 	}
 
 	async listen(host: string, port: number): Promise<string> {
-		await new Promise<void>((resolve, reject) => {
-			this.server.once('error', reject);
-			this.server.listen(port, host, () => {
-				this.server.off('error', reject);
-				resolve();
-			});
-		});
+		// once() rejects on an 'error' first (a port in use).
+		await once(this.server.listen(port, host), 'listening');
 		const address = this.server.address() as AddressInfo;
 		const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 		this.baseUrl = `http://${hostPart}:${address.port}`;
@@ -89,7 +84,7 @@ export class EmulatorServer {
 			query,
 			params: [...new URLSearchParams(query)],
 			headers: req.headers,
-			body: await readBody(req),
+			body: await buffer(req),
 		};
 		if (path === '/__emulator' || path.startsWith('/__emulator/')) {
 			const local = /^(127\.|::1$|::ffff:127\.)/.test(req.socket.remoteAddress ?? '');
@@ -153,24 +148,14 @@ export class EmulatorServer {
 			return htmlReply(200, rootPage(this.baseUrl));
 		await core.tick();
 		// Public storage objects need no key (the storage route has no key-auth in Kong).
-		if (req.path.startsWith('/storage/v1/')) {
-			if (isArchivePath(req.path) && (req.method === 'GET' || req.method === 'HEAD')) {
-				return await serveArchive(req.path, req.method, core.db, core.settings);
-			}
-			throw storageNotFound();
-		}
+		if (req.path.startsWith('/storage/v1/'))
+			return await serveArchive(req.path, req.method, core.db, core.settings);
 		const isAuth = req.path.startsWith('/auth/v1/');
 		const isRest = req.path === '/rest/v1' || req.path.startsWith('/rest/v1/');
 		if (!isAuth && !isRest) throw kongError(404, 'no Route matched with those values');
 		checkApiKey(req, core.apiKey);
 		if (isAuth) {
-			return await handleAuth(req, {
-				accounts: core.accounts,
-				settings: core.settings,
-				secret: core.secret,
-				baseUrl: this.baseUrl,
-				nowMs: core.clock.now(),
-			});
+			return await handleAuth(req, { core, baseUrl: this.baseUrl, nowMs: core.clock.now() });
 		}
 		return await proxyRest(req, core);
 	}
@@ -209,15 +194,6 @@ export class EmulatorServer {
 	}
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => resolve(Buffer.concat(chunks)));
-		req.on('error', reject);
-	});
-}
-
 /** Kong's key-auth: the `apikey` header, or an `apikey` query parameter. */
 function checkApiKey(req: EmuRequest, apiKey: string): void {
 	const given = header(req, 'apikey') ?? req.params.find(([key]) => key === 'apikey')?.[1];
@@ -252,13 +228,16 @@ function rootPage(baseUrl: string): string {
 }
 
 function preflight(req: EmuRequest): Reply {
-	return emptyReply(200, {
-		'access-control-allow-origin': header(req, 'origin') ?? '*',
-		'access-control-allow-credentials': 'true',
-		'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS',
-		'access-control-allow-headers': header(req, 'access-control-request-headers') ?? '*',
-		'access-control-max-age': '3600',
-	});
+	return {
+		status: 200,
+		headers: {
+			'access-control-allow-origin': header(req, 'origin') ?? '*',
+			'access-control-allow-credentials': 'true',
+			'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS',
+			'access-control-allow-headers': header(req, 'access-control-request-headers') ?? '*',
+			'access-control-max-age': '3600',
+		},
+	};
 }
 
 /** Kong's cors plugin answers every request that carries an Origin. */

@@ -1,5 +1,5 @@
-// The service's clock (moved by tests, read by the database through private.clock) and the
-// clearly named gateway rewrite of downloads' created_at into the forms PostgREST never writes.
+// The service's clock (moved by tests, read by the database through private.service) and the
+// forms of downloads' created_at that PostgREST never writes (the gateway's clearly named rewrite).
 import type { TimestampFormat } from './types';
 
 /**
@@ -23,7 +23,7 @@ export class EmulatorClock {
 		return this.frozenAtMs ?? Date.now() + this.offsetMs;
 	}
 
-	/** What private.clock holds: the offset from the machine's real time, or the frozen instant. */
+	/** The clock as private.service holds it: the offset from the real time, or the frozen instant. */
 	state(): { offsetMs: number; frozenMs: number | null } {
 		return { offsetMs: this.now() - wallClock(), frozenMs: this.frozenAtMs ?? null };
 	}
@@ -51,35 +51,12 @@ export class EmulatorClock {
  * created_at as PostgREST writes a timestamptz (`2026-11-22T18:07:14.764123+00:00`), turned into
  * one of the other forms a service may use (the spec types the downloads' created_at `any`).
  */
-export function formatAs(format: TimestampFormat, iso: string): string | number {
-	switch (format) {
-		case 'timestamptz':
-			return iso;
-		case 'z':
-			return iso.replace(/\+00:00$/, 'Z');
-		case 'short-offset':
-			return iso.replace(/:00$/, '');
-		case 'no-offset':
-			return iso.replace(/\+00:00$/, '');
-		case 'text':
-			return iso.replace('T', ' ').replace(/:00$/, '');
-		case 'epoch-seconds':
-			return Math.floor(Date.parse(iso) / 1000);
-		case 'epoch-ms':
-			return Date.parse(iso);
-	}
-}
-
-/** The gateway rewrite: rows whose id has a format other than timestamptz get created_at in it. */
-export function rewriteDownloadTimestamps<T extends Record<string, unknown>>(
-	rows: T[],
-	formats: ReadonlyMap<number, TimestampFormat>,
-): T[] {
-	if (formats.size === 0) return rows;
-	return rows.map((row) => {
-		const format = formats.get(row.id as number);
-		return format && typeof row.created_at === 'string'
-			? { ...row, created_at: formatAs(format, row.created_at) }
-			: row;
-	});
-}
+export const FORMAT_AS: Readonly<Record<TimestampFormat, (iso: string) => string | number>> = {
+	timestamptz: (iso) => iso,
+	z: (iso) => iso.replace(/\+00:00$/, 'Z'),
+	'short-offset': (iso) => iso.replace(/:00$/, ''),
+	'no-offset': (iso) => iso.replace(/\+00:00$/, ''),
+	text: (iso) => iso.replace('T', ' ').replace(/:00$/, ''),
+	'epoch-seconds': (iso) => Math.floor(Date.parse(iso) / 1000),
+	'epoch-ms': (iso) => Date.parse(iso),
+};

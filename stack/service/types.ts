@@ -1,11 +1,7 @@
-// Shared types of the Website Export emulator.
+// Shared types of the Website Export emulator, and the rules its settings follow.
+import { z } from 'zod';
 
 export type TableName = 'options' | 'jobs' | 'downloads';
-export const TABLE_NAMES: readonly TableName[] = ['options', 'jobs', 'downloads'];
-
-export function isTableName(name: string): name is TableName {
-	return (TABLE_NAMES as readonly string[]).includes(name);
-}
 
 export type Plan = 'business' | 'free';
 
@@ -25,21 +21,26 @@ export const TIMESTAMP_FORMATS = [
 ] as const;
 export type TimestampFormat = (typeof TIMESTAMP_FORMATS)[number];
 
-export interface NumericSettings {
-	maxRows: number;
-	tokenLifetimeSeconds: number;
-	jobDurationMs: number;
-	archiveBytes: number;
-	latencyMs: number;
-	/** How long after its job turns finished a download row appears (a service that writes it later). */
-	downloadDelayMs: number;
-}
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.number().int().min(min).max(max);
 
-export interface Settings extends NumericSettings {
-	/** Answer writes as the spec shows them (201/204, no body), whatever `Prefer: return=…` asks. */
-	ignorePrefer: boolean;
-	downloadTimestamps: TimestampFormat;
-}
+/** The settings and their ranges; the control API's PATCH /settings validates with this. */
+export const SETTINGS_SCHEMA = z
+	.object({
+		maxRows: integer(1),
+		tokenLifetimeSeconds: integer(1, 10 * 365 * 86400),
+		jobDurationMs: integer(0),
+		// yazl writes ZIP64 past 4 GiB; 64 GiB of noise is more than any test streams.
+		archiveBytes: integer(0, 64 * 1024 ** 3),
+		/** Delay before every non-control answer. */
+		latencyMs: integer(0, 600_000),
+		/** How long after its job turns finished a download row appears (a service that writes it later). */
+		downloadDelayMs: integer(0),
+		/** Answer writes as the spec shows them (201/204, no body), whatever `Prefer: return=…` asks. */
+		ignorePrefer: z.boolean(),
+		downloadTimestamps: z.enum(TIMESTAMP_FORMATS),
+	})
+	.strict();
+export type Settings = z.infer<typeof SETTINGS_SCHEMA>;
 
 export type LogKind = 'token' | 'rest' | 'archive' | 'other';
 

@@ -3,23 +3,22 @@
 import { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 
-/** An archive's file: its content in memory, or `size` bytes of noise streamed (any size, no memory). */
-export type ArchiveFile = { name: string; content: Buffer } | { name: string; noiseBytes: number };
-
-/** Stored entries (no compression), so that yazl knows the archive's length before its first byte. */
+/**
+ * An export's archive: `index` as index.html, then `noiseBytes` bytes of noise as payload.bin
+ * (streamed: any size, no memory). Stored entries (no compression), so that yazl knows the
+ * archive's length before its first byte.
+ */
 export async function zipArchive(
-	files: readonly ArchiveFile[],
+	index: Buffer,
+	noiseBytes: number,
 	mtime: Date,
 ): Promise<{ length: number; stream: Readable }> {
 	const zip = new ZipFile();
-	for (const file of files) {
-		const options = { mtime, mode: 0o100644, compress: false };
-		if ('content' in file) zip.addBuffer(file.content, file.name, options);
-		else
-			zip.addReadStreamLazy(file.name, { ...options, size: file.noiseBytes }, (done) =>
-				done(null, Readable.from(noise(file.noiseBytes))),
-			);
-	}
+	const options = { mtime, mode: 0o100644, compress: false };
+	zip.addBuffer(index, 'index.html', options);
+	zip.addReadStreamLazy('payload.bin', { ...options, size: noiseBytes }, (done) =>
+		done(null, Readable.from(noise(noiseBytes))),
+	);
 	// yazl passes the length to this callback; @types/yazl 3.3.1 declares it without one.
 	const length = await new Promise<number>((resolve) =>
 		zip.end(undefined, resolve as unknown as () => void),

@@ -9,20 +9,27 @@ import type {
 	INodeProperties,
 	IRequestOptionsSimplified,
 	IWorkflowExecuteAdditionalData,
-	Workflow,
 } from 'n8n-workflow';
 import { ICredentialsHelper } from 'n8n-workflow';
 
 /**
- * Stands in for n8n's database of credentials: what `updateCredentials` writes is what the next
- * `getDecrypted` reads, as in n8n, where the token persisted by one execution (or one
+ * The parts of n8n's CredentialsHelper (packages/cli/src/credentials-helper.ts) that a node's
+ * requests go through, with the same rules: preAuthentication runs only when the expirable
+ * property is empty or n8n saw a 401 (`credentialsExpired`), or when testing the credential;
+ * its result is persisted and merged into the credentials in use.
+ * It also stands in for n8n's database of credentials: what `updateCredentials` writes is what
+ * the next `getDecrypted` reads, as in n8n, where the token persisted by one execution (or one
  * queue-mode worker) is the one the next execution starts with.
  */
-export class CredentialStore {
+export class TestCredentialsHelper extends ICredentialsHelper {
 	private readonly data = new Map<string, ICredentialDataDecryptedObject>();
 
 	/** How often n8n ran the credential's preAuthentication, i.e. logged in. */
 	preAuthenticationRuns = 0;
+
+	constructor(private readonly types: Record<string, ICredentialType>) {
+		super();
+	}
 
 	set(id: string, data: ICredentialDataDecryptedObject): void {
 		this.data.set(id, { ...data });
@@ -32,21 +39,6 @@ export class CredentialStore {
 		const stored = this.data.get(id);
 		if (!stored) throw new Error(`No credential with id ${id}`);
 		return { ...stored };
-	}
-}
-
-/**
- * The parts of n8n's CredentialsHelper (packages/cli/src/credentials-helper.ts) that a node's
- * requests go through, with the same rules: preAuthentication runs only when the expirable
- * property is empty or n8n saw a 401 (`credentialsExpired`), or when testing the credential;
- * its result is persisted and merged into the credentials in use.
- */
-export class TestCredentialsHelper extends ICredentialsHelper {
-	constructor(
-		private readonly types: Record<string, ICredentialType>,
-		private readonly store: CredentialStore,
-	) {
-		super();
 	}
 
 	private type(name: string): ICredentialType {
@@ -92,13 +84,13 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials)
 			return undefined;
 
-		this.store.preAuthenticationRuns++;
+		this.preAuthenticationRuns++;
 		const output = await type.preAuthentication.call(helpers, credentials);
 		if (output[expirable.name] === undefined) return undefined;
 		const details = node.credentials?.[type.name];
 		if (details?.id)
 			await this.updateCredentials(details, type.name, {
-				...this.store.get(details.id),
+				...this.get(details.id),
 				...output,
 			} as ICredentialDataDecryptedObject);
 		return Object.assign(credentials, output);
@@ -116,7 +108,7 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		_additionalData: IWorkflowExecuteAdditionalData,
 		nodeCredentials: INodeCredentialsDetails,
 	): Promise<ICredentialDataDecryptedObject> {
-		return this.store.get(nodeCredentials.id ?? '');
+		return this.get(nodeCredentials.id ?? '');
 	}
 
 	async updateCredentials(
@@ -124,7 +116,7 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		_type: string,
 		data: ICredentialDataDecryptedObject,
 	): Promise<void> {
-		this.store.set(nodeCredentials.id ?? '', data);
+		this.set(nodeCredentials.id ?? '', data);
 	}
 
 	async updateCredentialsOauthTokenData(): Promise<void> {}
@@ -133,5 +125,3 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return this.type(type).properties;
 	}
 }
-
-export type { Workflow };

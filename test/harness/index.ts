@@ -27,9 +27,7 @@ import type {
 import { createRunExecutionData, Workflow } from 'n8n-workflow';
 
 import { WebsiteExportApi } from '../../credentials/WebsiteExportApi.credentials';
-import { CredentialStore, TestCredentialsHelper } from './credentials';
-
-export { CredentialStore, TestCredentialsHelper } from './credentials';
+import { TestCredentialsHelper } from './credentials';
 
 const CREDENTIAL_TYPE = 'websiteExportApi';
 const CREDENTIAL_ID = 'website-export-credential';
@@ -47,7 +45,7 @@ export interface ExecuteOptions {
 	items?: INodeExecutionData[];
 	onError?: INode['onError'];
 	mode?: WorkflowExecuteMode;
-	/** The node's version in the workflow; 1 when omitted. */
+	/** The node's version in the workflow; 2 when omitted. */
 	typeVersion?: number;
 }
 
@@ -66,12 +64,11 @@ export interface PollOptions {
  */
 export function probeNode(
 	body: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>,
-	name = 'probe',
 ): INodeType {
 	return {
 		description: {
 			displayName: 'Probe',
-			name,
+			name: 'probe',
 			group: [],
 			version: 1,
 			description: '',
@@ -112,50 +109,23 @@ function asLoaded(nodeType: INodeType): INodeType {
 	);
 }
 
-function nodeTypesOf(nodeType: INodeType): INodeTypes {
-	nodeType = asLoaded(nodeType);
-	return {
-		getByName: () => nodeType,
-		getByNameAndVersion: () => nodeType,
-		getKnownTypes: () => ({}),
-	};
-}
-
-/** The one-node workflow every run of the harness happens in (inactive unless said otherwise). */
-function workflowOf(
-	node: INode,
-	nodeType: INodeType,
-	options: { active?: boolean; staticData?: IDataObject } = {},
-): Workflow {
-	return new Workflow({
-		id: 'workflow-1',
-		nodes: [node],
-		connections: {},
-		active: options.active ?? false,
-		nodeTypes: nodeTypesOf(nodeType),
-		staticData: options.staticData,
-	});
-}
-
 /**
  * Runs this pack's nodes through n8n-core's own execution contexts (ExecuteContext,
  * PollContext): parameters, expressions, continueOnFail, binary data and
  * httpRequestWithAuthentication are n8n's code, and requests go over real HTTP.
- * The credential is kept in a CredentialStore shared by all runs of one harness, the way n8n
- * keeps it in its database.
+ * The credential is kept in a store shared by all runs of one harness, the way n8n keeps it in
+ * its database.
  */
 export class NodeHarness {
-	readonly store = new CredentialStore();
-
 	readonly credentialType: ICredentialType = new WebsiteExportApi();
 
-	private readonly helper: TestCredentialsHelper;
+	/** n8n's credentials helper and database of credentials. */
+	readonly store = new TestCredentialsHelper({ [CREDENTIAL_TYPE]: this.credentialType });
 
 	private executions = 0;
 
 	constructor(login: AccountLogin) {
 		this.store.set(CREDENTIAL_ID, { ...login, accessToken: '' });
-		this.helper = new TestCredentialsHelper({ [CREDENTIAL_TYPE]: this.credentialType }, this.store);
 	}
 
 	/** The stored credential (token included), as n8n would persist it. */
@@ -170,14 +140,16 @@ export class NodeHarness {
 		} as ICredentialDataDecryptedObject);
 	}
 
-	private node(
+	/**
+	 * The node, in the one-node workflow every run of the harness happens in (inactive unless
+	 * said otherwise), and the run's additional data: the first arguments of n8n's contexts.
+	 */
+	private setUp(
 		nodeType: INodeType,
-		parameters: INodeParameters,
-		name = 'Website Export',
-		onError?: INode['onError'],
-		typeVersion = 2,
-	): INode {
-		return {
+		{ parameters = {}, name = 'Website Export', onError, typeVersion = 2 }: Partial<INode>,
+		{ active = false, staticData }: { active?: boolean; staticData?: IDataObject } = {},
+	) {
+		const node: INode = {
 			id: 'node-1',
 			name,
 			type: nodeType.description.name,
@@ -187,11 +159,26 @@ export class NodeHarness {
 			credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: 'Website Export account' } },
 			...(onError ? { onError } : {}),
 		};
+		const loaded = asLoaded(nodeType);
+		const nodeTypes: INodeTypes = {
+			getByName: () => loaded,
+			getByNameAndVersion: () => loaded,
+			getKnownTypes: () => ({}),
+		};
+		const workflow = new Workflow({
+			id: 'workflow-1',
+			nodes: [node],
+			connections: {},
+			active,
+			nodeTypes,
+			staticData,
+		});
+		return [workflow, node, this.additionalData()] as const;
 	}
 
 	private additionalData(): IWorkflowExecuteAdditionalData {
 		return {
-			credentialsHelper: this.helper,
+			credentialsHelper: this.store,
 			executionId: `execution-${++this.executions}`,
 			currentNodeExecutionIndex: 0,
 			restApiUrl: 'http://localhost:5678/rest',
@@ -212,20 +199,14 @@ export class NodeHarness {
 	/** Runs a node's execute() once over `items`; resolves to its outputs, rejects with its error. */
 	async execute(nodeType: INodeType, options: ExecuteOptions): Promise<INodeExecutionData[][]> {
 		await initBinaryData();
-		const node = this.node(
-			nodeType,
-			options.parameters,
-			undefined,
-			options.onError,
-			options.typeVersion,
-		);
-		const workflow = workflowOf(node, nodeType);
+		// The node takes the options' parameters, onError and typeVersion.
+		const [workflow, node, additionalData] = this.setUp(nodeType, options);
 		const items = options.items ?? [{ json: {} }];
 		const inputData = { main: [items] };
 		const context = new ExecuteContext(
 			workflow,
 			node,
-			this.additionalData(),
+			additionalData,
 			options.mode ?? 'manual',
 			createRunExecutionData(),
 			0,
@@ -247,23 +228,15 @@ export class NodeHarness {
 		nodeType: INodeType,
 		options: PollOptions,
 	): Promise<{ emitted: INodeExecutionData[][] | null; staticData: IDataObject }> {
-		const node = this.node(
+		const { parameters, nodeName = 'Website Export Trigger', mode = 'trigger' } = options;
+		const staticData = JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject;
+		const [workflow, node, additionalData] = this.setUp(
 			nodeType,
-			options.parameters,
-			options.nodeName ?? 'Website Export Trigger',
+			{ parameters, name: nodeName },
+			{ active: mode !== 'manual', staticData },
 		);
-		const workflow = workflowOf(node, nodeType, {
-			active: options.mode !== 'manual',
-			staticData: JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject,
-		});
-		const mode = options.mode ?? 'trigger';
-		const context = new PollContext(
-			workflow,
-			node,
-			this.additionalData(),
-			mode,
-			mode === 'manual' ? 'manual' : 'activate',
-		);
+		const activation = mode === 'manual' ? 'manual' : 'activate';
+		const context = new PollContext(workflow, node, additionalData, mode, activation);
 		const emitted = await nodeType.poll!.call(context);
 		return { emitted, staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject };
 	}
@@ -274,16 +247,8 @@ export class NodeHarness {
 		method: string,
 		filter?: string,
 		paginationToken?: string,
-		typeVersion = 2,
 	): Promise<INodeListSearchResult> {
-		const node = this.node(nodeType, {}, undefined, undefined, typeVersion);
-		const workflow = workflowOf(node, nodeType);
-		const context = new LoadOptionsContext(
-			workflow,
-			node,
-			this.additionalData(),
-			'parameters.recordId',
-		);
+		const context = new LoadOptionsContext(...this.setUp(nodeType, {}), 'parameters.recordId');
 		const search = nodeType.methods?.listSearch?.[method];
 		if (!search) throw new Error(`no listSearch method ${method}`);
 		return await search.call(context, filter, paginationToken);
