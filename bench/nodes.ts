@@ -1,62 +1,22 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-/** The node as the benchmark runs it: parameters, input items, and n8n's bare helper for comparison. */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeParameters,
-	INodeType,
-} from 'n8n-workflow';
-
-import { createRequire } from 'module';
+/** The node as the benchmark runs it: its parameters, input items and output checks. */
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { WebsiteExport } from '../nodes/WebsiteExport/WebsiteExport.node.js';
-import { provision } from '../stack/n8n/provision';
 import { NodeHarness } from '../test/harness';
-import { probeNode } from '../test/support';
 import type { ServiceAccess } from '../stack/service/launch';
+import { range } from './stats';
 
 /** How the node reaches a service: its address, key and login. */
 export type Service = Pick<ServiceAccess, 'baseUrl' | 'apiKey' | 'demoUser'>;
-import { range } from './stats';
 
-export const node = new WebsiteExport();
-
-/** Edit Fields (Set) as n8n 2.41 ships it (type version 3.4), from the n8n the e2e suites run. */
-export const EDIT_FIELDS_VERSION = 3.4;
-
-/** n8n's own Edit Fields node, loaded from the provisioned n8n (its n8n-nodes-base package). */
-export async function editFieldsNode(): Promise<INodeType> {
-	const { prefix } = await provision();
-	const file = createRequire(`${prefix}/`).resolve('n8n-nodes-base/dist/nodes/Set/Set.node.js');
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- n8n's own compiled node, found at run time
-	const { Set } = require(file) as { Set: new () => { nodeVersions: Record<number, INodeType> } };
-	return new Set().nodeVersions[EDIT_FIELDS_VERSION];
-}
-
-/** Edit Fields parameters that set each named field to the expression reading it from the item. */
-export const editFieldsReading = (fields: string[]): INodeParameters => ({
-	mode: 'manual',
-	includeOtherFields: false,
-	options: {},
-	assignments: {
-		assignments: fields.map((name) => ({
-			id: name,
-			name,
-			value: `={{ $json.${name} }}`,
-			type: name === 'id' ? 'number' : 'string',
-		})),
-	},
-});
+const node = new WebsiteExport();
 
 /** The Requests in Flight default, as the editor offers it. */
 export const DEFAULT_IN_FLIGHT = (
 	node.description.properties
 		.find((property) => property.name === 'options')
-		?.options?.find((option) => option.name === 'requestsInFlight') as
-		| { default: number }
-		| undefined
-)?.default as number;
+		?.options?.find((option) => option.name === 'requestsInFlight') as { default: number }
+).default;
 
 /** A harness with a fresh credential (no token yet): its first request logs in. */
 export const harnessFor = (service: Service) =>
@@ -75,8 +35,6 @@ export function byId(
 	return { resource, operation, selectBy: 'id', recordId: '={{ $json.id }}', ...extra, options };
 }
 
-export const PER_ITEM = { batching: 'perItem' };
-
 /** The same parameters with Batching → Automatic, the node's default. */
 export const batched = (parameters: INodeParameters): INodeParameters => ({
 	...parameters,
@@ -93,6 +51,16 @@ export const jobRows = (n: number) =>
 export const idItems = (rows: object[]): INodeExecutionData[] =>
 	rows.map((row) => ({ json: { id: (row as IDataObject).id } }));
 
+/** Every output item is a record (no error item), one per input item. */
+export const complete = (output: INodeExecutionData[], n: number) =>
+	output.length === n &&
+	output.every((item) => item.json.id !== undefined && item.json.error === undefined);
+
+export function expectRecords(output: INodeExecutionData[], n: number, what: string): void {
+	if (!complete(output, n))
+		throw new Error(`${what} returned ${output.length} items, not ${n} records`);
+}
+
 /** Runs the Website Export node once; resolves to its output items. */
 export async function runNode(
 	harness: NodeHarness,
@@ -101,39 +69,4 @@ export async function runNode(
 ): Promise<INodeExecutionData[]> {
 	const [output] = await harness.execute(node, { parameters, items });
 	return output;
-}
-
-/**
- * What a minimal n8n node would do for Job → Get: per item, read the ID parameter and call
- * n8n's `httpRequestWithAuthentication` with the same request the Website Export node sends
- * (same URL and query, same Accept header, the same credential adding key and token).
- */
-export function bareHelperLoop(baseUrl: string): INodeType {
-	const probe = probeNode(async function (this: IExecuteFunctions) {
-		const items = this.getInputData();
-		const output: INodeExecutionData[] = [];
-		for (let i = 0; i < items.length; i++) {
-			const id = this.getNodeParameter('recordId', i) as string;
-			const rows = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				'websiteExportApi',
-				{
-					method: 'GET',
-					// The node's own read of one value: an in-list of one, in full, counted (selectAll).
-					url: `${baseUrl}/rest/v1/jobs?select=*&id=in.(${id})&order=id.asc&limit=1000`,
-					headers: { Accept: 'application/json', Prefer: 'count=exact' },
-					json: true,
-				},
-			)) as IDataObject[];
-			output.push({ json: rows[0], pairedItem: { item: i } });
-		}
-		return [output];
-	});
-	const recordId = {
-		displayName: 'Job ID',
-		name: 'recordId',
-		type: 'string' as const,
-		default: '',
-	};
-	return { ...probe, description: { ...probe.description, properties: [recordId] } };
 }

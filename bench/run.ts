@@ -19,16 +19,22 @@ import { parseArgs } from 'util';
 import { archiveMemory } from './figures/archive';
 import { editFieldsFloor } from './figures/floor';
 import { packageFigures } from './figures/package';
-import { idleTriggerPoll, returnAll, returnAllUnderChurn } from './figures/polling';
+import {
+	idleTriggerPoll,
+	returnAll,
+	returnAllLatency,
+	returnAllUnderChurn,
+} from './figures/polling';
 import {
 	singleRecordRequests,
 	tokenExpiresMidRun,
 	tokenRejectedUnforeseen,
 	tokensAcrossExecutions,
 } from './figures/requests';
-import { latencyBound, overheadAndFloor, returnAllLatency } from './figures/timing';
+import { latencyBound, overheadAndFloor } from './figures/timing';
 import { DEFAULT_IN_FLIGHT } from './nodes';
-import { failed, renderMarkdown, renderText, type Header, type Row } from './table';
+import { stopServices } from './services';
+import { failed, renderMarkdown, renderText, type Row } from './table';
 
 const { values: options } = parseArgs({
 	options: {
@@ -40,80 +46,46 @@ const { values: options } = parseArgs({
 });
 const quick = options.quick;
 
-/** N and sizes: the issue's in the full run, smaller ones in the quick run. */
-const size = quick
-	? {
-			items: 30,
-			executions: 20,
-			itemsEach: 10,
-			midRun: 200,
-			timing: 100,
-			rounds: 3,
-			latencyItems: 100,
-			extraInFlight: [] as number[],
-			archive: 64 * 1024 ** 2,
-			requireRounds: 3,
-			floorItems: 500,
-			floorRounds: 1,
-			returnAllRows: 5_000,
-			churnRows: 2_000,
-			storedDownloads: 5_000,
-		}
-	: {
-			items: 1000,
-			executions: 20,
-			itemsEach: 50,
-			midRun: 1000,
-			timing: 1000,
-			rounds: 11,
-			latencyItems: 1000,
-			extraInFlight: [2, 4, 16, 32],
-			archive: 1024 ** 3,
-			requireRounds: 7,
-			floorItems: 10_000,
-			floorRounds: 3,
-			returnAllRows: 25_000,
-			churnRows: 5_000,
-			storedDownloads: 100_000,
-		};
+/** N: the issue's in the full run, the second, smaller one in the quick run. */
+const n = (full: number, small: number) => (quick ? small : full);
+const midRun = n(1000, 200);
+const returnAllRows = n(25_000, 5_000);
 
 const figures: Array<[string, () => Promise<Row | Row[]>]> = [
-	['Requests per single-record operation', () => singleRecordRequests(size.items)],
-	[
-		'Token requests across executions',
-		() => tokensAcrossExecutions(size.executions, size.itemsEach),
-	],
+	['Requests per single-record operation', () => singleRecordRequests(n(1000, 30))],
+	['Token requests across executions', () => tokensAcrossExecutions(20, n(50, 10))],
 	[
 		'Token expiring mid-run, default concurrency',
-		() => tokenExpiresMidRun(size.midRun, DEFAULT_IN_FLIGHT),
+		() => tokenExpiresMidRun(midRun, DEFAULT_IN_FLIGHT),
 	],
-	['Token expiring mid-run, sequential', () => tokenExpiresMidRun(size.midRun, 1)],
+	['Token expiring mid-run, sequential', () => tokenExpiresMidRun(midRun, 1)],
 	[
 		'Token refused early, default concurrency',
-		() => tokenRejectedUnforeseen(size.midRun, DEFAULT_IN_FLIGHT),
+		() => tokenRejectedUnforeseen(midRun, DEFAULT_IN_FLIGHT),
 	],
-	["Our overhead and n8n's floor", () => overheadAndFloor(size.timing, size.rounds)],
-	['Latency-bound', () => latencyBound(size.latencyItems, 50, size.extraInFlight)],
+	// N requests each in `rounds` rounds.
+	["Our overhead and n8n's floor", () => overheadAndFloor(n(1000, 100), n(11, 3))],
+	// The full run adds the widths that justify the default.
+	['Latency-bound', () => latencyBound(n(1000, 100), 50, quick ? [] : [2, 4, 16, 32])],
 	[
 		"n8n's floor: Edit Fields over the same expressions",
-		() => editFieldsFloor(size.floorItems, size.floorRounds),
+		() => editFieldsFloor(n(10_000, 500), n(3, 1)),
 	],
-	['Return All', () => returnAll(size.returnAllRows, 1000)],
-	['Return All, latency-bound', () => returnAllLatency(size.returnAllRows, 50)],
-	['Return All under churn', () => returnAllUnderChurn(size.churnRows)],
-	['Idle trigger poll', () => idleTriggerPoll(10, size.storedDownloads)],
-	['Download Archive memory', () => archiveMemory(size.archive)],
-	['Package', () => packageFigures(size.requireRounds)],
+	['Return All', () => returnAll(returnAllRows)],
+	['Return All, latency-bound', () => returnAllLatency(returnAllRows, 50)],
+	['Return All under churn', () => returnAllUnderChurn(n(5_000, 2_000))],
+	['Idle trigger poll', () => idleTriggerPoll(10, n(100_000, 5_000))],
+	['Download Archive memory', () => archiveMemory(n(1024 ** 3, 64 * 1024 ** 2))],
+	// Cold requires, median of this many rounds.
+	['Package', () => packageFigures(n(7, 3))],
 ];
 
 async function main(): Promise<void> {
 	const started = Date.now();
 	const loadAtStart = loadavg()[0];
 	const rows: Row[] = [];
-	const chosen = figures.filter(([name]) =>
-		name.toLowerCase().includes(options.only.toLowerCase()),
-	);
-	for (const [name, measure] of chosen) {
+	for (const [name, measure] of figures) {
+		if (!name.toLowerCase().includes(options.only.toLowerCase())) continue;
 		const figureStarted = Date.now();
 		try {
 			rows.push(...[await measure()].flat());
@@ -124,15 +96,17 @@ async function main(): Promise<void> {
 			`bench: ${name} (${((Date.now() - figureStarted) / 1000).toFixed(1)} s)\n`,
 		);
 	}
+	await stopServices();
 	const cpuList = cpus();
-	const header: Header = {
-		date: `${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-		command: quick ? 'npm run bench -- --quick' : 'npm run bench',
-		node: process.version,
-		cpus: `${cpuList.length} CPU${cpuList.length === 1 ? '' : 's'} (${cpuList[0]?.model.trim() ?? 'unknown'})`,
-		load: [loadAtStart, loadavg()[0]],
-		seconds: (Date.now() - started) / 1000,
-	};
+	const header = [
+		`${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+		`\`${quick ? 'npm run bench -- --quick' : 'npm run bench'}\``,
+		`Node ${process.version}`,
+		`${cpuList.length} CPU${cpuList.length === 1 ? '' : 's'} (${cpuList[0]?.model.trim() ?? 'unknown'})`,
+		// The 1-minute load average at the start and at the end: other work competing for the CPUs.
+		`load average ${loadAtStart.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+		`took ${((Date.now() - started) / 1000).toFixed(0)} s`,
+	].join(' · ');
 	console.log(renderText(header, rows));
 	if (options.markdown) {
 		// Relative to where the user typed the command (npm run sets INIT_CWD), not to the package root.
@@ -140,10 +114,8 @@ async function main(): Promise<void> {
 		writeFileSync(file, `${renderMarkdown(header, rows)}\n`);
 		console.log(`\nWritten to ${file}`);
 	}
-	const fatal = rows.filter(
-		(row) => row.verdict === 'error' || (row.verdict === 'missed' && row.strict),
-	);
-	process.exit(fatal.length > 0 ? 1 : 0);
+	const fatal = (row: Row) => row.verdict === 'error' || (row.verdict === 'missed' && row.strict);
+	process.exit(rows.some(fatal) ? 1 : 0);
 }
 
 main().catch((error: unknown) => {

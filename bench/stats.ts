@@ -8,11 +8,14 @@ export function median(values: number[]): number {
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-/** Wall time of `work`, in seconds. */
-export async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+/** Wall time of `work` and this process's CPU time in it, in seconds. */
+export async function timed<T>(work: () => Promise<T>) {
+	const cpu = process.cpuUsage();
 	const started = process.hrtime.bigint();
 	const value = await work();
-	return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
+	const { user, system } = process.cpuUsage(cpu);
+	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+	return { seconds, cpuSeconds: (user + system) / 1e6, value };
 }
 
 /** Frees what earlier runs left behind, so that one run does not pay for another's garbage. */

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * n8n's floor (issue 31): Job → Create, Get, Update and Delete over N items, each beside n8n's
  * own Edit Fields node evaluating the same expressions over the same items in this process, with
@@ -6,19 +6,42 @@
  * multiple of that floor; the requests; the peak heap growth of both.
  */
 import type { INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
+import { createRequire } from 'module';
 
-import { startServiceProcess, type ServiceProcess } from '../../stack/service/launch';
-import {
-	EDIT_FIELDS_VERSION,
-	editFieldsNode,
-	editFieldsReading,
-	harnessFor,
-	jobRows,
-	runNode,
-} from '../nodes';
-import { median, mib, peakHeapGrowth, ratio, seconds, timed } from '../stats';
+import type { ServiceProcess } from '../../stack/service/launch';
+import { provision } from '../../stack/n8n/provision';
+import { expectRecords, harnessFor, jobRows, runNode } from '../nodes';
+import { childService } from '../services';
+import { count, median, mib, peakHeapGrowth, ratio, seconds, timed } from '../stats';
 import { judged, type Row } from '../table';
 import type { NodeHarness } from '../../test/harness';
+
+/** Edit Fields (Set) as n8n 2.41 ships it (type version 3.4), from the n8n the e2e suites run. */
+const EDIT_FIELDS_VERSION = 3.4;
+
+/** n8n's own Edit Fields node, loaded from the provisioned n8n (its n8n-nodes-base package). */
+async function editFieldsNode(): Promise<INodeType> {
+	const { prefix } = await provision();
+	const file = createRequire(`${prefix}/`).resolve('n8n-nodes-base/dist/nodes/Set/Set.node.js');
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- n8n's own compiled node, found at run time
+	const { Set } = require(file) as { Set: new () => { nodeVersions: Record<number, INodeType> } };
+	return new Set().nodeVersions[EDIT_FIELDS_VERSION];
+}
+
+/** Edit Fields parameters that set each named field to the expression reading it from the item. */
+const editFieldsReading = (fields: string[]): INodeParameters => ({
+	mode: 'manual',
+	includeOtherFields: false,
+	options: {},
+	assignments: {
+		assignments: fields.map((name) => ({
+			id: name,
+			name,
+			value: `={{ $json.${name} }}`,
+			type: name === 'id' ? 'number' : 'string',
+		})),
+	},
+});
 
 const LATENCY_MS = 20;
 /** The most our time less latency may be, as a multiple of Edit Fields over the same expressions. */
@@ -52,21 +75,13 @@ const CASES: FloorCase[] = [
 	{ operation: 'delete', parameters: { selectBy: 'id', recordId: byId }, fields: ['id'] },
 ];
 
-interface Measured {
-	seconds: number;
-	/** This process's CPU time in the run (the service's is in its own processes). */
-	cpuSeconds: number;
-	heapBytes: number;
-	output: INodeExecutionData[];
+/** `work`'s wall and CPU time (this process's: the service's is in its own), output and peak heap growth. */
+async function measure(work: () => Promise<INodeExecutionData[][]>) {
+	const { bytes, value } = await peakHeapGrowth(() => timed(work));
+	return { ...value, heapBytes: bytes, output: value.value[0] };
 }
 
-async function measure(work: () => Promise<INodeExecutionData[][]>): Promise<Measured> {
-	const cpu = process.cpuUsage();
-	const { bytes, value } = await peakHeapGrowth(() => timed(work));
-	const { user, system } = process.cpuUsage(cpu);
-	const cpuSeconds = (user + system) / 1e6;
-	return { seconds: value.seconds, cpuSeconds, heapBytes: bytes, output: value.value[0] };
-}
+type Measured = Awaited<ReturnType<typeof measure>>;
 
 /** One operation's figures in one round. */
 interface Pair {
@@ -100,12 +115,10 @@ async function runRound(
 		const since = await emulator.lastSeq();
 		const parameters = { resource: 'job', operation: floorCase.operation, ...floorCase.parameters };
 		const ours = await measure(async () => [await runNode(harness, parameters, items)]);
-		const requests = (await emulator.log()).filter((e) => e.seq > since && e.kind === 'rest');
-		if (ours.output.length !== items.length || ours.output.some((item) => !item.json.id))
-			throw new Error(
-				`job ${floorCase.operation} returned ${ours.output.length} records, not ${items.length}`,
-			);
-		pairs.push({ ours, floor: floorBefore ?? (await runFloor()), requests: requests.length });
+		const log = await emulator.log();
+		const requests = log.filter((entry) => entry.seq > since && entry.kind === 'rest').length;
+		expectRecords(ours.output, items.length, `job ${floorCase.operation}`);
+		pairs.push({ ours, floor: floorBefore ?? (await runFloor()), requests });
 		if (floorCase.operation === 'create')
 			items = ours.output.map(({ json }) => ({
 				json: { id: json.id, email: 'moved@example.com' },
@@ -128,48 +141,37 @@ function rowsOf(n: number, floorCase: FloorCase, rounds: Pair[]): Row[] {
 	return [
 		judged(
 			{
-				figure: `${name}, ${n.toLocaleString('en-US')} items (${expressions}): time less ${requestsOf(requests)} × ${LATENCY_MS} ms, as a multiple of Edit Fields over the same expressions, median of ${rounds.length} rounds`,
+				figure: `${name}, ${count(n)} items (${expressions}): time less ${requestsOf(requests)} × ${LATENCY_MS} ms, as a multiple of Edit Fields over the same expressions, median of ${rounds.length} rounds`,
 				measured: `${ratio(multiple)}× (medians ${seconds(oursSeconds)} vs ${seconds(floorSeconds)}); CPU time ${ratio(cpu)}×`,
 				target: `≤ ${MAX_RATIO}×`,
 			},
 			multiple <= MAX_RATIO,
 			`beyond n8n's evaluation of the expressions (CPU time ${ratio(cpu)}×), the node waits for the service's own work on ${requestsOf(requests)}, after every item is checked`,
 		),
-		{
-			...judged(
-				{
-					figure: `${name}, ${n.toLocaleString('en-US')} items: requests; peak heap growth beside Edit Fields'`,
-					measured: `${requestsOf(requests)}; ${mib(oursHeap)} (Edit Fields ${mib(floorHeap)})`,
-					target: `≤ ${MAX_REQUESTS} requests`,
-				},
-				requests <= MAX_REQUESTS,
-				'items went in more requests than Items per Request and the 8 KiB request line need',
-			),
-			strict: true,
-		},
+		judged(
+			{
+				figure: `${name}, ${count(n)} items: requests; peak heap growth beside Edit Fields'`,
+				measured: `${requestsOf(requests)}; ${mib(oursHeap)} (Edit Fields ${mib(floorHeap)})`,
+				target: `≤ ${MAX_REQUESTS} requests`,
+				strict: true,
+			},
+			requests <= MAX_REQUESTS,
+			'items went in more requests than Items per Request and the 8 KiB request line need',
+		),
 	];
 }
 
 /** The four operations over `n` items beside Edit Fields: a warm-up round, then `rounds` measured, the order alternating. */
 export async function editFieldsFloor(n: number, rounds: number): Promise<Row[]> {
-	const [editFields, emulator] = await Promise.all([editFieldsNode(), startServiceProcess()]);
-	try {
-		const bench = { emulator, harness: harnessFor(emulator), editFields };
-		const sites = jobRows(n).map((row) => ({ json: row }));
-		await emulator.patchSettings({ latencyMs: LATENCY_MS });
-		// The warm-up round compiles n8n's code and ours for this many items, and logs in.
-		await runRound(bench, sites, true);
-		const measured: Pair[][] = [];
-		for (let round = 0; round < rounds; round++)
-			measured.push(await runRound(bench, sites, round % 2 === 1));
-		return CASES.flatMap((floorCase, index) =>
-			rowsOf(
-				n,
-				floorCase,
-				measured.map((pairs) => pairs[index]),
-			),
-		);
-	} finally {
-		await emulator.stop();
-	}
+	const [editFields, emulator] = await Promise.all([editFieldsNode(), childService()]);
+	const bench = { emulator, harness: harnessFor(emulator), editFields };
+	const sites = jobRows(n).map((row) => ({ json: row }));
+	await emulator.patchSettings({ latencyMs: LATENCY_MS });
+	// The warm-up round compiles n8n's code and ours for this many items, and logs in.
+	await runRound(bench, sites, true);
+	const measured: Pair[][] = [];
+	for (let round = 0; round < rounds; round++)
+		measured.push(await runRound(bench, sites, round % 2 === 1));
+	const roundsOf = (index: number) => measured.map((pairs) => pairs[index]);
+	return CASES.flatMap((floorCase, index) => rowsOf(n, floorCase, roundsOf(index)));
 }

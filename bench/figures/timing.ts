@@ -1,48 +1,69 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * Wall-time figures, against the emulator in a child process: it answers on the other core while
  * the node works, as a real service would, so the node's process holds only n8n and our code.
  * (In this process, the emulator's own CPU time would be added to every run and push every
  * ratio towards 1.)
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { Pool } from 'undici';
 
-import { offsetReturnAll } from '../offsetPaging';
-
-import type { NodeHarness } from '../../test/harness';
+import { probeNode, type NodeHarness } from '../../test/harness';
 import {
-	bareHelperLoop,
 	DEFAULT_IN_FLIGHT,
+	expectRecords,
 	harnessFor,
 	idItems,
 	jobGet,
 	jobRows,
 	runNode,
 } from '../nodes';
-import { type ServiceProcess, startServiceProcess } from '../../stack/service/launch';
+import type { ServiceProcess } from '../../stack/service/launch';
+import { childService } from '../services';
 import { collectGarbage, count, median, ratio, seconds, timed } from '../stats';
 import { judged, reported, type Row } from '../table';
 
-interface Bench {
-	emulator: ServiceProcess;
-	harness: NodeHarness;
-	items: INodeExecutionData[];
-}
-
-/** A child emulator holding `n` jobs, and a harness already logged in (no login inside a timed run). */
-async function prepare(n: number): Promise<Bench> {
-	const emulator = await startServiceProcess();
-	const jobs = await emulator.insert('jobs', jobRows(n));
-	const items = idItems(jobs);
+/** `n` jobs in the child emulator, and a harness already logged in (no login inside a timed run). */
+async function prepare(n: number) {
+	const emulator = await childService();
+	const items = idItems(await emulator.insert('jobs', jobRows(n)));
 	const harness = harnessFor(emulator);
 	await runNode(harness, jobGet(1), items.slice(0, 1));
 	return { emulator, harness, items };
 }
 
-function expectRecords(output: INodeExecutionData[], n: number, what: string): void {
-	if (output.length !== n || output.some((item) => item.json.id === undefined))
-		throw new Error(`${what} returned ${output.length} items, not ${n} records`);
+/** The node's read of one job by ID: an in-list of one, in full, counted (selectAll). */
+const jobRead = (id: unknown) => ({
+	path: `/rest/v1/jobs?select=*&id=in.(${id as number})&order=id.asc&limit=1000`,
+	headers: { accept: 'application/json', prefer: 'count=exact' },
+});
+
+/**
+ * What a minimal n8n node would do for Job → Get: per item, read the ID parameter and call
+ * n8n's `httpRequestWithAuthentication` with the same request the Website Export node sends
+ * (same URL and query, same Accept header, the same credential adding key and token).
+ */
+function bareHelperLoop(baseUrl: string): INodeType {
+	const probe = probeNode(async function (this: IExecuteFunctions) {
+		const items = this.getInputData();
+		const output: INodeExecutionData[] = [];
+		for (let i = 0; i < items.length; i++) {
+			const { path, headers } = jobRead(this.getNodeParameter('recordId', i));
+			const rows = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				'websiteExportApi',
+				{ method: 'GET', url: `${baseUrl}${path}`, headers, json: true },
+			)) as IDataObject[];
+			output.push({ json: rows[0], pairedItem: { item: i } });
+		}
+		return [output];
+	});
+	const recordId = {
+		displayName: 'Job ID',
+		name: 'recordId',
+		type: 'string',
+		default: '',
+	} as const;
+	return { ...probe, description: { ...probe.description, properties: [recordId] } };
 }
 
 type Variant = (items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
@@ -64,16 +85,13 @@ function variantsFor(
 		helper: async (input) => (await harness.execute(bare, { parameters, items: input }))[0],
 		undici: async (input) => {
 			const output: INodeExecutionData[] = [];
+			const credential = { apikey: emulator.apiKey, authorization: `Bearer ${token}` };
 			for (const item of input) {
+				const { path, headers } = jobRead(item.json.id);
 				const { body } = await pool.request({
 					method: 'GET',
-					path: `/rest/v1/jobs?select=*&id=in.(${item.json.id as number})&order=id.asc&limit=1000`,
-					headers: {
-						apikey: emulator.apiKey,
-						authorization: `Bearer ${token}`,
-						accept: 'application/json',
-						prefer: 'count=exact',
-					},
+					path,
+					headers: { ...headers, ...credential },
 				});
 				output.push({ json: ((await body.json()) as INodeExecutionData['json'][])[0] });
 			}
@@ -82,44 +100,36 @@ function variantsFor(
 	};
 }
 
-/** The variants compare only if they send the very same requests: checked on the first 3 items. */
-async function expectSameRequests(
-	emulator: ServiceProcess,
-	variants: Record<string, Variant>,
-	items: INodeExecutionData[],
-): Promise<void> {
-	const sent: string[][] = [];
-	for (const name of Object.keys(variants)) {
-		await emulator.clearLog();
-		await variants[name](items.slice(0, 3));
-		sent.push(
-			(await emulator.log()).map((entry) => `${entry.method} ${entry.path}?${entry.query}`),
-		);
-	}
-	if (sent.some((requests) => JSON.stringify(requests) !== JSON.stringify(sent[0])))
-		throw new Error(`the variants send different requests: ${JSON.stringify(sent)}`);
-}
-
-/** Wall and CPU seconds of every variant in each round, in a rotating order, after one warm-up round. */
+/**
+ * Wall and CPU seconds of every variant in each round, in a rotating order, after one warm-up
+ * round. The variants compare only if they send the very same requests: checked in the warm-up.
+ */
 async function timeRounds(
+	emulator: ServiceProcess,
 	variants: Record<string, Variant>,
 	items: INodeExecutionData[],
 	rounds: number,
 ): Promise<{ times: PerRound; cpu: PerRound }> {
 	const names = Object.keys(variants);
+	const sent: string[] = [];
 	const times: PerRound = Object.fromEntries(names.map((name) => [name, []]));
 	const cpu: PerRound = Object.fromEntries(names.map((name) => [name, []]));
 	for (let round = -1; round < rounds; round++) {
+		if (round === 0 && sent.some((requests) => requests !== sent[0]))
+			throw new Error(`the variants send different requests: ${JSON.stringify(sent)}`);
 		const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
 		for (const name of order) {
+			const since = round < 0 ? await emulator.lastSeq() : 0;
 			collectGarbage();
-			const before = process.cpuUsage();
-			const { seconds: took, value } = await timed(() => variants[name](items));
-			const used = process.cpuUsage(before);
-			expectRecords(value, items.length, name);
-			if (round < 0) continue;
-			times[name].push(took);
-			cpu[name].push((used.user + used.system) / 1e6);
+			const run = await timed(() => variants[name](items));
+			expectRecords(run.value, items.length, name);
+			if (round < 0) {
+				const log = (await emulator.log()).filter((entry) => entry.seq > since);
+				sent.push(log.map((entry) => `${entry.method} ${entry.path}?${entry.query}`).join('\n'));
+				continue;
+			}
+			times[name].push(run.seconds);
+			cpu[name].push(run.cpuSeconds);
 		}
 	}
 	return { times, cpu };
@@ -163,12 +173,10 @@ export async function overheadAndFloor(n: number, rounds: number): Promise<Row[]
 	const pool = new Pool(emulator.baseUrl, { connections: 1 });
 	try {
 		const variants = variantsFor(emulator, harness, pool);
-		await expectSameRequests(emulator, variants, items);
-		const { times, cpu } = await timeRounds(variants, items, rounds);
+		const { times, cpu } = await timeRounds(emulator, variants, items, rounds);
 		return overheadRows(n, rounds, times, cpu);
 	} finally {
 		await pool.close();
-		await emulator.stop();
 	}
 }
 
@@ -193,93 +201,45 @@ function missedLatency(n: number, latencyMs: number, cpuSeconds: number): string
  */
 export async function latencyBound(n: number, latencyMs: number, extra: number[]): Promise<Row[]> {
 	const { emulator, harness, items } = await prepare(n);
-	try {
-		await emulator.patchSettings({ latencyMs });
-		let cpu = 0;
-		const run = async (inFlight: number) => {
-			collectGarbage();
-			const before = process.cpuUsage();
-			const { seconds: took, value } = await timed(() => runNode(harness, jobGet(inFlight), items));
-			const used = process.cpuUsage(before);
-			cpu = (used.user + used.system) / 1e6;
-			expectRecords(value, n, `${inFlight} in flight`);
-			return took;
-		};
-		const sequential = await run(1);
-		const concurrent = await run(DEFAULT_IN_FLIGHT);
-		const concurrentCpu = cpu;
-		const scale = n / 1000;
-		const floor = (n * latencyMs) / 1000;
-		if (sequential < floor)
-			throw new Error(
-				`sequential took ${seconds(sequential)}, less than ${n} × ${latencyMs} ms: the latency was not applied`,
-			);
-		const label = `Latency-bound: ${count(n)} × job.get, ${latencyMs} ms per answer`;
-		const rows: Row[] = [
-			// Below n × latency the emulator did not delay (thrown above): this target cannot be missed.
-			judged(
-				{
-					figure: `${label}, sequential (1 in flight)`,
-					measured: seconds(sequential),
-					target: `≥ ${seconds(50 * scale)}`,
-				},
-				true,
-				'',
-			),
-			judged(
-				{
-					figure: `${label}, ${DEFAULT_IN_FLIGHT} in flight (default)`,
-					measured: `${seconds(concurrent)}, ${ratio(sequential / concurrent)}× faster`,
-					target: `≤ ${seconds(8 * scale)}`,
-				},
-				concurrent <= 8 * scale,
-				missedLatency(n, latencyMs, concurrentCpu),
-			),
-		];
-		for (const inFlight of extra) {
-			const took = await run(inFlight);
-			rows.push(
-				reported(
-					`${label}, ${inFlight} in flight`,
-					`${seconds(took)}, ${ratio(sequential / took)}× faster`,
-				),
-			);
-		}
-		return rows;
-	} finally {
-		await emulator.stop();
-	}
-}
-
-/**
- * Return All of `total` jobs (1 000-row pages) with every answer delayed: offset pages 8 side by
- * side (before issue 9) vs keyset pages one after the other (the node now). Keyset pages cannot
- * go side by side (each starts after the last row of the one before), which is the price of
- * exact results: see returnAllUnderChurn.
- */
-export async function returnAllLatency(total: number, latencyMs: number): Promise<Row> {
-	const emulator = await startServiceProcess();
-	try {
-		await emulator.insert('jobs', jobRows(total));
-		const harness = harnessFor(emulator);
-		await runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true }); // login and warm-up
-		await emulator.patchSettings({ latencyMs });
+	await emulator.patchSettings({ latencyMs });
+	const run = async (inFlight: number) => {
 		collectGarbage();
-		const before = await timed(() =>
-			offsetReturnAll(emulator, 'jobs', 'created_at.desc,id.desc', DEFAULT_IN_FLIGHT),
+		const took = await timed(() => runNode(harness, jobGet(inFlight), items));
+		expectRecords(took.value, n, `${inFlight} in flight`);
+		return took;
+	};
+	const sequential = (await run(1)).seconds;
+	const concurrent = await run(DEFAULT_IN_FLIGHT);
+	const scale = n / 1000;
+	const floor = (n * latencyMs) / 1000;
+	if (sequential < floor)
+		throw new Error(
+			`sequential took ${seconds(sequential)}, less than ${n} × ${latencyMs} ms: the latency was not applied`,
 		);
-		if (before.value.rows.length !== total)
-			throw new Error(`offset paging gave ${before.value.rows.length} rows, not ${total}`);
-		collectGarbage();
-		const after = await timed(() =>
-			runNode(harness, { resource: 'job', operation: 'getAll', returnAll: true }),
-		);
-		expectRecords(after.value, total, 'Return All');
-		return reported(
-			`Return All: ${count(total)} jobs, ${latencyMs} ms per answer: offset pages ${DEFAULT_IN_FLIGHT} in flight (before) vs keyset pages (now)`,
-			`${seconds(before.seconds)} vs ${seconds(after.seconds)} (${ratio(after.seconds / before.seconds)}×), ${before.value.requests} vs ${Math.ceil(total / 1000)} requests`,
-		);
-	} finally {
-		await emulator.stop();
-	}
+	const label = `Latency-bound: ${count(n)} × job.get, ${latencyMs} ms per answer`;
+	const faster = (took: number) => `${seconds(took)}, ${ratio(sequential / took)}× faster`;
+	const rows: Row[] = [
+		// Below n × latency the emulator did not delay (thrown above): this target cannot be missed.
+		judged(
+			{
+				figure: `${label}, sequential (1 in flight)`,
+				measured: seconds(sequential),
+				target: `≥ ${seconds(50 * scale)}`,
+			},
+			true,
+			'',
+		),
+		judged(
+			{
+				figure: `${label}, ${DEFAULT_IN_FLIGHT} in flight (default)`,
+				measured: faster(concurrent.seconds),
+				target: `≤ ${seconds(8 * scale)}`,
+			},
+			concurrent.seconds <= 8 * scale,
+			missedLatency(n, latencyMs, concurrent.cpuSeconds),
+		),
+	];
+	for (const inFlight of extra)
+		rows.push(reported(`${label}, ${inFlight} in flight`, faster((await run(inFlight)).seconds)));
+	return rows;
 }
