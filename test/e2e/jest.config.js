@@ -12,10 +12,11 @@ module.exports = {
 	transform: unit.transform,
 	transformIgnorePatterns: unit.transformIgnorePatterns,
 	moduleNameMapper: unit.moduleNameMapper,
-	// Each file has its own service and n8n user folder (suite.ts): three run side by side, as
-	// they mostly wait for the trigger's minute polls (trigger-modes, editor-n8n) while the others
-	// run workflows or start `npm start`.
-	maxWorkers: 3,
+	// Each file has its own service and n8n user folder (suite.ts): two run side by side, one mostly
+	// waiting for the trigger's minute polls while the other runs workflows (a third worker
+	// overloaded the machine under test:all: n8n answered "Database is not ready").
+	maxWorkers: 2,
+	testSequencer: '<rootDir>/test/e2e/sequencer.js',
 	// The trigger's scenarios wait for n8n's minute polls.
 	testTimeout: 6 * 60_000,
 	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
