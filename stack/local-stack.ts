@@ -277,7 +277,7 @@ async function installPack(o: StackOptions, pack: { tarball: string; dispose: ()
 	const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: pack.tarball });
 	pack.dispose();
 	o.log(
-		`  installed ${PACKAGE_NAME}@${uf.packages[0].version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
+		`  installed ${PACKAGE_NAME}@${uf.installed.version} into ${rel(path.join(uf.n8nDir, 'nodes'))}`,
 	);
 	return uf;
 }
@@ -377,7 +377,7 @@ export async function startStack(options: Partial<StackOptions> = {}): Promise<S
  */
 export async function stopStack(stack: StackParts) {
 	await Promise.all([
-		n8n.killActiveRuns('SIGTERM'), // a command still under way (provision, build)
+		n8n.killActiveRuns(), // a command still under way (provision, build)
 		// Queue mode: workers, main, then Redis and Postgres.
 		stack.cluster ? stack.cluster.stop() : stack.n8n && stack.n8n.stop({ timeoutMs: 15000 }),
 		stack.emulator && stack.emulator.stop(),

@@ -7,21 +7,15 @@ import path from 'node:path';
 import { run, tail, getFreePort } from './process';
 import { provision } from './provision';
 import { envFor } from './env';
-import { parseLogLines } from './logs';
+import { parseLogLines, type LogLine } from './logs';
 
-export type LogLine = import('./logs').LogLine;
 export type CliResult = import('./process').RunResult & {
 	logs: LogLine[];
 	succeeded: boolean;
 	crashedAtExit: boolean;
 };
-export type CliOptions = import('./env').EnvSource & {
-	cwd?: string;
-	timeoutMs?: number;
-	check?: boolean;
-	successLog?: RegExp;
-};
-export type NodeItemsOptions = { runIndex?: number; output?: number; withBinary?: boolean };
+/** `env`: from n8nEnv (or queue mode's). */
+export type CliOptions = { env: NodeJS.ProcessEnv; check?: boolean; successLog?: RegExp };
 /** untyped JSON from n8n, read by the suites */
 export type NodeTypeDescription = { name: string } & Record<string, any>;
 
@@ -34,20 +28,20 @@ export type N8nRun = {
 } & Record<string, any>;
 
 /**
- * Spawn the n8n CLI with Node 24: runN8n(['import:workflow', '--input=x.json'], { env | userFolder }).
+ * Spawn the n8n CLI with Node 24: runN8n(['import:workflow', '--input=x.json'], { env }).
  * Resolves (also on non-zero exit) to the run's result with its parsed `logs`, `succeeded` and
- * `crashedAtExit`. Options: { timeoutMs, check (throw unless succeeded), successLog (RegExp on
- * log messages that proves the work was done even if the process then crashed) }.
+ * `crashedAtExit`. Options: { check (throw unless succeeded), successLog (RegExp on log messages
+ * that proves the work was done even if the process then crashed) }.
  * A task-broker port is picked per call unless env has N8N_RUNNERS_BROKER_PORT.
  */
-export async function runN8n(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+export async function runN8n(args: string[], opts: CliOptions): Promise<CliResult> {
 	const p = await provision();
-	const env = envFor(opts, p);
+	const env = envFor(opts.env, p);
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
 	const ran = await run(p.nodeBin, [p.n8nBin, ...args], {
-		cwd: opts.cwd || env.N8N_USER_FOLDER,
+		cwd: env.N8N_USER_FOLDER,
 		env,
-		timeoutMs: opts.timeoutMs || 120 * 1000,
+		timeoutMs: 120 * 1000,
 	});
 	const logs = parseLogLines(ran.stdout);
 	const { successLog } = opts;
@@ -81,109 +75,69 @@ function cliError(args: string[], res: CliResult) {
 }
 
 /**
- * `fn` given a JSON file: `data` itself when it is a path, else a temporary file holding it.
+ * `n8n import:<kind> --input=<file>` of `data`, written to a temporary file. Throws on failure.
  */
-async function withJsonFile<T>(
-	data: string | object,
-	fn: (file: string) => Promise<T>,
-): Promise<T> {
-	if (typeof data === 'string') return fn(path.resolve(data));
+async function importJson(kind: 'credentials' | 'workflow', data: object[], opts: CliOptions) {
+	const successLog = new RegExp(`^Successfully imported \\d+ ${kind.replace(/s$/, '')}`);
 	const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-n8n-in-'));
 	const file = path.join(dir, 'input.json');
 	try {
-		await fsp.writeFile(file, JSON.stringify(Array.isArray(data) ? data : [data], null, 2));
-		return await fn(file);
+		await fsp.writeFile(file, JSON.stringify(data, null, 2));
+		return await runN8n([`import:${kind}`, `--input=${file}`], {
+			...opts,
+			check: true,
+			successLog,
+		});
 	} finally {
 		await fsp.rm(dir, { recursive: true, force: true });
 	}
 }
 
 /**
- * `n8n import:<kind> --input=<file>` of `data` (a path, or objects written to a temporary file).
+ * import:credentials of { id, name, type, data: { …plaintext… } } (plaintext data is encrypted
+ * on import with the env's N8N_ENCRYPTION_KEY). Throws on failure.
  */
-function importJson(
-	kind: 'credentials' | 'workflow',
-	successLog: RegExp,
-	data: string | object,
-	opts: CliOptions,
-) {
-	return withJsonFile(data, (file) =>
-		runN8n([`import:${kind}`, `--input=${file}`], { ...opts, check: true, successLog }),
-	);
+export async function importCredentials(credentials: object[], opts: CliOptions) {
+	return importJson('credentials', credentials, opts);
 }
 
 /**
- * import:credentials. `credentials`: path to a JSON file, or an array of
- * { id, name, type, data: { …plaintext… } } (plaintext data is encrypted on import with
- * the env's N8N_ENCRYPTION_KEY). Throws on failure.
+ * import:workflow of workflows (each with a stable string `id`, nodes, connections). Imported
+ * workflows are inactive; a started n8n activates one (`handle.activate`) for a live trigger.
+ * Throws on failure.
  */
-export async function importCredentials(credentials: string | object, opts: CliOptions = {}) {
-	return importJson('credentials', /^Successfully imported \d+ credential/, credentials, opts);
+export async function importWorkflows(workflows: object[], opts: CliOptions) {
+	return importJson('workflow', workflows, opts);
 }
 
 /**
- * import:workflow. `workflows`: path to a JSON file, or a workflow object / array of them
- * (each with a stable string `id`, nodes, connections). Imported workflows are inactive;
- * a started n8n activates one (`handle.activate`) for a live trigger. Throws on failure.
+ * The IRun printed by `execute --rawOutput`, or null if absent: with N8N_LOG_FORMAT=json (n8nEnv)
+ * it is the `message` (a pretty-printed JSON string) of an info log line.
  */
-export async function importWorkflows(workflows: string | object, opts: CliOptions = {}) {
-	return importJson('workflow', /^Successfully imported \d+ workflow/, workflows, opts);
-}
-
-/**
- * @param o untyped JSON
- */
-function isRun(o: any): o is N8nRun {
-	return !!(o && typeof o === 'object' && o.data && o.data.resultData && 'status' in o);
-}
-
-/**
- * The run in `text` if it is one, else null.
- */
-function runIn(text: string) {
-	try {
-		const o = JSON.parse(text);
-		return isRun(o) ? o : null;
-	} catch {
-		return null;
-	}
-}
-
-/**
- * Find the IRun object printed by `execute --rawOutput`. With N8N_LOG_FORMAT=json it is the
- * `message` (a pretty-printed JSON string) of an info log line; with the plain format it is
- * a block of lines from "{" to "}". Returns null if absent.
- */
-export function extractRun(stdout: string): N8nRun | null {
+function extractRun(stdout: string): N8nRun | null {
 	for (const l of parseLogLines(stdout).reverse()) {
 		if (l.level === 'raw' || typeof l.message !== 'string' || l.message[0] !== '{') continue;
-		const found = runIn(l.message);
-		if (found) return found;
-	}
-	const lines = String(stdout).split('\n');
-	for (let i = 0; i < lines.length; i++) {
-		if (lines[i] !== '{') continue;
-		for (let j = lines.length - 1; j > i; j--) {
-			if (lines[j] !== '}') continue;
-			const found = runIn(lines.slice(i, j + 1).join('\n'));
-			if (found) return found;
+		try {
+			const o = JSON.parse(l.message);
+			if (o && typeof o === 'object' && o.data && o.data.resultData && 'status' in o) return o;
+		} catch {
+			/* not the run */
 		}
 	}
 	return null;
 }
 
 /**
- * Items (json only) that node `nodeName` emitted: nodeItems(run, 'Set') → [{…}, …].
+ * Items (json only, unless `withBinary`) that node `nodeName` emitted: nodeItems(run, 'Set') → [{…}, …].
  */
 export function nodeItems(
 	run: N8nRun | null | undefined,
 	nodeName: string,
-	{ runIndex = 0, output = 0, withBinary = false }: NodeItemsOptions = {},
+	withBinary = false,
 ): any[] | undefined {
-	const r = run && run.data && run.data.resultData && run.data.resultData.runData[nodeName];
-	if (!r || !r[runIndex]) return undefined;
-	const main = r[runIndex].data && r[runIndex].data.main;
-	const items: { json: unknown }[] = (main && main[output]) || [];
+	const r = run?.data?.resultData?.runData[nodeName]?.[0];
+	if (!r) return undefined;
+	const items: { json: unknown }[] = r.data?.main?.[0] || [];
 	return withBinary ? items : items.map((i) => i.json);
 }
 
@@ -194,7 +148,7 @@ export type RunOutcome = {
 	run: N8nRun | null;
 	error: any;
 	lastNode: string | undefined;
-	items: (nodeName: string, o?: NodeItemsOptions) => any[] | undefined;
+	items: (nodeName: string, withBinary?: boolean) => any[] | undefined;
 	/** Everything n8n printed or stored about the run, for checks that a secret appears nowhere. */
 	output: string;
 	durationMs: number;
@@ -218,7 +172,7 @@ export function runOutcome(
 		run,
 		error: error || (run ? null : { message: fallbackError }),
 		lastNode: run ? run.data.resultData.lastNodeExecuted : undefined,
-		items: (nodeName, o) => nodeItems(run, nodeName, o),
+		items: (nodeName, withBinary) => nodeItems(run, nodeName, withBinary),
 		output,
 		durationMs,
 	};
@@ -228,28 +182,25 @@ export function runOutcome(
  * `n8n execute --id=<id> --rawOutput` in a process of its own, its printed run parsed: for runs
  * that must be separate processes (a started n8n runs the others, rest.ts). `run` is null only
  * if n8n failed before executing (unknown id, crash) or its output was cut. Manual Trigger is
- * the start node; poll triggers are skipped by `execute`.
+ * the start node; poll triggers are skipped by `execute`. A SIGSEGV after a complete run (an
+ * isolated-vm crash at exit, see runN8n) still counts: the outcome is judged on the run.
  */
-export async function executeWorkflow(id: string, opts: CliOptions = {}) {
+export async function executeWorkflow(id: string, opts: CliOptions) {
 	const res = await runN8n(['execute', `--id=${id}`, '--rawOutput'], opts);
 	const errorLogs = res.logs.filter((l) => l.level === 'error').map((l) => l.message);
-	const outcome = runOutcome(res.timedOut ? null : extractRun(res.stdout), {
+	return runOutcome(res.timedOut ? null : extractRun(res.stdout), {
 		output: res.stdout + res.stderr,
 		durationMs: res.durationMs,
 		fallbackError: errorLogs.join('\n') || tail(res.stdout + res.stderr, 4000),
 	});
-	// 'SIGSEGV' after a complete run = isolated-vm crash at exit (see runN8n)
-	return { ...outcome, signal: res.signal, code: res.code };
 }
 
 /** The node types of `descriptions` (as n8n serves them to its editor) by package, and the packages its log says failed to load. */
-export function summarizeNodeTypes(descriptions: NodeTypeDescription[], logs: LogLine[] = []) {
-	const nodeTypes = [...new Set(descriptions.map((d) => d.name))];
+export function summarizeNodeTypes(descriptions: NodeTypeDescription[], logs: LogLine[]) {
 	const byPackage: Record<string, string[]> = {};
-	for (const n of nodeTypes) {
-		const i = n.lastIndexOf('.');
-		const pkg = i > 0 ? n.slice(0, i) : '';
-		(byPackage[pkg] = byPackage[pkg] || []).push(n);
+	for (const n of new Set(descriptions.map((d) => d.name))) {
+		const pkg = n.slice(0, Math.max(0, n.lastIndexOf('.')));
+		(byPackage[pkg] ??= []).push(n);
 	}
 	const failedPackages: { name: string; message: unknown }[] = [];
 	for (const l of logs) {
@@ -259,5 +210,5 @@ export function summarizeNodeTypes(descriptions: NodeTypeDescription[], logs: Lo
 			failedPackages.push({ name: m[1], message: (e && (e.message || e)) || l.message });
 		}
 	}
-	return { nodeTypes, byPackage, failedPackages, descriptions, logs };
+	return { byPackage, failedPackages, descriptions };
 }

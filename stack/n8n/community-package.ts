@@ -7,22 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { run } from './process';
 
-export type InstalledPackage = {
-	name: string;
-	version: string;
-	dir: string;
-	nodes: string[];
-	credentials: string[];
-};
-export type PackageJson = {
-	name: string;
-	version: string;
-	dependencies?: Record<string, string>;
-	n8n?: { nodes?: string[]; credentials?: string[] };
-};
+type PackageJson = { name: string; version: string; dependencies?: Record<string, string> };
 
 /** The environment variable that hands a run's one tarball to every consumer (.ci/test-all sets it). */
-export const TARBALL_ENV = 'WEX_TARBALL';
+const TARBALL_ENV = 'WEX_TARBALL';
 
 /**
  * The one build and pack: `npm run build` (dist/ afresh), then `npm pack` into `outDir`.
@@ -73,66 +61,35 @@ export async function tarballFiles(tarball: string): Promise<string[]> {
 		.map((line) => line.replace(/^package\//, ''));
 }
 
-function readTarballPackageJson(tarball: string): Promise<PackageJson> {
-	// tar is on every Linux/macOS box; n8n itself shells out to it the same way.
-	return run('tar', ['-xzOf', tarball, 'package/package.json'], { check: true }).then((r) =>
-		JSON.parse(r.stdout),
-	);
-}
-
-/**
- * `npm install` a package's runtime dependencies inside its own folder, as n8n's installer does.
- */
-async function installRuntimeDependencies(dir: string) {
-	await run(
-		'npm',
-		[
-			'install',
-			'--omit=dev',
-			'--ignore-scripts',
-			'--install-strategy=shallow',
-			'--package-lock=false',
-			'--audit=false',
-			'--fund=false',
-			'--bin-links=false',
-		],
-		{ cwd: dir, check: true },
-	);
-}
-
 /**
  * Record the package in nodes/package.json, the list n8n keeps of installed community packages.
  */
 async function recordInLedger(nodesDir: string, pkg: PackageJson) {
 	const ledgerPath = path.join(nodesDir, 'package.json');
-	let ledger: { name?: string; private?: boolean; dependencies: Record<string, string> } = {
+	let ledger = {
 		name: 'installed-nodes',
 		private: true,
-		dependencies: {},
+		dependencies: {} as Record<string, string>,
 	};
-	try {
-		ledger = JSON.parse(await fsp.readFile(ledgerPath, 'utf8'));
-		ledger.dependencies = ledger.dependencies || {};
-	} catch {
-		/* new ledger */
-	}
-	ledger.dependencies[pkg.name] = pkg.version;
+	if (fs.existsSync(ledgerPath)) ledger = JSON.parse(await fsp.readFile(ledgerPath, 'utf8'));
+	ledger.dependencies = { ...ledger.dependencies, [pkg.name]: pkg.version };
 	await fsp.writeFile(ledgerPath, JSON.stringify(ledger, null, 2));
 }
 
 /**
  * Install a packed community package the way n8n 2.41's own installer does
  * (CommunityPackagesService.downloadPackage): untar into <n8nDir>/nodes/node_modules/<name>,
- * drop dev/peer/optional deps from its package.json, `npm install` its runtime deps (if any)
- * inside the package dir with --ignore-scripts, and record it in nodes/package.json.
+ * drop dev/peer/optional deps from its package.json and record it in nodes/package.json. The
+ * installer would then `npm install` runtime dependencies; this pack has none (package.test.ts).
  * Never `npm install <tgz>` into nodes/: npm would also install the peer `n8n-workflow`,
  * a second copy that breaks `instanceof` checks inside n8n.
  */
-export async function installCommunityPackage(
-	n8nDir: string,
-	tarball: string,
-): Promise<InstalledPackage> {
-	const pkg = await readTarballPackageJson(tarball);
+async function installCommunityPackage(n8nDir: string, tarball: string): Promise<PackageJson> {
+	// tar is on every Linux/macOS box; n8n itself shells out to it the same way.
+	const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'], { check: true });
+	const pkg: PackageJson = JSON.parse(stdout);
+	if (Object.keys(pkg.dependencies ?? {}).length)
+		throw new Error(`${pkg.name} has runtime dependencies, which this installer does not install`);
 	const nodesDir = path.join(n8nDir, 'nodes');
 	const dest = path.join(nodesDir, 'node_modules', ...pkg.name.split('/'));
 	await fsp.rm(dest, { recursive: true, force: true });
@@ -145,41 +102,24 @@ export async function installCommunityPackage(
 	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies'])
 		delete rest[field];
 	await fsp.writeFile(pjPath, JSON.stringify(rest, null, 2));
-	if (rest.dependencies && Object.keys(rest.dependencies).length)
-		await installRuntimeDependencies(dest);
 	await recordInLedger(nodesDir, pkg);
-	return {
-		name: pkg.name,
-		version: pkg.version,
-		dir: dest,
-		nodes: (pkg.n8n && pkg.n8n.nodes) || [],
-		credentials: (pkg.n8n && pkg.n8n.credentials) || [],
-	};
+	return pkg;
 }
 
 /**
- * Make an N8N_USER_FOLDER (n8n keeps everything in <userFolder>/.n8n) with the given
- * tarball(s) installed as community packages. `dir` reuses/creates this folder instead of a
- * temp one (under `root`, default the OS's).
+ * Make an N8N_USER_FOLDER (n8n keeps everything in <userFolder>/.n8n) with the tarball installed
+ * as a community package. `dir` reuses/creates this folder instead of a temp one.
  */
-export async function makeUserFolder({
-	tarball,
-	tarballs = [],
-	dir,
-	root,
-}: { tarball?: string; tarballs?: string[]; dir?: string; root?: string } = {}) {
+export async function makeUserFolder({ tarball, dir }: { tarball: string; dir?: string }) {
 	const userFolder = dir
 		? path.resolve(dir)
-		: await fsp.mkdtemp(path.join(root || os.tmpdir(), 'wex-n8n-'));
+		: await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-n8n-'));
 	const n8nDir = path.join(userFolder, '.n8n');
 	await fsp.mkdir(path.join(n8nDir, 'nodes', 'node_modules'), { recursive: true });
-	const all = [...(tarball ? [tarball] : []), ...tarballs];
-	const packages = [];
-	for (const t of all) packages.push(await installCommunityPackage(n8nDir, t));
 	return {
 		userFolder,
 		n8nDir,
-		packages,
+		installed: await installCommunityPackage(n8nDir, tarball),
 		cleanup: () => fs.rmSync(userFolder, { recursive: true, force: true }),
 	};
 }

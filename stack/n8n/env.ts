@@ -6,9 +6,9 @@ import path from 'node:path';
 import { isN8n1 } from './provision';
 
 /** Fixed, not secret: throwaway user folders only. A folder keeps the key it was created with. */
-export const DEFAULT_ENCRYPTION_KEY = 'n8n-nodes-website-export-e2e-not-a-secret';
+const DEFAULT_ENCRYPTION_KEY = 'n8n-nodes-website-export-e2e-not-a-secret';
 /** Backend modules that are not needed and/or phone home (mcp-registry calls api.n8n.io). */
-export const DISABLED_MODULES = [
+const DISABLED_MODULES = [
 	'mcp-registry',
 	'instance-ai',
 	'agents',
@@ -25,12 +25,6 @@ export type N8nEnvExtra = { codeNode?: boolean } & Record<
 	string,
 	string | number | boolean | null | undefined
 >;
-export type EnvSource = {
-	env?: NodeJS.ProcessEnv;
-	userFolder?: string;
-	extraEnv?: N8nEnvExtra;
-	codeNode?: boolean;
-};
 
 /**
  * What n8n reads besides the inherited environment, for the user folder `userFolder`.
@@ -96,7 +90,7 @@ function fixedVariables(
  * `extra` is applied last (use it for N8N_PORT, N8N_LOG_LEVEL=debug, …).
  */
 export function n8nEnv(userFolder: string, extra: N8nEnvExtra = {}): NodeJS.ProcessEnv {
-	const { codeNode, ...vars } = extra || {};
+	const { codeNode, ...vars } = extra;
 	const env: NodeJS.ProcessEnv = {};
 	const inheritedN8n =
 		/^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_ENV$)/;
@@ -123,35 +117,24 @@ export function webhookUrlVariable(n8nVersion: string) {
 const moduleNamesCache: Map<string, string[] | null> = new Map();
 
 /**
- * The backend module names this n8n knows, or null when its list cannot be read.
- */
-function moduleNamesOf(prefix: string) {
-	if (!moduleNamesCache.has(prefix)) {
-		let names: string[] | null = null;
-		try {
-			const text = fs.readFileSync(
-				path.join(prefix, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'),
-				'utf8',
-			);
-			const m = /MODULE_NAMES = \[([^\]]*)\]/.exec(text);
-			if (m) names = [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]);
-		} catch {
-			/* unknown layout: keep the list as it is */
-		}
-		moduleNamesCache.set(prefix, names);
-	}
-	return moduleNamesCache.get(prefix) ?? null;
-}
-
-/**
- * Keeps only the module names this n8n knows: n8n refuses to start on an unknown one
- * (`Unknown module "mcp-registry"` in 1.123.81, whose list is shorter than 2.41's).
+ * Keeps only the backend module names this n8n knows: n8n refuses to start on an unknown one
+ * (`Unknown module "mcp-registry"` in 1.123.81, whose list is shorter than 2.41's). An n8n whose
+ * list cannot be read (an unknown layout) gets the list as it is.
  * @param list comma-separated
  */
-function knownModules(p: import('./provision').Provisioned, list: string) {
-	const names = moduleNamesOf(p.prefix);
+function knownModules(prefix: string, list: string) {
+	if (!moduleNamesCache.has(prefix)) {
+		const file = path.join(
+			prefix,
+			'node_modules/@n8n/backend-common/dist/modules/modules.config.js',
+		);
+		const m =
+			fs.existsSync(file) && /MODULE_NAMES = \[([^\]]*)\]/.exec(fs.readFileSync(file, 'utf8'));
+		moduleNamesCache.set(prefix, m ? [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]) : null);
+	}
+	const names = moduleNamesCache.get(prefix);
 	return names
-		? String(list)
+		? list
 				.split(',')
 				.filter((n) => names.includes(n.trim()))
 				.join(',')
@@ -159,16 +142,15 @@ function knownModules(p: import('./provision').Provisioned, list: string) {
 }
 
 /**
- * env for a spawned n8n: opts.env, or n8nEnv(opts.userFolder, opts.extraEnv); Node 24 first on PATH.
+ * env for a spawned n8n: a copy of `env` (from n8nEnv) for this n8n; Node 24 first on PATH.
  */
-export function envFor(opts: EnvSource, p: import('./provision').Provisioned): NodeJS.ProcessEnv {
-	let env: NodeJS.ProcessEnv;
-	if (opts.env) env = { ...opts.env };
-	else if (opts.userFolder) env = n8nEnv(opts.userFolder, opts.extraEnv);
-	else throw new Error('pass { env } (from n8nEnv) or { userFolder }');
-	if (opts.codeNode) env.N8N_RUNNERS_MODE = 'internal';
+export function envFor(
+	source: NodeJS.ProcessEnv,
+	p: import('./provision').Provisioned,
+): NodeJS.ProcessEnv {
+	const env = { ...source };
 	if (env.N8N_DISABLED_MODULES)
-		env.N8N_DISABLED_MODULES = knownModules(p, env.N8N_DISABLED_MODULES);
+		env.N8N_DISABLED_MODULES = knownModules(p.prefix, env.N8N_DISABLED_MODULES);
 	// n8n 1.x keeps binary data in memory ("default") unless told; 2.x defaults to filesystem.
 	if (isN8n1(p.n8nVersion) && !env.N8N_DEFAULT_BINARY_DATA_MODE)
 		env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';

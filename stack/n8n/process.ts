@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** Child processes for the tooling, one way, on execa: run a command, spawn a server in its own process group, wait for its health, stop its group. */
 
-import { setTimeout as setTimeoutPromise } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { loadExeca as execaModule, loadGetPort } from '../execa';
 
@@ -9,9 +9,7 @@ import { loadExeca as execaModule, loadGetPort } from '../execa';
 const RESERVED_PORTS = new Set([5678, 5679]);
 
 export type ExitInfo = { code: number | null; signal: NodeJS.Signals | null };
-export type RunResult = {
-	code: number | null;
-	signal: NodeJS.Signals | null;
+export type RunResult = ExitInfo & {
 	stdout: string;
 	stderr: string;
 	timedOut: boolean;
@@ -33,7 +31,7 @@ export type ServerProcess = {
 };
 
 /** Resolves after the given milliseconds (Node's own timer promise). */
-export const sleep = (ms: number): Promise<void> => setTimeoutPromise(ms);
+export { sleep };
 
 /**
  * Asks `probe` every `intervalMs` until it answers something other than undefined or false, and
@@ -121,19 +119,16 @@ const activeRuns: Map<number, PromiseLike<unknown>> = new Map();
 /**
  * Stop every command that run() started and that is still running (each is in its own process
  * group, so a terminal's Ctrl-C does not reach it): for a caller that handles SIGINT itself and
- * must not leave, say, a half-done provision.sh behind. Sends `signal` to each group, waits up
- * to `timeoutMs` for them to exit, then SIGKILLs what is left. Resolves to how many there were.
+ * must not leave, say, a half-done provision.sh behind. Sends SIGTERM to each group, waits up
+ * to 5 s for them to exit, then SIGKILLs what is left. Resolves to how many there were.
  */
-export async function killActiveRuns(
-	signal: NodeJS.Signals = 'SIGTERM',
-	{ timeoutMs = 5000 }: { timeoutMs?: number } = {},
-) {
+export async function killActiveRuns() {
 	const runs = [...activeRuns.entries()];
-	for (const [pid] of runs) killGroup(pid, signal);
+	for (const [pid] of runs) killGroup(pid, 'SIGTERM');
 	let timer: NodeJS.Timeout | undefined;
 	await Promise.race([
 		Promise.all(runs.map(([, exited]) => exited)),
-		new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+		new Promise((resolve) => (timer = setTimeout(resolve, 5000))),
 	]);
 	clearTimeout(timer);
 	for (const [pid] of runs) killGroup(pid, 'SIGKILL'); // stragglers in the groups, if any

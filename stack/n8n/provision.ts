@@ -11,7 +11,6 @@ export type Provisioned = {
 	n8nBin: string;
 	nodeDir: string;
 	prefix: string;
-	dir: string;
 	n8nVersion: string;
 	nodeVersion: string;
 };
@@ -22,35 +21,26 @@ let provisioned: Provisioned | null = null;
 /**
  * Install (first time, ~6 min) or reuse (~0.01 s) the pinned n8n + Node 24.
  * Progress goes to this process's stderr. Set WEX_CACHE_DIR to move the cache.
- * `n8n` (default: env WEX_N8N) selects another n8n: '1' = 1.123.81 beside the 2.x default.
+ * WEX_N8N selects another n8n: '1' = 1.123.81 beside the 2.x default, '2' (the default pin) or
+ * an exact version.
  */
-export async function provision({
-	force = false,
-	n8n = process.env.WEX_N8N,
-}: { force?: boolean; n8n?: string } = {}): Promise<Provisioned> {
-	if (provisioned && !force) return provisioned;
-	// n8n: '1' (1.123.81), '2' (the default pin) or an exact version; also from WEX_N8N.
-	const res = await run('bash', [PROVISION_SH, '--json', ...(n8n ? ['--n8n', String(n8n)] : [])], {
+export async function provision(): Promise<Provisioned> {
+	if (provisioned) return provisioned;
+	const n8n = process.env.WEX_N8N;
+	const res = await run('bash', [PROVISION_SH, '--json', ...(n8n ? ['--n8n', n8n] : [])], {
 		stdio: ['ignore', 'pipe', 'inherit'],
 		timeoutMs: 30 * 60 * 1000,
 	});
 	if (res.code !== 0) throw new Error(`provision.sh failed with code ${res.code}`);
-	const line = res.stdout.trim().split('\n').pop();
-	const j: Record<string, string> = JSON.parse(line || '');
+	const j: Record<string, string> = JSON.parse(res.stdout.trim().split('\n').pop() || '');
 	provisioned = {
 		nodeBin: j.N8N_NODE_BIN,
 		n8nBin: j.N8N_BIN,
 		nodeDir: j.N8N_NODE_DIR,
 		prefix: j.N8N_PREFIX,
-		dir: j.N8N_PROVISION_DIR,
 		n8nVersion: j.N8N_PINNED_VERSION,
 		nodeVersion: j.N8N_NODE_VERSION,
 	};
-	return provisioned;
-}
-
-/** The provisioned n8n if provision() has answered in this process, else null. */
-export function provisionedSoFar() {
 	return provisioned;
 }
 

@@ -10,7 +10,7 @@
  *   const cluster = await q.startCluster({ userFolder, workers: 2, concurrency: 10 });
  *   cluster.env                      // the env for CLI calls against the same DB (import:*, publish:*)
  *   cluster.main                     // lib.startN8n handle
- *   cluster.workers[i]               // { index, pid, port, logFile, logs(), started(), kill(sig), stop(), vmHWM() }
+ *   cluster.workers[i]               // { index, logFile, logs(), started(), kill(sig), stop(), vmHWM() }
  *   await cluster.stop();            // workers, main, then Redis and Postgres (temp dirs removed)
  *
  * Binary data: n8n 2.x defaults to `database` mode in queue mode (BinaryDataConfig: mode ??=
@@ -21,45 +21,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startN8n } from './server';
-import { getFreePort, killGroup, spawnServer, waitForHealth, type ServerProcess } from './process';
+import { getFreePort, killGroup, spawnServer, waitForHealth } from './process';
 import { httpRequest } from './http';
 import { n8nEnv, withNodeBinFirst } from './env';
 import { provision } from './provision';
 import { readLogFile, capturesInLog } from './logs';
 import * as services from './services';
-import { startPostgres } from '../postgres';
+import { startPostgres, type Postgres } from '../postgres';
 
-export type ExitInfo = import('./process').ExitInfo;
-export type PgInfo = {
-	host: string;
-	port: number;
-	user: string;
-	password: string;
-	database: string;
-};
-export type RedisInfo = { host: string; port: number };
 export type Worker = {
 	index: number;
-	pid: number;
-	port: number;
 	logFile: string;
-	concurrency: number;
-	startMs: number;
-	exited: () => ExitInfo | null;
-	whenExited: Promise<ExitInfo>;
 	logs: () => import('./logs').LogLine[];
+	/** Execution ids this worker started (from its log lines). */
 	started: () => string[];
-	finished: () => string[];
 	vmHWM: () => number | null;
+	whenExited: Promise<import('./process').ExitInfo>;
 	kill: (signal?: NodeJS.Signals) => void;
-	killNow: () => void;
-	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
+	stop: () => Promise<unknown>;
 };
 
 /** Workers this process started and has not seen exit: killed when it exits. */
 const liveWorkers: Set<Worker> = new Set();
 process.on('exit', () => {
-	for (const w of liveWorkers) w.killNow();
+	for (const w of liveWorkers) w.kill('SIGKILL');
 });
 
 /**
@@ -67,9 +52,13 @@ process.on('exit', () => {
  * Bull's lock/stall timings are shortened (lockDuration 10 s, stalled check every 5 s) so that
  * a killed worker's job is noticed within seconds rather than a minute.
  */
-export function queueEnv(
+function queueEnv(
 	userFolder: string,
-	{ pg, redis, extra = {} }: { pg: PgInfo; redis: RedisInfo; extra?: import('./env').N8nEnvExtra },
+	{
+		pg,
+		redis,
+		extra = {},
+	}: { pg: Postgres; redis: { host: string; port: number }; extra?: import('./env').N8nEnvExtra },
 ) {
 	return n8nEnv(userFolder, {
 		EXECUTIONS_MODE: 'queue',
@@ -94,7 +83,7 @@ export function queueEnv(
 /**
  * Peak resident memory (VmHWM, in MiB) of a pid, or null once it has exited.
  */
-export function vmHWM(pid: number) {
+function vmHWM(pid: number) {
 	try {
 		const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
 		return m ? Math.round(Number(m[1]) / 1024) : null;
@@ -128,59 +117,20 @@ function waitUntilWorkerReady(
 	});
 }
 
-/** The handle of a started worker: its logs, the executions it ran, kill and stop. */
-function workerHandle(
-	server: ServerProcess,
-	{
-		index,
-		port,
-		logFile: log,
-		concurrency,
-	}: Pick<Worker, 'index' | 'port' | 'logFile' | 'concurrency'>,
-): Worker {
-	const w: Worker = {
-		index,
-		pid: server.pid,
-		port,
-		logFile: log,
-		concurrency,
-		startMs: 0,
-		exited: server.exited,
-		whenExited: server.whenExited,
-		logs: () => readLogFile(log),
-		/** execution ids this worker started / finished (from its log lines). */
-		started: () => capturesInLog(w.logs(), /^Worker started execution (\S+)/),
-		finished: () => capturesInLog(w.logs(), /^Worker finished execution (\S+)/),
-		vmHWM: () => vmHWM(server.pid),
-		kill(signal: NodeJS.Signals = 'SIGKILL') {
-			killGroup(server.pid, signal);
-		},
-		killNow: () => w.kill('SIGKILL'),
-		async stop(o) {
-			const r = await server.stop(o);
-			liveWorkers.delete(w);
-			return r;
-		},
-	};
-	return w;
-}
-
 /**
  * `n8n worker --concurrency=<n>` with a health server on a free port (its readiness URL is how
  * we know it is connected to Postgres and Redis). Resolves once /healthz/readiness answers 200.
  */
 export async function startWorker({
 	env,
-	index = 0,
-	concurrency = 10,
+	index,
+	concurrency,
 	logFile,
-	timeoutMs = 120000,
 }: {
 	env: NodeJS.ProcessEnv;
-	index?: number;
-	concurrency?: number;
-	logFile?: string;
-	timeoutMs?: number;
+	index: number;
+	concurrency: number;
+	logFile: string;
 }): Promise<Worker> {
 	const p = await provision();
 	const port = await getFreePort();
@@ -194,21 +144,27 @@ export async function startWorker({
 		},
 		p.nodeDir,
 	);
-	const userFolder = env.N8N_USER_FOLDER as string;
-	const log = logFile || path.join(userFolder, `n8n-worker-${index}.log`);
-	const started = Date.now();
 	const args = [p.n8nBin, 'worker', `--concurrency=${concurrency}`];
-	const server = await spawnServer(p.nodeBin, args, { cwd: userFolder, env: wenv, logFile: log });
-	const w = workerHandle(server, { index, port, logFile: log, concurrency });
+	const cwd = env.N8N_USER_FOLDER as string;
+	const server = await spawnServer(p.nodeBin, args, { cwd, env: wenv, logFile });
+	const w: Worker = {
+		index,
+		logFile,
+		logs: () => readLogFile(logFile),
+		started: () => capturesInLog(w.logs(), /^Worker started execution (\S+)/),
+		vmHWM: () => vmHWM(server.pid),
+		whenExited: server.whenExited,
+		kill: (signal = 'SIGKILL') => killGroup(server.pid, signal),
+		stop: () => server.stop(),
+	};
 	liveWorkers.add(w);
 	server.whenExited.then(() => liveWorkers.delete(w));
 	try {
-		await waitUntilWorkerReady(server, { port, index, log, timeoutMs });
+		await waitUntilWorkerReady(server, { port, index, log: logFile, timeoutMs: 120000 });
 	} catch (e) {
-		await w.stop({ timeoutMs: 5000 });
+		await server.stop({ timeoutMs: 5000 });
 		throw e;
 	}
-	w.startMs = Date.now() - started;
 	return w;
 }
 
@@ -216,14 +172,11 @@ export type ClusterOptions = {
 	userFolder: string;
 	workers?: number;
 	concurrency?: number;
-	pg?: PgInfo;
-	redis?: RedisInfo;
 	port?: number;
 	extraEnv?: import('./env').N8nEnvExtra;
 	killOnSignal?: boolean;
-	timeoutMs?: number;
 };
-export type ClusterParts = {
+type ClusterParts = {
 	main?: import('./server').N8nServer;
 	workers: Worker[];
 	services: { stop: () => Promise<void> }[];
@@ -239,9 +192,9 @@ async function stopParts(parts: ClusterParts) {
 }
 
 /**
- * Postgres + Redis (started here unless given), then main, then the workers.
+ * Postgres + Redis, then main, then the workers.
  *   { userFolder (required: the pack already installed in it), workers = 2, concurrency = 10,
- *     pg?, redis?, port? (main's HTTP port), extraEnv?, killOnSignal? }
+ *     port? (main's HTTP port), extraEnv?, killOnSignal? }
  * Resolves to { env, pg, redis, main, workers, stop(), memory() }.
  */
 export async function startCluster(opts: ClusterOptions) {
@@ -253,15 +206,12 @@ export async function startCluster(opts: ClusterOptions) {
 		started.then((s) => (parts.services.push(s), s));
 	const stop = () => stopParts(parts);
 	try {
-		const [pg, redis] = await Promise.all([
-			opts.pg || own(startPostgres()),
-			opts.redis || own(services.startRedis()),
-		]);
+		const [pg, redis] = await Promise.all([own(startPostgres()), own(services.startRedis())]);
 		const env = queueEnv(userFolder, { pg, redis, extra: opts.extraEnv });
 		const main = await startN8n({
 			env,
 			port: opts.port,
-			timeoutMs: opts.timeoutMs || 180000,
+			timeoutMs: 180000,
 			killOnSignal: opts.killOnSignal,
 			logFile: path.join(userFolder, 'n8n-main.log'),
 		});

@@ -2,10 +2,11 @@
 /** A started n8n's REST API as the owner sees it: login (or first setup), node and credential types, executions. */
 
 import path from 'node:path';
-import { httpRequest } from './http';
+import { httpRequest, type HttpOptions } from './http';
 import { runOutcome, summarizeNodeTypes, type N8nRun, type RunOutcome } from './cli';
 import { waitFor } from './process';
-import { provisionedSoFar } from './provision';
+import { provision } from './provision';
+import type { LogLine } from './logs';
 
 export const DEFAULT_OWNER = Object.freeze({
 	email: 'owner@example.com',
@@ -17,35 +18,12 @@ export const DEFAULT_OWNER = Object.freeze({
 /**
  * An execution as n8n's REST API answers it: untyped JSON, read by the suites.
  * */
-export type Execution = { id: string; status: string; data?: any } & Record<string, any>;
-export type Owner = { email: string; password: string; firstName?: string; lastName?: string };
-export type RestClient = {
-	request: (
-		method: string,
-		path: string,
-		options?: import('./http').HttpOptions,
-	) => Promise<import('./http').HttpAnswer>;
-	login: (owner?: Owner) => Promise<any>;
-	rest: (method: string, path: string, body?: unknown) => Promise<any>;
-	nodeTypes: () => Promise<ReturnType<typeof summarizeNodeTypes>>;
-	credentialTypes: () => Promise<any>;
-	executions: (filter?: Record<string, unknown>) => Promise<Execution[]>;
-	execution: (id: string) => Promise<Execution>;
-	runManually: (
-		workflow: string | StoredWorkflow,
-		options?: { timeoutMs?: number },
-	) => Promise<RunOutcome>;
-	updateCredential: (credential: {
-		id: string;
-		name: string;
-		type: string;
-		data: object;
-	}) => Promise<any>;
-	activate: (workflow: string | StoredWorkflow) => Promise<any>;
-};
+type Execution = { id: string; status: string; data?: any } & Record<string, any>;
+type Owner = { email: string; password: string; firstName?: string; lastName?: string };
+export type RestClient = ReturnType<typeof restClient>;
 
 /** A workflow as n8n's REST API answers it (GET or POST /rest/workflows). */
-export type StoredWorkflow = { id: string; nodes: Array<{ type: string; name: string }> } & Record<
+type StoredWorkflow = { id: string; nodes: Array<{ type: string; name: string }> } & Record<
 	string,
 	any
 >;
@@ -56,18 +34,9 @@ const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);
 /**
  * n8n stores/serves execution data "flatted"; use n8n's own copy of the flatted package.
  */
-function unflatten(text: string): unknown {
-	const provisioned = provisionedSoFar();
-	const candidates = [];
-	if (provisioned) candidates.push(path.join(provisioned.prefix, 'node_modules', 'flatted'));
-	for (const c of candidates) {
-		try {
-			return require(c).parse(text);
-		} catch {
-			/* next */
-		}
-	}
-	return text;
+async function unflatten(text: string): Promise<unknown> {
+	const { prefix } = await provision(); // this process's, already provisioned
+	return require(path.join(prefix, 'node_modules', 'flatted')).parse(text);
 }
 
 /**
@@ -96,68 +65,85 @@ async function ownerSession(baseUrl: string, owner: Owner) {
 }
 
 /**
+ * Requests to the n8n at `baseUrl` with the owner's login cookie once `login` has set it.
+ */
+function session(baseUrl: string) {
+	let cookie = '';
+	const request = (method: string, p: string, o: HttpOptions = {}) =>
+		httpRequest(method, baseUrl + p, {
+			...o,
+			headers: { ...(cookie ? { cookie } : {}), ...(o.headers || {}) },
+		});
+	async function login(owner: Owner = DEFAULT_OWNER) {
+		const answer = await ownerSession(baseUrl, owner);
+		cookie = answer.cookie;
+		return answer.user;
+	}
+	/** A request logged in (as DEFAULT_OWNER unless `login` came first); its JSON, throws on non-2xx. */
+	async function json(method: string, p: string, body?: unknown): Promise<any> {
+		if (!cookie) await login();
+		const r = await request(method, p, { body });
+		if (r.status < 200 || r.status >= 300)
+			throw new Error(`${method} ${p} → ${r.status} ${r.text.slice(0, 500)}`);
+		return r.json;
+	}
+	return { request, login, json };
+}
+
+/**
  * The REST client of the n8n at `baseUrl`; it logs in (as DEFAULT_OWNER) on its first call that needs it.
  * @param logs the server's log, for nodeTypes()'s failed packages
  */
-export function restClient(baseUrl: string, logs: () => import('./logs').LogLine[]): RestClient {
-	let cookie = '';
-	const client: RestClient = {
-		request: (method, p, o = {}) =>
-			httpRequest(method, baseUrl + p, {
-				...o,
-				headers: { ...(cookie ? { cookie } : {}), ...(o.headers || {}) },
-			}),
-		async login(owner = DEFAULT_OWNER) {
-			const session = await ownerSession(baseUrl, owner);
-			cookie = session.cookie;
-			return session.user;
-		},
-		/** JSON REST call with the login cookie; resolves to the `data` field, throws on non-2xx. */
-		async rest(method, p, body) {
-			if (!cookie) await client.login();
-			const r = await client.request(method, p, { body });
-			if (r.status < 200 || r.status >= 300)
-				throw new Error(`${method} ${p} → ${r.status} ${r.text.slice(0, 500)}`);
-			return r.json && 'data' in r.json ? r.json.data : r.json;
-		},
-		/** Node type descriptions the running instance serves to its editor (needs login). */
-		async nodeTypes() {
-			return summarizeNodeTypes(await typesFile('nodes'), logs());
-		},
-		/** Credential type descriptions the running instance serves (names: d.name). */
+export function restClient(baseUrl: string, logs: () => LogLine[]) {
+	const { request, login, json } = session(baseUrl);
+	/** JSON REST call with the login cookie; resolves to the `data` field, throws on non-2xx. */
+	async function rest(method: string, p: string, body?: unknown): Promise<any> {
+		const answer = await json(method, p, body);
+		return answer && 'data' in answer ? answer.data : answer;
+	}
+	/** Node or credential type descriptions the running instance serves to its editor (needs login). */
+	const typesFile = (kind: 'nodes' | 'credentials') => json('GET', `/types/${kind}.json`);
+	/** Full execution with run data (IRun-like: { data: { resultData: { runData } }, status … }). */
+	async function execution(id: string): Promise<Execution> {
+		const d = await rest('GET', `/rest/executions/${id}`);
+		if (d && typeof d.data === 'string') d.data = await unflatten(d.data);
+		return d;
+	}
+	return {
+		request,
+		login,
+		rest,
+		execution,
+		nodeTypes: async () => summarizeNodeTypes(await typesFile('nodes'), logs()),
+		/** Credential type descriptions (names: d.name). */
 		credentialTypes: () => typesFile('credentials'),
 		/** Executions list (newest first) — e.g. executions({ workflowId }). */
-		async executions(filter = {}) {
+		async executions(filter: Record<string, unknown> = {}): Promise<Execution[]> {
 			const q = encodeURIComponent(JSON.stringify(filter));
-			const d = await client.rest('GET', `/rest/executions?filter=${q}&limit=100`);
+			const d = await rest('GET', `/rest/executions?filter=${q}&limit=100`);
 			return (d && d.results) || [];
 		},
-		/** Full execution with run data (IRun-like: { data: { resultData: { runData } }, status … }). */
-		async execution(id) {
-			const d = await client.rest('GET', `/rest/executions/${id}`);
-			if (d && typeof d.data === 'string') d.data = unflatten(d.data);
-			return d;
-		},
-		runManually: (workflow, options) => runManually(client, logs, workflow, options),
+		runManually: (workflow: string | StoredWorkflow) =>
+			runManually({ rest, execution }, logs, workflow),
 		/** Saves a stored credential's name and data, as its dialog does (e.g. one imported with placeholders). */
-		updateCredential: ({ id, name, type, data }) =>
-			client.rest('PATCH', `/rest/credentials/${id}`, { name, type, data }),
+		updateCredential: ({
+			id,
+			name,
+			type,
+			data,
+		}: {
+			id: string;
+			name: string;
+			type: string;
+			data: object;
+		}) => rest('PATCH', `/rest/credentials/${id}`, { name, type, data }),
 		/** Activates (2.x: publishes) a workflow's current version (by id, or as n8n stored it), as the editor's toggle does. */
-		async activate(workflow) {
+		async activate(workflow: string | StoredWorkflow) {
 			const { id, versionId } =
-				typeof workflow === 'string'
-					? await client.rest('GET', `/rest/workflows/${workflow}`)
-					: workflow;
-			return client.rest('POST', `/rest/workflows/${id}/activate`, { versionId });
+				typeof workflow === 'string' ? await rest('GET', `/rest/workflows/${workflow}`) : workflow;
+			return rest('POST', `/rest/workflows/${id}/activate`, { versionId });
 		},
 	};
-	async function typesFile(kind: 'nodes' | 'credentials') {
-		if (!cookie) await client.login();
-		const r = await client.request('GET', `/types/${kind}.json`);
-		if (r.status !== 200) throw new Error(`/types/${kind}.json → ${r.status}`);
-		return r.json;
-	}
-	return client;
 }
 
 /**
@@ -166,10 +152,10 @@ export function restClient(baseUrl: string, logs: () => import('./logs').LogLine
  * execution has ended.
  */
 async function runManually(
-	client: RestClient,
-	logs: () => import('./logs').LogLine[],
+	client: Pick<RestClient, 'rest' | 'execution'>,
+	logs: () => LogLine[],
 	stored: string | StoredWorkflow,
-	{ timeoutMs = 300_000 }: { timeoutMs?: number } = {},
+	timeoutMs = 300_000,
 ): Promise<RunOutcome> {
 	const started = Date.now();
 	const workflow: StoredWorkflow =
@@ -185,9 +171,14 @@ async function runManually(
 		throw new Error(`workflow ${workflowId} did not start: ${JSON.stringify(answer)}`);
 	const execution = await waitFor(
 		async () => {
-			const e = await client.execution(answer.executionId);
+			// 503 "Database is not ready": n8n 1.x's database ping timed out on a loaded machine,
+			// for a moment; asked again.
+			const e = await client.execution(answer.executionId).catch((error: Error) => {
+				if (/ → 503 /.test(error.message)) return undefined;
+				throw error;
+			});
 			// 1.x may store the final status a moment before the run data.
-			return UNFINISHED.has(e.status) || !e.data?.resultData ? undefined : e;
+			return !e || UNFINISHED.has(e.status) || !e.data?.resultData ? undefined : e;
 		},
 		{
 			timeoutMs,

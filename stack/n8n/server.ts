@@ -9,8 +9,10 @@ import { readLogFile, tailLog } from './logs';
 import { httpRequest } from './http';
 import { restClient } from './rest';
 
-export type ExitInfo = import('./process').ExitInfo;
-export type StartOptions = import('./env').EnvSource & {
+type ExitInfo = import('./process').ExitInfo;
+/** `env`: from n8nEnv (or queue mode's). */
+export type StartOptions = {
+	env: NodeJS.ProcessEnv;
 	port?: number;
 	timeoutMs?: number;
 	logFile?: string;
@@ -21,8 +23,7 @@ export type N8nServer = {
 	port: number;
 	baseUrl: string;
 	pid: number;
-	exited: Promise<import('./process').ExitInfo>;
-	env: NodeJS.ProcessEnv;
+	exited: Promise<ExitInfo>;
 	logFile: string;
 	startMs: number;
 	logs: () => import('./logs').LogLine[];
@@ -39,7 +40,7 @@ process.on('exit', () => {
  * The environment of one `n8n start`: its port, a task-broker port, its webhook URL.
  */
 async function serverEnv(opts: StartOptions, p: import('./provision').Provisioned, port: number) {
-	const env = envFor(opts, p);
+	const env = envFor(opts.env, p);
 	env.N8N_PORT = String(port);
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
 	if (!env.WEBHOOK_URL && !env.N8N_WEBHOOK_URL)
@@ -79,13 +80,13 @@ function waitUntilReady(
  * `n8n start` on 127.0.0.1:<port> (a free one if port is 0/undefined), in its own process
  * group; resolves once GET /healthz/readiness answers 200 (GET /healthz answers 200 several
  * seconds earlier, before the instance is usable and before published workflows are active).
- *   { port?, env | userFolder, timeoutMs = 120000, logFile?, codeNode?, killOnSignal = true, onSpawn? }
+ *   { env, port?, timeoutMs = 120000, logFile?, killOnSignal = true, onSpawn? }
  * killOnSignal: false leaves SIGINT/SIGTERM/SIGHUP to the caller (who then stops the server
  * itself, gracefully); the server is still SIGKILLed when this process exits.
  * Handle: { port, baseUrl, pid, logFile, startMs, logs(), stop() } and the REST client
  * (request, login, rest, nodeTypes, credentialTypes, executions, execution).
  */
-export async function startN8n(opts: StartOptions = {}): Promise<N8nServer> {
+export async function startN8n(opts: StartOptions): Promise<N8nServer> {
 	const p = await provision();
 	const port = opts.port || (await getFreePort());
 	const env = await serverEnv(opts, p, port);
@@ -113,15 +114,13 @@ export async function startN8n(opts: StartOptions = {}): Promise<N8nServer> {
 		baseUrl,
 		pid: server.pid,
 		exited: server.whenExited,
-		env,
 		logFile,
 		startMs: 0,
 		logs,
 		...restClient(baseUrl, logs),
-		/** SIGTERM the process group, wait (default 15 s), then SIGKILL. Resolves to the exit info. */
-		async stop({ timeoutMs = 15000 } = {}) {
-			if (server.exited()) return server.exited();
-			await server.stop({ timeoutMs }); // also kills stragglers in the group (task runners)
+		/** SIGTERM the process group, wait (default 15 s), then SIGKILL; also stragglers in the group (task runners). Resolves to the exit info. */
+		async stop(options) {
+			await server.stop(options);
 			return exitPromise;
 		},
 	};

@@ -7,7 +7,7 @@
  * own services.
  *
  *   import * as svc from './services';
- *   const redis = await svc.startRedis();          // { host, port, command('PING'), stop() }
+ *   const redis = await svc.startRedis();          // { host, port, stop() }
  *   await svc.stopAll();                           // whatever is still running (also run on exit)
  */
 import fs from 'node:fs';
@@ -53,98 +53,28 @@ export async function aptInstall(packages: string[]): Promise<void> {
 /**
  * Installs redis-server from Debian's packages when missing (root only).
  */
-export async function ensurePackages({
-	log = (m) => process.stderr.write(`[services] ${m}\n`),
-}: { log?: (message: string) => void } = {}) {
-	if (which('redis-server')) return { installed: [] };
-	const missing = ['redis-server'];
+export async function ensurePackages() {
+	if (which('redis-server')) return;
 	if (process.getuid && process.getuid() !== 0) {
 		throw new Error(
-			`missing ${missing.join(' and ')}: install them (apt-get install -y ${missing.join(' ')}) or run as root`,
+			'missing redis-server: install it (apt-get install -y redis-server) or run as root',
 		);
 	}
-	log(`installing ${missing.join(', ')} from Debian's packages`);
-	await aptInstall(['--no-install-recommends', ...missing]);
+	process.stderr.write("[services] installing redis-server from Debian's packages\n");
+	await aptInstall(['--no-install-recommends', 'redis-server']);
 	if (!which('redis-server')) throw new Error('redis-server still missing after apt-get install');
-	return { installed: missing };
 }
 
-/**
- * A private temp dir (removed by the service's stop()).
- */
-function tempDir(prefix: string) {
-	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
-
-export type Service = {
-	name: string;
-	killNow: () => void;
-	stop: (options?: { timeoutMs?: number }) => Promise<void>;
-};
-
-/**
- * The service `server` as stopAll() and this process's exit see it; stopping it removes `dir`.
- */
-function register(name: string, server: import('./process').ServerProcess, dir: string): Service {
-	const entry: Service = {
-		name,
-		killNow() {
-			if (!server.exited()) killGroup(server.pid, 'SIGKILL');
-			fs.rmSync(dir, { recursive: true, force: true });
-		},
-		async stop({ timeoutMs = 15000 } = {}) {
-			await server.stop({ timeoutMs });
-			live.delete(entry);
-			fs.rmSync(dir, { recursive: true, force: true });
-		},
-	};
-	live.add(entry);
-	return entry;
-}
-
-/**
- * Wait until `probe` answers true; on an early exit or the deadline, stop the service and throw.
- */
-async function waitForService(
-	name: string,
-	server: import('./process').ServerProcess,
-	entry: Service,
-	{
-		probe,
-		timeoutMs,
-		intervalMs,
-		logFile,
-	}: { probe: () => Promise<boolean>; timeoutMs: number; intervalMs: number; logFile: string },
-) {
-	try {
-		await waitForHealth(server, {
-			timeoutMs,
-			intervalMs,
-			probe: async () => ((await probe()) ? true : undefined),
-			failure: (exited) => {
-				if (!exited) return new Error(`${name} not ready after ${timeoutMs} ms`);
-				const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
-				return new Error(`${name} exited early (${JSON.stringify(exited)}): ${text.slice(-2000)}`);
-			},
-		});
-	} catch (e) {
-		await entry.stop();
-		throw e;
-	}
-}
+type Service = { killNow: () => void; stop: () => Promise<void> };
 
 /**
  * One Redis command over a raw socket (inline protocol); resolves to the first reply line.
  */
-export function redisCommand(
-	port: number,
-	command: string,
-	{ host = '127.0.0.1', timeoutMs = 2000 }: { host?: string; timeoutMs?: number } = {},
-): Promise<string> {
+function redisCommand(port: number, command: string): Promise<string> {
 	return new Promise((resolve, reject) => {
-		const sock = net.connect({ host, port });
+		const sock = net.connect({ host: '127.0.0.1', port });
 		let buf = '';
-		const timer = setTimeout(() => sock.destroy(new Error('redis timeout')), timeoutMs);
+		const timer = setTimeout(() => sock.destroy(new Error('redis timeout')), 2000);
 		sock.on('connect', () => sock.write(`${command}\r\n`));
 		sock.on('data', (d) => {
 			buf += d;
@@ -163,43 +93,46 @@ export function redisCommand(
 
 /**
  * A throwaway Redis: redis-server on 127.0.0.1:<free port>, no persistence (--save '',
- * --appendonly no), working dir a temp dir. Resolves to { host, port, dir, pid, logFile, command(cmd), stop() }.
+ * --appendonly no), working dir a temp dir that stop() removes. Resolves to { host, port, stop() }.
  */
-export async function startRedis({
-	port,
-	readyTimeoutMs = 20000,
-}: { port?: number; readyTimeoutMs?: number } = {}) {
+export async function startRedis() {
 	const bin = which('redis-server');
 	if (!bin) throw new Error('redis-server not found (apt-get install -y redis-server)');
-	const redisPort = port || (await getFreePort());
-	const dir = tempDir('wex-redis-');
+	const port = await getFreePort();
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wex-redis-'));
 	const logFile = path.join(dir, 'redis.log');
-	const args = [
-		'--port',
-		String(redisPort),
-		'--bind',
-		'127.0.0.1',
-		'--save',
-		'',
-		'--appendonly',
-	].concat(['no', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes']);
+	const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly'].concat(
+		['no', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'],
+	);
 	const server = await spawnServer(bin, args, { logFile, cwd: dir });
-	const entry = register('redis', server, dir);
-	await waitForService('redis', server, entry, {
-		probe: async () => (await redisCommand(redisPort, 'PING')) === '+PONG',
-		timeoutMs: readyTimeoutMs,
-		intervalMs: 100,
-		logFile,
-	});
-	return {
-		host: '127.0.0.1',
-		port: redisPort,
-		dir,
-		pid: server.pid,
-		logFile,
-		command: (c: string) => redisCommand(redisPort, c),
-		stop: entry.stop,
+	const entry: Service = {
+		killNow() {
+			if (!server.exited()) killGroup(server.pid, 'SIGKILL');
+			fs.rmSync(dir, { recursive: true, force: true });
+		},
+		async stop() {
+			await server.stop();
+			live.delete(entry);
+			fs.rmSync(dir, { recursive: true, force: true });
+		},
 	};
+	live.add(entry);
+	try {
+		await waitForHealth(server, {
+			timeoutMs: 20000,
+			intervalMs: 100,
+			probe: async () => ((await redisCommand(port, 'PING')) === '+PONG' ? true : undefined),
+			failure: (exited) => {
+				if (!exited) return new Error('redis not ready after 20000 ms');
+				const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+				return new Error(`redis exited early (${JSON.stringify(exited)}): ${text.slice(-2000)}`);
+			},
+		});
+	} catch (e) {
+		await entry.stop();
+		throw e;
+	}
+	return { host: '127.0.0.1', port, stop: entry.stop };
 }
 
 /** Stops every service this module started and that is still running. */

@@ -40,10 +40,16 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 		? join(__dirname, '..', '..', 'docs')
 		: mkdtempSync(join(tmpdir(), 'wex-browser-shots-'));
 	let stack: Awaited<ReturnType<typeof startStack>> | undefined;
-	const teardown = async () => {
-		await stack?.stop();
+	const removeFolders = () => {
 		rmSync(userFolder, { recursive: true, force: true });
 		if (!keepShots) rmSync(shotsDir, { recursive: true, force: true });
+	};
+	// A signal that ends the run (its teardown then never runs) still removes them.
+	const disarm = n8n.onInterrupt(removeFolders);
+	const teardown = async () => {
+		disarm();
+		await stack?.stop();
+		removeFolders();
 	};
 	// A set-up that fails stops what it started and removes its folders too (no teardown runs then).
 	let ready = false;

@@ -4,7 +4,7 @@ import * as n8n from '../../stack/n8n/lib';
 
 export default async function globalTeardown(): Promise<void> {
 	const state = globalThis.__wexE2e;
-	await n8n.killActiveRuns('SIGTERM').catch(() => undefined);
+	await n8n.killActiveRuns().catch(() => undefined);
 	state?.disarm();
 	for (const cleanup of state?.cleanup ?? []) cleanup();
 	globalThis.__wexE2e = undefined;

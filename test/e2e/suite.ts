@@ -283,7 +283,7 @@ export function assertPaired(items: Item[], what: string): void {
 
 /** Items (with binary and pairedItem) a node emitted; throws with the run's error if it did not run. */
 export function outputOf(r: RunResult, nodeName: string): Item[] {
-	const items = r.items(nodeName, { withBinary: true });
+	const items = r.items(nodeName, true);
 	if (!items)
 		throw new assert.AssertionError({
 			message: `node "${nodeName}" did not run${r.error ? `: ${r.error.message}` : ''}`,

@@ -123,7 +123,7 @@ beforeAll(async () => {
 	);
 }, 15 * 60_000);
 afterAll(async () => {
-	await n8n.killActiveRuns('SIGTERM').catch(() => undefined);
+	await n8n.killActiveRuns().catch(() => undefined);
 	for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
 });
 
