@@ -5,12 +5,16 @@
 
 create schema private;
 
--- What the clock, the lifecycle and the download links need from the gateway.
+-- The service's clock: an offset from real time, or a frozen instant (the gateway sets both).
+create table private.clock (
+	singleton boolean primary key default true check (singleton),
+	offset_ms bigint not null default 0,
+	frozen_ms bigint
+);
+
+-- What the lifecycle and the download links need from the gateway.
 create table private.service (
 	singleton boolean primary key default true check (singleton),
-	-- The service's clock: an offset from real time, or a frozen instant (the gateway sets both).
-	offset_ms bigint not null default 0,
-	frozen_ms bigint,
 	base_url text not null default '',
 	link_secret text not null default '',
 	generation integer not null default 0,
@@ -23,11 +27,12 @@ create table private.subscriptions (
 	plan text not null check (plan in ('business', 'free'))
 );
 
+insert into private.clock default values;
 insert into private.service default values;
 
 create function private.now() returns timestamptz language sql stable security definer set search_path = '' as $$
 	select coalesce(timestamptz 'epoch' + frozen_ms * interval '1 millisecond', now() + offset_ms * interval '1 millisecond')
-	from private.service
+	from private.clock
 $$;
 
 -- The caller's user id: the `sub` claim of the JWT PostgREST verified.
@@ -157,11 +162,11 @@ declare
 begin
 	-- Requests tick concurrently: one at a time, so a finished job gets one download row.
 	perform pg_advisory_xact_lock(1);
-	update private.service
-		set offset_ms = tick.offset_ms, frozen_ms = tick.frozen_ms, download_timestamps = tick.download_timestamps
-		where (service.offset_ms, service.frozen_ms, service.download_timestamps)
-			is distinct from (tick.offset_ms, tick.frozen_ms, tick.download_timestamps);
+	update private.clock set offset_ms = tick.offset_ms, frozen_ms = tick.frozen_ms
+		where (clock.offset_ms, clock.frozen_ms) is distinct from (tick.offset_ms, tick.frozen_ms);
 	t := private.now();
+	update private.service set download_timestamps = tick.download_timestamps
+		where service.download_timestamps is distinct from tick.download_timestamps;
 	update private.jobs set status = 'running'
 		where status = 'queued' and created_at + duration * 0.2 <= t and created_at + duration > t;
 	with done as (

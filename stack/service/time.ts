@@ -1,4 +1,4 @@
-// The service's clock (moved by tests, read by the database through private.service) and the
+// The service's clock (moved by tests, read by the database through private.clock) and the
 // forms of downloads' created_at that PostgREST never writes (the gateway's clearly named rewrite).
 import type { TimestampFormat } from './types';
 
@@ -23,7 +23,7 @@ export class EmulatorClock {
 		return this.frozenAtMs ?? Date.now() + this.offsetMs;
 	}
 
-	/** The clock as private.service holds it: the offset from the real time, or the frozen instant. */
+	/** The clock as private.clock holds it: the offset from the real time, or the frozen instant. */
 	state(): { offsetMs: number; frozenMs: number | null } {
 		return { offsetMs: this.now() - wallClock(), frozenMs: this.frozenAtMs ?? null };
 	}
