@@ -207,6 +207,28 @@ export function createWorkflow(server: N8nServer, workflow: Json): Promise<Json>
 	});
 }
 
+/**
+ * `credential` created on `server` as its dialog saves one, then each workflow pointed at it (its
+ * nodes changed in place), saved as the editor saves a new one and activated by its toggle.
+ */
+export async function saveActiveWithCredential(
+	server: N8nServer,
+	credential: { name: string; type: string; data: Json },
+	workflows: Json[],
+): Promise<Json[]> {
+	const { id } = await server.rest('POST', '/rest/credentials', credential);
+	const saved = [];
+	for (const workflow of workflows) {
+		for (const node of workflow.nodes)
+			if (node.credentials?.[credential.type])
+				node.credentials[credential.type] = { id, name: credential.name };
+		const created = await createWorkflow(server, workflow);
+		await server.activate(created);
+		saved.push(created);
+	}
+	return saved;
+}
+
 /** Runs a workflow built in the test: created on the file's n8n, then run as execute() runs one. */
 export async function executeBuilt(workflow: Json): Promise<RunResult> {
 	const n8nServer = await fileServer();

@@ -26,9 +26,9 @@ import {
 	WRONG_PASSWORD,
 	assertDownload,
 	checkServerLog,
-	createWorkflow,
 	fileServer,
 	report,
+	saveActiveWithCredential,
 	seconds,
 	service,
 	workflowFile,
@@ -76,14 +76,11 @@ const insertDownloads = (labels: string[], ageMs = 0) =>
 /** The trigger example saved as the editor saves it, with a credential of its own for `triggerService`, then activated by its toggle. */
 async function saveTriggerWorkflow(server: N8nServer): Promise<Json> {
 	const [{ type, data }] = credentialsFor(triggerService);
-	const name = 'Website Export (the live trigger)';
-	const credential = await server.rest('POST', '/rest/credentials', { name, type, data });
-	const example = workflowFile('trigger-download-ready');
-	for (const node of example.nodes)
-		if (node.credentials?.[type]) node.credentials[type] = { id: credential.id, name };
-	const created = await createWorkflow(server, example);
-	await server.activate(created);
-	return created;
+	const credential = { name: 'Website Export (the live trigger)', type, data };
+	const [saved] = await saveActiveWithCredential(server, credential, [
+		workflowFile('trigger-download-ready'),
+	]);
+	return saved;
 }
 
 beforeAll(async () => {

@@ -21,7 +21,7 @@ import {
 } from '../e2e/trigger-runs';
 import {
 	REPO,
-	createWorkflow,
+	saveActiveWithCredential,
 	credentialsFor,
 	inspectZip,
 	report,
@@ -133,14 +133,8 @@ afterAll(async () => {
  */
 async function saveOnMain(): Promise<void> {
 	const [{ name, type, data }] = credentialsFor(service);
-	const credential = await cluster.main.rest('POST', '/rest/credentials', { name, type, data });
-	for (const workflow of workflows) {
-		for (const node of workflow.nodes)
-			if (node.credentials?.[type]) node.credentials[type] = { id: credential.id, name };
-		const created = await createWorkflow(cluster.main, workflow);
-		workflow.id = created.id;
-		await cluster.main.activate(created);
-	}
+	const saved = await saveActiveWithCredential(cluster.main, { name, type, data }, workflows);
+	saved.forEach((created, index) => (workflows[index].id = created.id));
 }
 
 /** Executions of a workflow in Postgres. */
