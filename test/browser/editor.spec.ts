@@ -7,6 +7,8 @@ import {
 	NODE_TYPE,
 	checkExample,
 	examplePlan,
+	leaveUnsaved,
+	navigate,
 	openNode,
 	openWorkflow,
 	settle,
@@ -64,14 +66,13 @@ for (const example of plan.examples) {
 	});
 }
 
-/** A tab of its own, closed unsaved. */
-async function inNewTab(use: (tab: Page) => Promise<void>): Promise<void> {
-	const tab = await context.newPage();
-	try {
-		await use(tab);
-	} finally {
-		await tab.close();
-	}
+/**
+ * Edits on the page, then left unsaved as a user leaves them (a tab of their own loaded the
+ * editor again: about 15 s of Chromium's CPU each).
+ */
+async function unsaved(use: (tab: Page) => Promise<void>): Promise<void> {
+	await use(page);
+	await leaveUnsaved(page, stack.n8nUrl, '/home/workflows');
 }
 
 /** The first item of an open From List: the job of the run above, `#<id> · <url>`. */
@@ -85,7 +86,7 @@ test('from list', async () => {
 		node.type === NODE_TYPE && node.parameters.resource === 'job' && !!node.parameters.recordId;
 	const wf = readExamples(DEFAULTS.examplesDir).find((w) => w.nodes.some(picksJob));
 	expect(wf, 'an example whose Website Export node picks a job').toBeDefined();
-	await inNewTab(async (tab) => {
+	await unsaved(async (tab) => {
 		await openWorkflow(tab, stack.n8nUrl, wf!);
 		const ndv = await openNode(tab, wf!.nodes.find(picksJob)!.name);
 		await settle(tab, ndv);
@@ -135,12 +136,15 @@ test('credential', async () => {
 });
 
 test('credential test failure', async () => {
-	await page.goto(`${stack.n8nUrl}/home/credentials/${stack.wrongCredentialId}`);
+	await page.keyboard.press('Escape'); // the dialog of the test before
+	await navigate(page, stack.n8nUrl, `/home/credentials/${stack.wrongCredentialId}`);
 	const modal = page.getByTestId('editCredential-modal');
 	await expect(modal.getByText('Couldn’t connect with these settings')).toBeVisible();
 	await expect(modal.getByRole('button', { name: 'Retry' }).first()).toBeVisible();
 	await modal.getByText('More details').click();
 	await expect(modal.getByText(/^Login failed \(/)).toBeVisible();
+	await page.keyboard.press('Escape');
+	await expect(modal).toBeHidden();
 });
 
 test('job in a filter', async () => {
@@ -158,7 +162,7 @@ test('job in a filter', async () => {
 		}))
 		.find(({ node }) => node);
 	expect(example, 'an example with a Get Many with filters').toBeDefined();
-	await inNewTab(async (tab) => {
+	await unsaved(async (tab) => {
 		await openWorkflow(tab, stack.n8nUrl, example!.wf);
 		const ndv = await openNode(tab, example!.node.name);
 		await settle(tab, ndv);

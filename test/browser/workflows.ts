@@ -70,7 +70,7 @@ const canvasNode = (page: Page, name: string) =>
  * or by loading it in a page without it. A reload costs about 10 s of CPU (n8n's editor starting
  * again, its node types and all), and the check moves a dozen times.
  */
-async function navigate(page: Page, baseUrl: string, path: string): Promise<void> {
+export async function navigate(page: Page, baseUrl: string, path: string): Promise<void> {
 	const routed = await page.evaluate(async (to) => {
 		type Router = { push(to: string): Promise<unknown> };
 		type VueApp = { config: { globalProperties: { $router?: Router } } };
@@ -81,6 +81,13 @@ async function navigate(page: Page, baseUrl: string, path: string): Promise<void
 		return true;
 	}, path);
 	if (!routed) await page.goto(baseUrl + path);
+}
+
+/** Leaves a workflow with unsaved edits for `path`, answering n8n's question as a user does. */
+export async function leaveUnsaved(page: Page, baseUrl: string, path: string): Promise<void> {
+	const leaving = navigate(page, baseUrl, path);
+	await page.getByRole('button', { name: 'Leave without saving' }).click();
+	await leaving;
 }
 
 export async function openWorkflow(page: Page, baseUrl: string, wf: Workflow): Promise<void> {
