@@ -7,7 +7,6 @@ import {
 	NODE_TYPE,
 	checkExample,
 	examplePlan,
-	leaveUnsaved,
 	navigate,
 	openNode,
 	openWorkflow,
@@ -72,7 +71,10 @@ for (const example of plan.examples) {
  */
 async function unsaved(use: (tab: Page) => Promise<void>): Promise<void> {
 	await use(page);
-	await leaveUnsaved(page, stack.n8nUrl, '/home/workflows');
+	// Away from the workflow, answering n8n's question as a user does.
+	const leaving = navigate(page, stack.n8nUrl, '/home/workflows');
+	await page.getByRole('button', { name: 'Leave without saving' }).click();
+	await leaving;
 }
 
 /** The first item of an open From List: the job of the run above, `#<id> · <url>`. */

@@ -83,13 +83,6 @@ export async function navigate(page: Page, baseUrl: string, path: string): Promi
 	if (!routed) await page.goto(baseUrl + path);
 }
 
-/** Leaves a workflow with unsaved edits for `path`, answering n8n's question as a user does. */
-export async function leaveUnsaved(page: Page, baseUrl: string, path: string): Promise<void> {
-	const leaving = navigate(page, baseUrl, path);
-	await page.getByRole('button', { name: 'Leave without saving' }).click();
-	await leaving;
-}
-
 export async function openWorkflow(page: Page, baseUrl: string, wf: Workflow): Promise<void> {
 	await navigate(page, baseUrl, `/workflow/${wf.id}`);
 	await expect(page.getByTestId('canvas-node').first()).toBeVisible();
