@@ -55,18 +55,6 @@ export async function runError(
 export const itemsOf = (...json: IDataObject[]): INodeExecutionData[] =>
 	json.map((j) => ({ json: j }));
 
-/** Waits (in real time, briefly) until `condition` holds; for acting while the node runs. */
-export async function until(
-	condition: () => boolean | Promise<boolean>,
-	timeoutMs = 2000,
-): Promise<void> {
-	const started = Date.now();
-	while (!(await condition())) {
-		if (Date.now() - started > timeoutMs) throw new Error('Condition not met in time');
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-}
-
 /** The node's parameters for an operation on the record with this ID (or expression). */
 export const byId = (
 	resource: string,

@@ -2,8 +2,9 @@ import { DateTime } from 'luxon';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { getGlobalState, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { waitFor } from '../../stack/n8n/process';
 import { requestsSince, startService, type Service } from '../support';
-import { byId, expectServiceError, itemsOf, runError, runJson, runNode, until } from './helpers';
+import { byId, expectServiceError, itemsOf, runError, runJson, runNode } from './helpers';
 import { badIdCases, itRejectsInput, type InputErrorCase } from './inputErrors';
 
 const job = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
@@ -157,7 +158,11 @@ describe('Website Export node: Job resource', () => {
 			service.emulator.settings.jobDurationMs = HOUR;
 			const run = runError(service, waiting({ url: 'https://example.com', timeout: 1 }));
 			// Once the job exists, 30 emulated minutes pass: it is running, far from done.
-			await until(async () => (await service.emulator.count('jobs')) === 1);
+			await waitFor(async () => (await service.emulator.count('jobs')) === 1, {
+				timeoutMs: 2000,
+				intervalMs: 5,
+				failure: () => new Error('the job was not created within 2 s'),
+			});
 			await service.emulator.clock.advance(HOUR / 2);
 			const error = await run;
 			const [stored] = (await service.emulator.rows('jobs')) as IDataObject[];
