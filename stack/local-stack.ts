@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @typescript-eslint/no-explicit-any, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /**
  * The `npm start` stack (stack/start.ts is its command): a local n8n editor with this node pack, a
  * ready credential and the example workflows, talking to the Website Export emulator instead of
@@ -76,7 +76,7 @@ function assertDependenciesInstalled() {
 }
 
 /** Where provision.sh keeps (or will keep) the pinned n8n + Node 24, and whether it is complete. */
-export function provisionCache() {
+function provisionCache() {
 	const sh = fs.readFileSync(path.join(__dirname, 'n8n', 'provision.sh'), 'utf8');
 	const pin = (name: string) => (new RegExp(`^${name}=(\\S+)`, 'm').exec(sh) || [])[1];
 	const n8nVersion = process.env.WEX_N8N_VERSION || pin('_wex_n8n_version_default');
@@ -110,7 +110,6 @@ function assertBuildToolsForProvisioning() {
 export type N8nServer = import('./n8n/server').N8nServer;
 export type Emulator = import('./service/launch').ServiceProcess;
 export type Cluster = Awaited<ReturnType<typeof queue.startCluster>>;
-export type Provisioned = import('./n8n/provision').Provisioned;
 export type Owner = { email: string; password: string; firstName: string; lastName: string };
 export type StackOptions = {
 	n8nPort: number;
@@ -121,9 +120,10 @@ export type StackOptions = {
 	reimport: boolean;
 	queue?: boolean;
 	log: (message: string) => void;
-	onStarted?: (what: 'emulator' | 'cluster' | 'n8n', handle: any) => void;
+	/** Filled in as each part starts: what to stop when interrupted before the stack is ready. */
+	parts?: StackParts;
 };
-export type StackParts = { n8n?: N8nServer | null; emulator?: Emulator | null; cluster?: Cluster };
+export type StackParts = { n8n?: N8nServer; emulator?: Emulator; cluster?: Cluster };
 export type Stack = {
 	n8n: N8nServer;
 	emulator: Emulator;
@@ -138,12 +138,14 @@ export type Stack = {
 };
 
 /**
- * provision(), saying so when it takes long (the first install does).
+ * In parallel: the n8n runtime (saying so when it takes long, as the first install does) and this
+ * pack, built and packed. Resolves to the pack once both are done.
  */
-async function provisionWithProgress(
+async function prepareInParallel(
 	cache: ReturnType<typeof provisionCache>,
 	log: (message: string) => void,
 ) {
+	log('Preparing (in parallel): the n8n runtime, this node pack');
 	const t = Date.now();
 	let slow: NodeJS.Timeout | undefined;
 	const first = setTimeout(
@@ -159,48 +161,42 @@ async function provisionWithProgress(
 		},
 		cache.complete ? 3000 : 0,
 	);
-	try {
-		const p = await n8n.provision();
-		log(`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(Date.now() - t)})`);
-		return p;
-	} finally {
-		clearTimeout(first);
-		clearInterval(slow);
-	}
-}
-
-/**
- * In parallel: the n8n runtime, this pack (built and packed).
- */
-async function prepareInParallel(
-	cache: ReturnType<typeof provisionCache>,
-	log: (message: string) => void,
-) {
-	log('Preparing (in parallel): the n8n runtime, this node pack');
-	const t = Date.now();
+	const provisioning = n8n
+		.provision()
+		.then((p) =>
+			log(
+				`  n8n runtime: n8n ${p.n8nVersion} on Node ${p.nodeVersion} (${seconds(Date.now() - t)})`,
+			),
+		)
+		.finally(() => {
+			clearTimeout(first);
+			clearInterval(slow);
+		});
 	const packing = n8n.packPackage(REPO).then((pack) => {
 		log(`  node pack: ${path.basename(pack.tarball)} (${seconds(Date.now() - t)})`);
 		return pack;
 	});
-	const [p, pack] = await Promise.allSettled([provisionWithProgress(cache, log), packing]);
-	if (p.status === 'rejected') throw p.reason;
-	if (pack.status === 'rejected') throw pack.reason;
-	return { p: p.value, pack: pack.value };
+	const [provisioned, packed] = await Promise.allSettled([provisioning, packing]);
+	if (provisioned.status === 'rejected') throw provisioned.reason;
+	if (packed.status === 'rejected') throw packed.reason;
+	return packed.value;
 }
 
 /**
- * n8n itself: one process, or in queue mode a throwaway Postgres and Redis, the main process and
- * 2 workers. Answers the main process.
+ * n8n itself, a playground where Code nodes run, on localhost: one process, or in queue mode a
+ * throwaway Postgres and Redis, the main process and 2 workers. Answers the main process.
  */
 async function startEditor(
 	o: StackOptions,
 	parts: StackParts,
-	{
-		env,
-		editorEnv,
-		userFolder,
-	}: { env: NodeJS.ProcessEnv; editorEnv: import('./n8n/env').N8nEnvExtra; userFolder: string },
+	{ userFolder, n8nVersion }: { userFolder: string; n8nVersion: string },
 ): Promise<N8nServer> {
+	const editorEnv = {
+		codeNode: true,
+		N8N_HOST: 'localhost',
+		N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
+		[n8n.webhookUrlVariable(n8nVersion)]: `http://localhost:${o.n8nPort}/`,
+	};
 	if (o.queue) {
 		o.log(
 			`Starting Postgres, Redis, n8n main on http://localhost:${o.n8nPort} and 2 workers (queue mode) ...`,
@@ -212,7 +208,6 @@ async function startEditor(
 			killOnSignal: false,
 			extraEnv: editorEnv,
 		});
-		if (o.onStarted) o.onStarted('cluster', parts.cluster);
 		return parts.cluster.main;
 	}
 	o.log(`Starting n8n on http://localhost:${o.n8nPort} ...`);
@@ -221,12 +216,13 @@ async function startEditor(
 	if (fs.existsSync(logFile) && fs.statSync(logFile).size > 20 * 1024 * 1024)
 		fs.renameSync(logFile, `${logFile}.old`);
 	return n8n.startN8n({
-		env,
+		// n8nEnv sets the one fixed N8N_ENCRYPTION_KEY: the folder keeps its first key.
+		env: n8n.n8nEnv(userFolder, editorEnv),
 		port: o.n8nPort,
 		logFile,
 		killOnSignal: false, // the caller stops it gracefully (SIGTERM) on Ctrl-C
 		timeoutMs: 180000,
-		onSpawn: (h) => o.onStarted && o.onStarted('n8n', h),
+		onSpawn: (h) => (parts.n8n = h), // stopped gracefully if interrupted before it is ready
 	});
 }
 
@@ -282,22 +278,6 @@ async function installPack(o: StackOptions, pack: { tarball: string; dispose: ()
 	return uf;
 }
 
-/**
- * The editor's variables (both modes: a playground where Code nodes run, on localhost) and the
- * whole environment of its n8n commands.
- */
-function editorEnvironment(o: StackOptions, n8nVersion: string, userFolder: string) {
-	const editorEnv = {
-		codeNode: true,
-		N8N_HOST: 'localhost',
-		N8N_EDITOR_BASE_URL: `http://localhost:${o.n8nPort}/`,
-		[n8n.webhookUrlVariable(n8nVersion)]: `http://localhost:${o.n8nPort}/`,
-	};
-	// n8nEnv sets the one fixed N8N_ENCRYPTION_KEY: the folder keeps its first key.
-	const env = n8n.n8nEnv(userFolder, editorEnv);
-	return { editorEnv, env };
-}
-
 /** Where the stack's emulator writes its output. */
 export const emulatorLog = (userFolder: string) => path.join(userFolder, 'emulator.log');
 
@@ -313,19 +293,14 @@ async function startStackEmulator(o: StackOptions, parts: StackParts) {
 		throw new StartError((e as Error).message);
 	}
 	parts.emulator = emulator;
-	if (o.onStarted) o.onStarted('emulator', emulator);
 	o.log(`Emulator running on ${emulator.baseUrl}`);
 	return emulator;
 }
 
 /**
  * Provision (cached), build + pack + install this pack into `userFolder`, start the emulator and
- * n8n, set up (or log in) the owner, then save the credential and the examples over REST.
- *
- * Options: { n8nPort = 5678, emulatorPort = 54321, userFolder = .n8n-local, examplesDir,
- *   owner = DEMO_OWNER, reimport = false, log = console.log, onStarted(component) }.
- * Resolves to { n8n (lib handle), emulator, userFolder, owner, credential, workflows, editorUrl,
- *   banner(), stop() }. On failure everything already started is stopped again.
+ * n8n, set up (or log in) the owner, then save the credential and the examples over REST. On
+ * failure everything already started is stopped again.
  */
 export async function startStack(options: Partial<StackOptions> = {}): Promise<Stack> {
 	const o: StackOptions = {
@@ -335,14 +310,14 @@ export async function startStack(options: Partial<StackOptions> = {}): Promise<S
 		log: console.log,
 		...options,
 	};
-	const parts: StackParts = {};
+	const parts = o.parts ?? {};
 	const { workflows, cache } = await preflight(o);
 	try {
-		const { pack } = await prepareInParallel(cache, o.log);
+		const pack = await prepareInParallel(cache, o.log);
 		const uf = await installPack(o, pack);
 		const emulator = await startStackEmulator(o, parts);
-		const { editorEnv, env } = editorEnvironment(o, cache.n8nVersion, uf.userFolder);
-		const server = await startEditor(o, parts, { env, editorEnv, userFolder: uf.userFolder });
+		const { userFolder } = uf;
+		const server = await startEditor(o, parts, { userFolder, n8nVersion: cache.n8nVersion });
 		parts.n8n = server;
 		await loginAndCheckNodes(server, o);
 		const demo = await saveDemoData(server, {

@@ -107,15 +107,15 @@ async function main(argv: string[]) {
 	const flags = parseArgs(argv);
 	if (flags.help) return printHelp();
 	const started = Date.now();
-	let stack: Stack | null = null;
-	const partial: StackParts & Record<string, unknown> = { n8n: null, emulator: null };
+	let stack: Stack;
+	const parts: StackParts = {};
 	let stopping: Promise<void> | null = null;
 
 	const shutdown = (reason: string, code: number) => {
 		if (stopping) return stopping;
 		const t = Date.now();
 		console.log(`\n${reason}: stopping n8n and the emulator ...`);
-		stopping = stopStack(stack || partial).then(
+		stopping = stopStack(parts).then(
 			() => {
 				console.log(`Stopped (${seconds(Date.now() - t)}).`);
 				process.exit(code);
@@ -141,7 +141,7 @@ async function main(argv: string[]) {
 			...{ userFolder, n8nPort, emulatorPort },
 			reimport: flags.reimport,
 			queue: flags.queue,
-			onStarted: (what, handle) => (partial[what] = handle),
+			parts,
 		});
 	} catch (e) {
 		if (stopping) return; // interrupted while starting: shutdown() exits

@@ -9,19 +9,12 @@ import { provision } from './provision';
 import { envFor } from './env';
 import { parseLogLines, type LogLine } from './logs';
 
-export type CliResult = import('./process').RunResult & {
-	logs: LogLine[];
-	succeeded: boolean;
-	crashedAtExit: boolean;
-};
 /** `env`: from n8nEnv (or queue mode's). */
-export type CliOptions = { env: NodeJS.ProcessEnv; check?: boolean; successLog?: RegExp };
+export type CliOptions = { env: NodeJS.ProcessEnv };
 /** untyped JSON from n8n, read by the suites */
 export type NodeTypeDescription = { name: string } & Record<string, any>;
 
-/**
- * The IRun that `execute --rawOutput` prints: n8n's untyped JSON, narrowed by isRun.
- * */
+/** The IRun that `execute --rawOutput` prints: n8n's untyped JSON, narrowed by extractRun. */
 export type N8nRun = {
 	status: string;
 	data: { resultData: { runData: Record<string, any[]>; lastNodeExecuted?: string; error?: any } };
@@ -29,12 +22,10 @@ export type N8nRun = {
 
 /**
  * Spawn the n8n CLI with Node 24: runN8n(['import:workflow', '--input=x.json'], { env }).
- * Resolves (also on non-zero exit) to the run's result with its parsed `logs`, `succeeded` and
- * `crashedAtExit`. Options: { check (throw unless succeeded), successLog (RegExp on log messages
- * that proves the work was done even if the process then crashed) }.
+ * Resolves (also on non-zero exit) to the run's result with its parsed `logs`.
  * A task-broker port is picked per call unless env has N8N_RUNNERS_BROKER_PORT.
  */
-export async function runN8n(args: string[], opts: CliOptions): Promise<CliResult> {
+export async function runN8n(args: string[], opts: CliOptions) {
 	const p = await provision();
 	const env = envFor(opts.env, p);
 	if (!env.N8N_RUNNERS_BROKER_PORT) env.N8N_RUNNERS_BROKER_PORT = String(await getFreePort());
@@ -43,25 +34,10 @@ export async function runN8n(args: string[], opts: CliOptions): Promise<CliResul
 		env,
 		timeoutMs: 120 * 1000,
 	});
-	const logs = parseLogLines(ran.stdout);
-	const { successLog } = opts;
-	// n8n 2.41 with the default `vm` expression engine (isolated-vm) sometimes dies with SIGSEGV
-	// while exiting, after its work is done (measured: 3 of 28 CLI runs at 3-way concurrency,
-	// 0 of 16 with N8N_EXPRESSION_ENGINE=legacy). With `successLog`, a run killed by a signal
-	// whose log shows the success line counts as done.
-	const crashedAtExit = !!(
-		ran.signal &&
-		!ran.timedOut &&
-		successLog &&
-		logs.some((l) => typeof l.message === 'string' && successLog.test(l.message))
-	);
-	const succeeded = !ran.timedOut && (ran.code === 0 || crashedAtExit);
-	const res = { ...ran, logs, crashedAtExit, succeeded };
-	if (opts.check && !res.succeeded) throw cliError(args, res);
-	return res;
+	return { ...ran, logs: parseLogLines(ran.stdout) };
 }
 
-function cliError(args: string[], res: CliResult) {
+function cliError(args: string[], res: Awaited<ReturnType<typeof runN8n>>) {
 	const errs = res.logs
 		.filter((l) => l.level === 'error' || l.level === 'raw')
 		.map((l) => l.message)
@@ -76,38 +52,33 @@ function cliError(args: string[], res: CliResult) {
 
 /**
  * `n8n import:<kind> --input=<file>` of `data`, written to a temporary file. Throws on failure.
+ * Credentials: { id, name, type, data: { …plaintext… } }, the data encrypted on import with the
+ * env's N8N_ENCRYPTION_KEY. Workflows: each with a stable string `id`, imported inactive (a
+ * started n8n activates one, `handle.activate`, for a live trigger).
  */
-async function importJson(kind: 'credentials' | 'workflow', data: object[], opts: CliOptions) {
-	const successLog = new RegExp(`^Successfully imported \\d+ ${kind.replace(/s$/, '')}`);
+export async function importData(
+	kind: 'credentials' | 'workflow',
+	data: object[],
+	opts: CliOptions,
+) {
 	const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-n8n-in-'));
 	const file = path.join(dir, 'input.json');
+	const args = [`import:${kind}`, `--input=${file}`];
 	try {
 		await fsp.writeFile(file, JSON.stringify(data, null, 2));
-		return await runN8n([`import:${kind}`, `--input=${file}`], {
-			...opts,
-			check: true,
-			successLog,
-		});
+		const res = await runN8n(args, opts);
+		// n8n 2.41 with the default `vm` expression engine (isolated-vm) sometimes dies with SIGSEGV
+		// while exiting, after its work is done (measured: 3 of 28 CLI runs at 3-way concurrency,
+		// 0 of 16 with N8N_EXPRESSION_ENGINE=legacy): a run killed by a signal whose log shows the
+		// success line counts as done.
+		const success = new RegExp(`^Successfully imported \\d+ ${kind.replace(/s$/, '')}`);
+		const crashedAtExit =
+			!!res.signal &&
+			res.logs.some((l) => typeof l.message === 'string' && success.test(l.message));
+		if (res.timedOut || (res.code !== 0 && !crashedAtExit)) throw cliError(args, res);
 	} finally {
 		await fsp.rm(dir, { recursive: true, force: true });
 	}
-}
-
-/**
- * import:credentials of { id, name, type, data: { …plaintext… } } (plaintext data is encrypted
- * on import with the env's N8N_ENCRYPTION_KEY). Throws on failure.
- */
-export async function importCredentials(credentials: object[], opts: CliOptions) {
-	return importJson('credentials', credentials, opts);
-}
-
-/**
- * import:workflow of workflows (each with a stable string `id`, nodes, connections). Imported
- * workflows are inactive; a started n8n activates one (`handle.activate`) for a live trigger.
- * Throws on failure.
- */
-export async function importWorkflows(workflows: object[], opts: CliOptions) {
-	return importJson('workflow', workflows, opts);
 }
 
 /**
@@ -183,7 +154,7 @@ export function runOutcome(
  * that must be separate processes (a started n8n runs the others, rest.ts). `run` is null only
  * if n8n failed before executing (unknown id, crash) or its output was cut. Manual Trigger is
  * the start node; poll triggers are skipped by `execute`. A SIGSEGV after a complete run (an
- * isolated-vm crash at exit, see runN8n) still counts: the outcome is judged on the run.
+ * isolated-vm crash at exit, see importData) still counts: the outcome is judged on the run.
  */
 export async function executeWorkflow(id: string, opts: CliOptions) {
 	const res = await runN8n(['execute', `--id=${id}`, '--rawOutput'], opts);

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** This repository packed, and installed as a community package into throwaway n8n user folders. */
 
 import fs from 'node:fs';
@@ -20,14 +20,8 @@ export async function buildAndPack(repoDir: string, outDir: string): Promise<str
 	repoDir = path.resolve(repoDir);
 	await run('npm', ['run', '-s', 'build'], { cwd: repoDir, check: true });
 	await fsp.mkdir(outDir, { recursive: true });
-	const res = await run(
-		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', outDir],
-		{
-			cwd: repoDir,
-			check: true,
-		},
-	);
+	const pack = ['pack', '--json', '--ignore-scripts', '--pack-destination', outDir];
+	const res = await run('npm', pack, { cwd: repoDir, check: true });
 	const info: { filename: string }[] = JSON.parse(res.stdout.slice(res.stdout.indexOf('[')));
 	return path.resolve(outDir, info[0].filename);
 }
@@ -43,12 +37,11 @@ export async function packPackage(
 	if (handed) return { tarball: path.resolve(handed), dispose: () => undefined };
 	const dest = await fsp.mkdtemp(path.join(os.tmpdir(), 'wex-pack-'));
 	const dispose = () => fs.rmSync(dest, { recursive: true, force: true });
-	let tarball: string | undefined;
 	try {
-		tarball = await buildAndPack(repoDir, dest);
-		return { tarball, dispose };
-	} finally {
-		if (!tarball) dispose();
+		return { tarball: await buildAndPack(repoDir, dest), dispose };
+	} catch (error) {
+		dispose();
+		throw error;
 	}
 }
 

@@ -20,7 +20,7 @@ const DISABLED_MODULES = [
 /**
  * Variables to set (a value of undefined/null removes one), and { codeNode: true } to start the
  * internal JS task runner so that Code nodes work.
- * */
+ */
 export type N8nEnvExtra = { codeNode?: boolean } & Record<
 	string,
 	string | number | boolean | null | undefined

@@ -6,7 +6,7 @@ import { tail } from './process';
 
 /**
  * One log line; `metadata` is n8n's untyped JSON. A line that is not JSON is { level: 'raw', message }.
- * */
+ */
 export type LogLine = { level: string; message: unknown; metadata?: any };
 
 /**
@@ -37,24 +37,12 @@ export function readLogFile(file: string) {
 	return parseLogLines(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 }
 
-/**
- * The end of a log file's lines above level info, for an error message.
- */
+/** The end of a log file's lines above level info, for an error message. */
 export function tailLog(file: string) {
-	try {
-		return tail(
-			parseLogLines(fs.readFileSync(file, 'utf8'))
-				.filter((l) => l.level !== 'info')
-				.map(
-					(l) =>
-						`${l.level}: ${typeof l.message === 'string' ? l.message : JSON.stringify(l.message)}`,
-				)
-				.join('\n'),
-			4000,
-		);
-	} catch {
-		return '';
-	}
+	const text = (message: unknown) =>
+		typeof message === 'string' ? message : JSON.stringify(message);
+	const lines = readLogFile(file).filter((l) => l.level !== 'info');
+	return tail(lines.map((l) => `${l.level}: ${text(l.message)}`).join('\n'), 4000);
 }
 
 /**

@@ -30,9 +30,6 @@ export type ServerProcess = {
 	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
 };
 
-/** Resolves after the given milliseconds (Node's own timer promise). */
-export { sleep };
-
 /**
  * Asks `probe` every `intervalMs` until it answers something other than undefined or false, and
  * resolves to that answer; after `timeoutMs` throws the error `failure` makes (it can say what was seen).
@@ -200,6 +197,12 @@ export async function getFreePort(preferred?: number): Promise<number> {
 	return getPort({ port: preferred, exclude: [...RESERVED_PORTS].filter((p) => p !== preferred) });
 }
 
+/** spawnServer()'s servers (process groups) until they exit: killed when this process exits. */
+const liveServers: Set<number> = new Set();
+process.on('exit', () => {
+	for (const pid of liveServers) killGroup(pid, 'SIGKILL');
+});
+
 /**
  * Spawn a long-running process (a server) in its own process group, its stdout and stderr
  * appended to `logFile`. Resolves to { pid, exited() (null while it runs, else { code,
@@ -225,14 +228,13 @@ export async function spawnServer(
 		reject: false,
 	});
 	const pid = child.pid as number;
+	liveServers.add(pid);
 	let exited: ExitInfo | null = null;
-	const whenExited = child.then(
-		(ended) =>
-			(exited = {
-				code: ended.exitCode ?? null,
-				signal: (ended.signal as NodeJS.Signals | undefined) ?? null,
-			}),
-	);
+	const whenExited = child.then((ended) => {
+		liveServers.delete(pid);
+		const signal = (ended.signal as NodeJS.Signals | undefined) ?? null;
+		return (exited = { code: ended.exitCode ?? null, signal });
+	});
 	return {
 		pid,
 		exited: () => exited,

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: n8n at scale runs in queue mode (main + workers over Redis, Postgres shared); the queue e2e suite and `npm start -- --queue` start it from here.
 /**
  * An n8n queue-mode cluster on this host: Postgres and Redis (./services.js), one `n8n start`
@@ -20,9 +20,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { startN8n } from './server';
-import { getFreePort, killGroup, spawnServer, waitForHealth } from './process';
-import { httpRequest } from './http';
+import { startN8n, waitUntilReady } from './server';
+import { getFreePort, killGroup, spawnServer } from './process';
 import { n8nEnv, withNodeBinFirst } from './env';
 import { provision } from './provision';
 import { readLogFile, capturesInLog } from './logs';
@@ -40,12 +39,6 @@ export type Worker = {
 	kill: (signal?: NodeJS.Signals) => void;
 	stop: () => Promise<unknown>;
 };
-
-/** Workers this process started and has not seen exit: killed when it exits. */
-const liveWorkers: Set<Worker> = new Set();
-process.on('exit', () => {
-	for (const w of liveWorkers) w.kill('SIGKILL');
-});
 
 /**
  * n8nEnv(userFolder) plus queue mode against the given Postgres and Redis.
@@ -93,31 +86,6 @@ function vmHWM(pid: number) {
 }
 
 /**
- * Resolves once the worker's /healthz/readiness answers 200 (it is connected to Postgres and Redis).
- */
-function waitUntilWorkerReady(
-	server: import('./process').ServerProcess,
-	{ port, index, log, timeoutMs }: { port: number; index: number; log: string; timeoutMs: number },
-) {
-	return waitForHealth(server, {
-		timeoutMs,
-		intervalMs: 250,
-		probe: async () => {
-			const r = await httpRequest('GET', `http://127.0.0.1:${port}/healthz/readiness`, {
-				timeoutMs: 2000,
-			});
-			return r.status === 200 ? true : undefined;
-		},
-		failure: (exited) =>
-			new Error(
-				exited
-					? `n8n worker ${index} exited early (${JSON.stringify(exited)}); log: ${log}`
-					: `n8n worker ${index} not ready after ${timeoutMs} ms; log: ${log}`,
-			),
-	});
-}
-
-/**
  * `n8n worker --concurrency=<n>` with a health server on a free port (its readiness URL is how
  * we know it is connected to Postgres and Redis). Resolves once /healthz/readiness answers 200.
  */
@@ -157,10 +125,10 @@ export async function startWorker({
 		kill: (signal = 'SIGKILL') => killGroup(server.pid, signal),
 		stop: () => server.stop(),
 	};
-	liveWorkers.add(w);
-	server.whenExited.then(() => liveWorkers.delete(w));
 	try {
-		await waitUntilWorkerReady(server, { port, index, log: logFile, timeoutMs: 120000 });
+		const baseUrl = `http://127.0.0.1:${port}`;
+		const what = `n8n worker ${index}`;
+		await waitUntilReady(server, { baseUrl, what, logFile, timeoutMs: 120000, rest: false });
 	} catch (e) {
 		await server.stop({ timeoutMs: 5000 });
 		throw e;

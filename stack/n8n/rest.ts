@@ -8,16 +8,14 @@ import { waitFor } from './process';
 import { provision } from './provision';
 import type { LogLine } from './logs';
 
-export const DEFAULT_OWNER = Object.freeze({
+const DEFAULT_OWNER = Object.freeze({
 	email: 'owner@example.com',
 	password: 'Wex-e2e-Passw0rd',
 	firstName: 'Wex',
 	lastName: 'Owner',
 });
 
-/**
- * An execution as n8n's REST API answers it: untyped JSON, read by the suites.
- * */
+/** An execution as n8n's REST API answers it: untyped JSON, read by the suites. */
 type Execution = { id: string; status: string; data?: any } & Record<string, any>;
 type Owner = { email: string; password: string; firstName?: string; lastName?: string };
 export type RestClient = ReturnType<typeof restClient>;

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 /** `n8n start` as a handle: started on a free port, ready when its REST API answers, stopped with its process group. */
 
 import path from 'node:path';
@@ -30,12 +30,6 @@ export type N8nServer = {
 	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
 } & import('./rest').RestClient;
 
-/** Servers this process started and has not seen exit: killed when it exits. */
-const liveServers: Set<N8nServer> = new Set();
-process.on('exit', () => {
-	for (const h of liveServers) killGroup(h.pid, 'SIGKILL');
-});
-
 /**
  * The environment of one `n8n start`: its port, a task-broker port, its webhook URL.
  */
@@ -49,30 +43,29 @@ async function serverEnv(opts: StartOptions, p: import('./provision').Provisione
 }
 
 /**
- * Resolves once GET /healthz/readiness answers 200 and the REST routes exist (n8n 1.x answers
- * readiness before its REST routes: 404 until then).
+ * Resolves once GET /healthz/readiness answers 200 and, with `rest`, the REST routes exist (n8n
+ * 1.x answers readiness before its REST routes: 404 until then); a queue-mode worker has none.
  */
-function waitUntilReady(
+export function waitUntilReady(
 	server: import('./process').ServerProcess,
-	baseUrl: string,
-	logFile: string,
-	timeoutMs: number,
+	options: { baseUrl: string; what: string; logFile: string; timeoutMs: number; rest: boolean },
 ) {
+	const { baseUrl, what, logFile, timeoutMs, rest } = options;
+	const status = async (route: string) =>
+		(await httpRequest('GET', baseUrl + route, { timeoutMs: 2000 })).status;
 	return waitForHealth(server, {
 		timeoutMs,
 		intervalMs: 200,
 		probe: async () => {
-			const r = await httpRequest('GET', `${baseUrl}/healthz/readiness`, { timeoutMs: 2000 });
-			if (r.status !== 200) return undefined;
-			const login = await httpRequest('GET', `${baseUrl}/rest/login`, { timeoutMs: 2000 });
-			return login.status !== 404 ? true : undefined;
+			if ((await status('/healthz/readiness')) !== 200) return undefined;
+			return !rest || (await status('/rest/login')) !== 404 ? true : undefined;
 		},
-		failure: (exited) =>
-			new Error(
-				exited
-					? `n8n start exited early (${JSON.stringify(exited)}); log: ${logFile}\n${tailLog(logFile)}`
-					: `n8n not ready after ${timeoutMs} ms; log: ${logFile}\n${tailLog(logFile)}`,
-			),
+		failure: (exited) => {
+			const how = exited
+				? `exited early (${JSON.stringify(exited)})`
+				: `not ready after ${timeoutMs} ms`;
+			return new Error(`${what} ${how}; log: ${logFile}\n${tailLog(logFile)}`);
+		},
 	});
 }
 
@@ -83,8 +76,6 @@ function waitUntilReady(
  *   { env, port?, timeoutMs = 120000, logFile?, killOnSignal = true, onSpawn? }
  * killOnSignal: false leaves SIGINT/SIGTERM/SIGHUP to the caller (who then stops the server
  * itself, gracefully); the server is still SIGKILLed when this process exits.
- * Handle: { port, baseUrl, pid, logFile, startMs, logs(), stop() } and the REST client
- * (request, login, rest, nodeTypes, credentialTypes, executions, execution).
  */
 export async function startN8n(opts: StartOptions): Promise<N8nServer> {
 	const p = await provision();
@@ -103,7 +94,6 @@ export async function startN8n(opts: StartOptions): Promise<N8nServer> {
 	const disarm =
 		opts.killOnSignal !== false ? onInterrupt(() => killGroup(server.pid, 'SIGKILL')) : () => {};
 	const exitPromise = server.whenExited.then((info) => {
-		liveServers.delete(handle);
 		disarm();
 		return info;
 	});
@@ -124,10 +114,10 @@ export async function startN8n(opts: StartOptions): Promise<N8nServer> {
 			return exitPromise;
 		},
 	};
-	liveServers.add(handle);
 	if (opts.onSpawn) opts.onSpawn(handle); // e.g. to stop it gracefully if interrupted before it is ready
 	try {
-		await waitUntilReady(server, baseUrl, logFile, opts.timeoutMs || 120000);
+		const timeoutMs = opts.timeoutMs || 120000;
+		await waitUntilReady(server, { baseUrl, what: 'n8n start', logFile, timeoutMs, rest: true });
 	} catch (e) {
 		await handle.stop({ timeoutMs: 5000 });
 		throw e;

@@ -40,29 +40,25 @@ export function which(cmd: string) {
 }
 
 /**
- * `apt-get update && apt-get install -y <arguments>` (root only), one caller at a time: lanes of
- * `npm run test:all` side by side (queue mode's Redis, the browser check's Chromium) would meet
- * apt's own lock, which fails instead of waiting. The mutex is a flock on /var/lib/dpkg.
+ * `command` (on PATH, or an absolute path), else installed (root only) by `apt-get update &&
+ * apt-get install -y <aptArgs>` (the package last), one caller at a time: lanes of `npm run
+ * test:all` side by side (queue mode's Redis, the browser check's Chromium) would meet apt's own
+ * lock, which fails instead of waiting. The mutex is a flock on /var/lib/dpkg.
  */
-export async function aptInstall(packages: string[]): Promise<void> {
+export async function ensureDebianPackage(command: string, aptArgs: string[]): Promise<void> {
+	const found = () => (path.isAbsolute(command) ? fs.existsSync(command) : which(command));
+	if (found()) return;
+	const install = `apt-get update && apt-get install -y ${aptArgs.join(' ')}`;
+	if (process.getuid?.() !== 0) throw new Error(`${command} is missing: run as root: ${install}`);
+	process.stderr.write(`${command} is missing: installing Debian's ${aptArgs.at(-1)} package\n`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const script = `apt-get update && apt-get install -y ${packages.join(' ')}`;
-	await run('flock', ['/var/lib/dpkg', 'sh', '-c', script], { env, check: true });
+	await run('flock', ['/var/lib/dpkg', 'sh', '-c', install], { env, check: true });
+	if (!found()) throw new Error(`${command} still missing after ${install}`);
 }
 
-/**
- * Installs redis-server from Debian's packages when missing (root only).
- */
+/** redis-server, from Debian's packages when missing (root only). */
 export async function ensurePackages() {
-	if (which('redis-server')) return;
-	if (process.getuid && process.getuid() !== 0) {
-		throw new Error(
-			'missing redis-server: install it (apt-get install -y redis-server) or run as root',
-		);
-	}
-	process.stderr.write("[services] installing redis-server from Debian's packages\n");
-	await aptInstall(['--no-install-recommends', 'redis-server']);
-	if (!which('redis-server')) throw new Error('redis-server still missing after apt-get install');
+	await ensureDebianPackage('redis-server', ['--no-install-recommends', 'redis-server']);
 }
 
 type Service = { killNow: () => void; stop: () => Promise<void> };

@@ -40,7 +40,7 @@ export function parseArgs(argv: readonly string[]): EmulatorOptions {
 }
 
 /** Starts the emulator, prints how to reach it, and stops it on SIGINT/SIGTERM. */
-export async function main(argv: readonly string[]): Promise<void> {
+async function main(argv: readonly string[]): Promise<void> {
 	const emulator = await startEmulator(parseArgs(argv));
 	let stopping = false;
 	const stop = (why: string) => {

@@ -1,14 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the browser check's global setup: Debian's Chromium, and the `npm start` stack in a throwaway folder for the tests.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startStack, DEFAULTS } from '../../stack/local-stack';
 import * as n8n from '../../stack/n8n/lib';
-import { aptInstall } from '../../stack/n8n/services';
+import { ensureDebianPackage } from '../../stack/n8n/services';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's chromium (playwright.config.ts runs it), installed with apt-get when missing (root). */
+const CHROMIUM = '/usr/bin/chromium';
 
 /** What the tests read from the environment (set here, in the runner, before any worker starts). */
 export interface BrowserStack {
@@ -21,19 +22,8 @@ export interface BrowserStack {
 	shotsDir: string;
 }
 
-/** Debian's chromium, installed with apt-get when missing (as root). */
-async function ensureChromium(): Promise<void> {
-	if (existsSync(CHROMIUM)) return;
-	if (process.getuid?.() !== 0)
-		throw new Error(
-			`${CHROMIUM} is missing: sudo apt-get update && sudo apt-get install -y chromium`,
-		);
-	console.log(`${CHROMIUM} is missing: installing Debian's chromium package (about 40 s)`);
-	await aptInstall(['chromium']);
-}
-
 export default async function globalSetup(): Promise<() => Promise<void>> {
-	await ensureChromium();
+	await ensureDebianPackage(CHROMIUM, ['chromium']);
 	const userFolder = mkdtempSync(join(tmpdir(), 'wex-browser-n8n-'));
 	const keepShots = process.env.UPDATE_SCREENSHOTS === '1';
 	const shotsDir = keepShots

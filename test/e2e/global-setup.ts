@@ -41,8 +41,8 @@ export default async function globalSetup(): Promise<void> {
 	};
 	const env = n8n.n8nEnv(uf.userFolder);
 	const workflows = fileWorkflows();
-	await n8n.importCredentials(credentialsFor(PLACEHOLDER_ACCESS), { env });
-	await n8n.importWorkflows([...Object.values(workflows), ...adverseWorkflows()], { env });
+	await n8n.importData('credentials', credentialsFor(PLACEHOLDER_ACCESS), { env });
+	await n8n.importData('workflow', [...Object.values(workflows), ...adverseWorkflows()], { env });
 	// The test files (in this process: one at a time) read it back (suite.ts).
 	process.env.WEX_E2E = JSON.stringify(prepared);
 	process.stdout.write(

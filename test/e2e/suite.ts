@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: what the e2e test files share: the n8n global-setup.ts prepared, each file's own service and copy of it, workflow runs,
 // a reset service with its seed rows, and the checks every output item gets.
 import assert from 'node:assert/strict';
@@ -250,12 +250,11 @@ export async function startWithCredentials(
 	credentials: Json[] = credentialsFor(service),
 ): Promise<N8nServer> {
 	const started = await n8n.startN8n({ env: serverEnvironment, timeoutMs: 180_000 });
-	let saved = false;
 	try {
 		for (const credential of credentials) await started.updateCredential(credential);
-		saved = true;
-	} finally {
-		if (!saved) await started.stop();
+	} catch (error) {
+		await started.stop();
+		throw error;
 	}
 	return started;
 }

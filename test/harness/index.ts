@@ -55,7 +55,6 @@ export interface PollOptions {
 	mode?: 'trigger' | 'manual';
 	/** The workflow's static data, as n8n stores it between polls (JSON round-tripped). */
 	staticData?: IDataObject;
-	nodeName?: string;
 }
 
 /**
@@ -228,11 +227,11 @@ export class NodeHarness {
 		nodeType: INodeType,
 		options: PollOptions,
 	): Promise<{ emitted: INodeExecutionData[][] | null; staticData: IDataObject }> {
-		const { parameters, nodeName = 'Website Export Trigger', mode = 'trigger' } = options;
+		const { parameters, mode = 'trigger' } = options;
 		const staticData = JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject;
 		const [workflow, node, additionalData] = this.setUp(
 			nodeType,
-			{ parameters, name: nodeName },
+			{ parameters, name: 'Website Export Trigger' },
 			{ active: mode !== 'manual', staticData },
 		);
 		const activation = mode === 'manual' ? 'manual' : 'activate';

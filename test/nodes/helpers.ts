@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: what the node tests share: running the node in n8n's real contexts against a service, its items and errors, and the Batching settings they compare.
 import type {
 	IDataObject,
 	INode,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: a queue-mode worker SIGKILLed while it runs Wait-for-Completion executions must not make the
 // pack create a job twice; on a cluster of its own (cluster.ts), so that no other test runs on the
 // cluster it leaves one worker short.
