@@ -33,9 +33,6 @@ export const DEFAULTS = Object.freeze({
 	examplesDir: path.join(REPO, 'examples'),
 });
 
-// ---------------------------------------------------------------------------------------------
-// small helpers
-
 export function seconds(ms: number) {
 	return ms >= 60000
 		? `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
@@ -103,9 +100,6 @@ function assertBuildToolsForProvisioning() {
 		);
 	}
 }
-
-// ---------------------------------------------------------------------------------------------
-// the stack
 
 export type N8nServer = import('./n8n/server').N8nServer;
 export type Emulator = import('./service/launch').ServiceProcess;
@@ -226,9 +220,7 @@ async function startEditor(
 	});
 }
 
-/**
- * Log in as the owner (set up on the first start) and check that n8n loaded this pack's nodes.
- */
+/** Log in as the owner (set up on the first start) and check that n8n loaded this pack's nodes. */
 async function loginAndCheckNodes(server: N8nServer, o: StackOptions) {
 	try {
 		await server.login(o.owner);
@@ -253,9 +245,7 @@ async function loginAndCheckNodes(server: N8nServer, o: StackOptions) {
 	}
 }
 
-/**
- * Checks that can fail before anything starts: dependencies, free ports, the examples.
- */
+/** Checks that can fail before anything starts: dependencies, free ports, the examples. */
 async function preflight(o: StackOptions) {
 	assertDependenciesInstalled();
 	await assertPortFree(o.n8nPort, 'n8n editor');
@@ -266,9 +256,7 @@ async function preflight(o: StackOptions) {
 	return { workflows, cache };
 }
 
-/**
- * Install the fresh tarball as a community package into the user folder (replaces the previous one).
- */
+/** Install the fresh tarball as a community package into the user folder (replaces the previous one). */
 async function installPack(o: StackOptions, pack: { tarball: string; dispose: () => void }) {
 	const uf = await n8n.makeUserFolder({ dir: o.userFolder, tarball: pack.tarball });
 	pack.dispose();
@@ -281,9 +269,7 @@ async function installPack(o: StackOptions, pack: { tarball: string; dispose: ()
 /** Where the stack's emulator writes its output. */
 export const emulatorLog = (userFolder: string) => path.join(userFolder, 'emulator.log');
 
-/**
- * The emulator of the stack, recorded in `parts` (so that a failure later stops it) and announced.
- */
+/** The emulator of the stack, recorded in `parts` (so that a failure later stops it) and announced. */
 async function startStackEmulator(o: StackOptions, parts: StackParts) {
 	const logFile = emulatorLog(o.userFolder);
 	let emulator;
@@ -347,9 +333,7 @@ export async function startStack(options: Partial<StackOptions> = {}): Promise<S
 	}
 }
 
-/**
- * Stops n8n (SIGTERM to its process group, then SIGKILL after 15 s) and the emulator, in parallel.
- */
+/** Stops n8n (SIGTERM to its process group, then SIGKILL after 15 s) and the emulator, in parallel. */
 export async function stopStack(stack: StackParts) {
 	await Promise.all([
 		n8n.killActiveRuns(), // a command still under way (provision, build)

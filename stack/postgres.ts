@@ -68,14 +68,9 @@ export async function startPostgres({ maxConnections = 100 } = {}): Promise<Post
 		password: 'postgres',
 		persistent: false,
 		createPostgresUser: process.getuid?.() === 0,
-		postgresFlags: [
-			'-c',
-			`max_connections=${maxConnections}`,
-			'-c',
-			'fsync=off',
-			'-c',
-			'timezone=UTC',
-		],
+		postgresFlags: [`max_connections=${maxConnections}`, 'fsync=off', 'timezone=UTC'].flatMap(
+			(setting) => ['-c', setting],
+		),
 		onLog: (line) => log.push(line),
 		onError: (error) => log.push(String(error)),
 	});

@@ -63,9 +63,7 @@ function printHelp() {
 	console.log(lines.map((l) => l.replace(/^ \* ?/, '')).join('\n'));
 }
 
-/**
- * Ctrl-C, SIGTERM, SIGHUP stop the stack; a second press a moment later forces the stop.
- */
+/** Ctrl-C, SIGTERM, SIGHUP stop the stack; a second press a moment later forces the stop. */
 function stopOnSignals(
 	shutdown: (reason: string, code: number) => Promise<void>,
 	stopping: () => boolean,
@@ -85,9 +83,7 @@ function stopOnSignals(
 	}
 }
 
-/**
- * If either process dies on its own, say so and stop the other one.
- */
+/** If either process dies on its own, say so and stop the other one. */
 function stopWhenEitherDies(
 	stack: Stack,
 	shutdown: (reason: string, code: number) => Promise<void>,

@@ -125,9 +125,7 @@ export type RunOutcome = {
 	durationMs: number;
 };
 
-/**
- * The outcome of `run` (null when n8n printed or stored none: `fallbackError` says why).
- */
+/** The outcome of `run` (null when n8n printed or stored none: `fallbackError` says why). */
 export function runOutcome(
 	run: N8nRun | null,
 	{

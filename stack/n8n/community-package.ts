@@ -12,10 +12,7 @@ type PackageJson = { name: string; version: string; dependencies?: Record<string
 /** The environment variable that hands a run's one tarball to every consumer (.ci/test-all sets it). */
 const TARBALL_ENV = 'WEX_TARBALL';
 
-/**
- * The one build and pack: `npm run build` (dist/ afresh), then `npm pack` into `outDir`.
- * Resolves to the absolute .tgz path.
- */
+/** The one build and pack: `npm run build` (dist/ afresh), then `npm pack` into `outDir`; the .tgz's path. */
 export async function buildAndPack(repoDir: string, outDir: string): Promise<string> {
 	repoDir = path.resolve(repoDir);
 	await run('npm', ['run', '-s', 'build'], { cwd: repoDir, check: true });
@@ -54,9 +51,7 @@ export async function tarballFiles(tarball: string): Promise<string[]> {
 		.map((line) => line.replace(/^package\//, ''));
 }
 
-/**
- * Record the package in nodes/package.json, the list n8n keeps of installed community packages.
- */
+/** Record the package in nodes/package.json, the list n8n keeps of installed community packages. */
 async function recordInLedger(nodesDir: string, pkg: PackageJson) {
 	const ledgerPath = path.join(nodesDir, 'package.json');
 	let ledger = {

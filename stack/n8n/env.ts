@@ -26,10 +26,7 @@ export type N8nEnvExtra = { codeNode?: boolean } & Record<
 	string | number | boolean | null | undefined
 >;
 
-/**
- * What n8n reads besides the inherited environment, for the user folder `userFolder`.
- * @param userFolder absolute
- */
+/** What n8n reads besides the inherited environment, for the (absolute) `userFolder`. */
 function fixedVariables(
 	userFolder: string,
 	tmp: string,
@@ -106,9 +103,7 @@ export function n8nEnv(userFolder: string, extra: N8nEnvExtra = {}): NodeJS.Proc
 	return env;
 }
 
-/**
- * The variable this n8n reads its webhook base URL from: 2.x deprecates WEBHOOK_URL for N8N_WEBHOOK_URL, which 1.x does not know.
- */
+/** Where this n8n reads its webhook base URL: 2.x deprecates WEBHOOK_URL for N8N_WEBHOOK_URL (1.x knows only the former). */
 export function webhookUrlVariable(n8nVersion: string) {
 	return isN8n1(n8nVersion) ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL';
 }
@@ -119,8 +114,7 @@ const moduleNamesCache: Map<string, string[] | null> = new Map();
 /**
  * Keeps only the backend module names this n8n knows: n8n refuses to start on an unknown one
  * (`Unknown module "mcp-registry"` in 1.123.81, whose list is shorter than 2.41's). An n8n whose
- * list cannot be read (an unknown layout) gets the list as it is.
- * @param list comma-separated
+ * list cannot be read (an unknown layout) gets the (comma-separated) list as it is.
  */
 function knownModules(prefix: string, list: string) {
 	if (!moduleNamesCache.has(prefix)) {
@@ -141,9 +135,7 @@ function knownModules(prefix: string, list: string) {
 		: list;
 }
 
-/**
- * env for a spawned n8n: a copy of `env` (from n8nEnv) for this n8n; Node 24 first on PATH.
- */
+/** env for a spawned n8n: a copy of `source` (from n8nEnv) for this n8n; Node 24 first on PATH. */
 export function envFor(
 	source: NodeJS.ProcessEnv,
 	p: import('./provision').Provisioned,
@@ -157,9 +149,7 @@ export function envFor(
 	return withNodeBinFirst(env, p.nodeDir);
 }
 
-/**
- * `env` with the provisioned Node's bin folder first on PATH (n8n's children find Node 24).
- */
+/** `env` with the provisioned Node's bin folder first on PATH (n8n's children find Node 24). */
 export function withNodeBinFirst(env: NodeJS.ProcessEnv, nodeDir: string) {
 	const bin = path.join(nodeDir, 'bin');
 	const rest = (env.PATH || '').split(path.delimiter).filter((d) => d && d !== bin);

@@ -9,9 +9,7 @@ import { tail } from './process';
  */
 export type LogLine = { level: string; message: unknown; metadata?: any };
 
-/**
- * Parse n8n's stdout: one {level, message, metadata} per line.
- */
+/** Parse n8n's stdout: one {level, message, metadata} per line. */
 export function parseLogLines(text: string): LogLine[] {
 	const out: LogLine[] = [];
 	for (const line of String(text).split('\n')) {
@@ -30,9 +28,7 @@ export function parseLogLines(text: string): LogLine[] {
 	return out;
 }
 
-/**
- * The log file's lines, or none while it does not exist.
- */
+/** The log file's lines, or none while it does not exist. */
 export function readLogFile(file: string) {
 	return parseLogLines(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 }
@@ -45,9 +41,7 @@ export function tailLog(file: string) {
 	return tail(lines.map((l) => `${l.level}: ${text(l.message)}`).join('\n'), 4000);
 }
 
-/**
- * The first capture of `re` in each log message it matches.
- */
+/** The first capture of `re` in each log message it matches. */
 export function capturesInLog(logs: LogLine[], re: RegExp) {
 	const out: string[] = [];
 	for (const l of logs) {

@@ -49,16 +49,12 @@ export async function waitFor<T>(
 	}
 }
 
-/**
- * The last `n` characters of `text`, marked as cut.
- */
+/** The last `n` characters of `text`, marked as cut. */
 export function tail(text: string, n: number) {
 	return text.length > n ? '…' + text.slice(-n) : text;
 }
 
-/**
- * Signal a whole process group (the process alone if it leads none); false when it is gone.
- */
+/** Signal a whole process group (the process alone if it leads none); false when it is gone. */
 export function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
 	if (!pid) return false;
 	try {
@@ -132,9 +128,7 @@ export async function killActiveRuns() {
 	return runs.length;
 }
 
-/**
- * The error a checked run() fails with: the command, how it ended and the end of its output.
- */
+/** The error a checked run() fails with: the command, how it ended and the end of its output. */
 function runError(command: string, result: RunResult): ResultError {
 	const { code, signal, timedOut, stdout, stderr } = result;
 	const err: ResultError = new Error(
@@ -145,10 +139,7 @@ function runError(command: string, result: RunResult): ResultError {
 	return err;
 }
 
-/**
- * Run a command in its own process group, capture output. Never rejects on a non-zero exit
- * unless `check` is true.
- */
+/** Run a command in its own process group, capture output; a non-zero exit rejects only with `check`. */
 export async function run(
 	cmd: string,
 	args: string[],
@@ -204,11 +195,8 @@ process.on('exit', () => {
 });
 
 /**
- * Spawn a long-running process (a server) in its own process group, its stdout and stderr
- * appended to `logFile`. Resolves to { pid, exited() (null while it runs, else { code,
- * signal }), whenExited (a promise of that), stop({ timeoutMs = 15000 }) }: stop sends SIGTERM
- * to the group, SIGKILL after timeoutMs, then SIGKILL to anything left in the group; it resolves
- * to exited().
+ * Spawn a long-running process (a server) in its own process group, its output appended to
+ * `logFile`. stop() sends SIGTERM to the group, SIGKILL after timeoutMs and to anything left.
  */
 export async function spawnServer(
 	cmd: string,

@@ -44,9 +44,7 @@ export async function provision(): Promise<Provisioned> {
 	return provisioned;
 }
 
-/**
- * n8n 1.x differs from 2.x in commands, variables and defaults.
- */
+/** n8n 1.x differs from 2.x in commands, variables and defaults. */
 export function isN8n1(n8nVersion: string) {
 	return /^1\./.test(n8nVersion);
 }

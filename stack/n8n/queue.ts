@@ -73,9 +73,7 @@ function queueEnv(
 	});
 }
 
-/**
- * Peak resident memory (VmHWM, in MiB) of a pid, or null once it has exited.
- */
+/** Peak resident memory (VmHWM, in MiB) of a pid, or null once it has exited. */
 function vmHWM(pid: number) {
 	try {
 		const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -150,9 +148,7 @@ type ClusterParts = {
 	services: { stop: () => Promise<void> }[];
 };
 
-/**
- * Stop what has started: workers, main, then the services started here (last first).
- */
+/** Stop what has started: workers, main, then the services started here (last first). */
 async function stopParts(parts: ClusterParts) {
 	await Promise.all(parts.workers.map((w) => w.stop().catch(() => w.kill('SIGKILL'))));
 	if (parts.main) await parts.main.stop().catch(() => {});

@@ -29,9 +29,7 @@ type StoredWorkflow = { id: string; nodes: Array<{ type: string; name: string }>
 /** Execution statuses of a run that has not ended. */
 const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);
 
-/**
- * n8n stores/serves execution data "flatted"; use n8n's own copy of the flatted package.
- */
+/** n8n stores/serves execution data "flatted"; use n8n's own copy of the flatted package. */
 async function unflatten(text: string): Promise<unknown> {
 	const { prefix } = await provision(); // this process's, already provisioned
 	return require(path.join(prefix, 'node_modules', 'flatted')).parse(text);
@@ -62,9 +60,7 @@ async function ownerSession(baseUrl: string, owner: Owner) {
 	return { cookie, user: r.json && r.json.data };
 }
 
-/**
- * Requests to the n8n at `baseUrl` with the owner's login cookie once `login` has set it.
- */
+/** Requests to the n8n at `baseUrl` with the owner's login cookie once `login` has set it. */
 function session(baseUrl: string) {
 	let cookie = '';
 	const request = (method: string, p: string, o: HttpOptions = {}) =>

@@ -30,9 +30,7 @@ export type N8nServer = {
 	stop: (options?: { timeoutMs?: number }) => Promise<ExitInfo | null>;
 } & import('./rest').RestClient;
 
-/**
- * The environment of one `n8n start`: its port, a task-broker port, its webhook URL.
- */
+/** The environment of one `n8n start`: its port, a task-broker port, its webhook URL. */
 async function serverEnv(opts: StartOptions, p: import('./provision').Provisioned, port: number) {
 	const env = envFor(opts.env, p);
 	env.N8N_PORT = String(port);

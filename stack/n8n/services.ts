@@ -23,9 +23,7 @@ process.on('exit', () => {
 	for (const s of live) s.killNow();
 });
 
-/**
- * The executable `cmd` on PATH, or null.
- */
+/** The executable `cmd` on PATH, or null. */
 export function which(cmd: string) {
 	for (const dir of (process.env.PATH || '').split(path.delimiter)) {
 		const f = path.join(dir, cmd);
@@ -63,9 +61,7 @@ export async function ensurePackages() {
 
 type Service = { killNow: () => void; stop: () => Promise<void> };
 
-/**
- * One Redis command over a raw socket (inline protocol); resolves to the first reply line.
- */
+/** One Redis command over a raw socket (inline protocol); resolves to the first reply line. */
 function redisCommand(port: number, command: string): Promise<string> {
 	return new Promise((resolve, reject) => {
 		const sock = net.connect({ host: '127.0.0.1', port });
