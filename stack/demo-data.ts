@@ -5,6 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { writeWhole } from './n8n/process';
+
 export const CREDENTIAL_TYPE = 'websiteExportApi';
 
 /** The editor login printed for the newcomer (n8n wants 8+ characters, a digit and an uppercase letter). */
@@ -107,6 +109,8 @@ export async function saveDemoData(
 		state[example.id] = h;
 		saved.push(name);
 	}
-	fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+	// Whole or not at all: the next `npm start` parses it, and a start killed while writing it
+	// would otherwise leave JSON cut short that every later start fails on.
+	writeWhole(stateFile, JSON.stringify(state, null, 2));
 	return { credentialId, saved };
 }

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { run } from './process';
+import { run, writeWhole } from './process';
 
 type PackageJson = { name: string; version: string; dependencies?: Record<string, string> };
 
@@ -61,7 +61,8 @@ async function recordInLedger(nodesDir: string, pkg: PackageJson) {
 	};
 	if (fs.existsSync(ledgerPath)) ledger = JSON.parse(await fsp.readFile(ledgerPath, 'utf8'));
 	ledger.dependencies = { ...ledger.dependencies, [pkg.name]: pkg.version };
-	await fsp.writeFile(ledgerPath, JSON.stringify(ledger, null, 2));
+	// Whole or not at all: it outlives this run in npm start's folder, and the next install parses it.
+	writeWhole(ledgerPath, JSON.stringify(ledger, null, 2));
 }
 
 /**

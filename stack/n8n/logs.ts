@@ -2,7 +2,7 @@
 /** n8n's JSON log lines (N8N_LOG_FORMAT=json) read back: parsed, and their errors summarised. */
 
 import fs from 'node:fs';
-import { tail } from './process';
+import { readWhole, tail } from './process';
 
 /**
  * One log line; `metadata` is n8n's untyped JSON. A line that is not JSON is { level: 'raw', message }.
@@ -28,16 +28,20 @@ export function parseLogLines(text: string): LogLine[] {
 	return out;
 }
 
-/** The log file's lines, or none while it does not exist. */
-export function readLogFile(file: string) {
-	return parseLogLines(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+/**
+ * The log file's whole lines, or none while it does not exist: the line n8n is still writing waits
+ * for the next read (read now, a JSON line cut short would be a 'raw' line, a message cut short).
+ */
+export function readLogFile(file: string): LogLine[] {
+	return readWhole(file, parseLogLines) ?? [];
 }
 
-/** The end of a log file's lines above level info, for an error message. */
+/** The end of a log file's lines above level info, for an error message: its last line too, whole or not. */
 export function tailLog(file: string) {
 	const text = (message: unknown) =>
 		typeof message === 'string' ? message : JSON.stringify(message);
-	const lines = readLogFile(file).filter((l) => l.level !== 'info');
+	const all = parseLogLines(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+	const lines = all.filter((l) => l.level !== 'info');
 	return tail(lines.map((l) => `${l.level}: ${text(l.message)}`).join('\n'), 4000);
 }
 

@@ -1,6 +1,7 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-/** Child processes for the tooling, one way, on execa: run a command, spawn a server in its own process group, wait for its health, stop its group. */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @typescript-eslint/no-explicit-any -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/** Child processes for the tooling, one way, on execa: run a command, spawn a server in its own process group, wait for its health, stop its group, read what it writes once whole. */
 
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { loadExeca as execaModule, loadGetPort } from '../execa';
@@ -33,6 +34,8 @@ export type ServerProcess = {
 /**
  * Asks `probe` every `intervalMs` until it answers something other than undefined or false, and
  * resolves to that answer; after `timeoutMs` throws the error `failure` makes (it can say what was seen).
+ * Any other answer counts, 0 and '' too: a probe of what another process writes reads it with
+ * readWhole (and positiveInt), which answers undefined, not 0 or '', for a value caught half-written.
  */
 export async function waitFor<T>(
 	probe: () => Promise<T | undefined | false> | T | undefined | false,
@@ -47,6 +50,49 @@ export async function waitFor<T>(
 		if (answer !== undefined && answer !== false) return answer;
 		if (Date.now() > deadline) throw failure();
 	}
+}
+
+/**
+ * Of `text` that another process may still be writing (a file, a stdout), what is whole: up to
+ * its last newline, '' while it has none. Its writer ends every value with one (`echo`, a log
+ * line), so the '' or '12' of a '1234' being written is never taken for a whole value.
+ */
+export function wholeLines(text: string): string {
+	return text.slice(0, text.lastIndexOf('\n') + 1);
+}
+
+/**
+ * `file`, which another process may be writing, read as far as it is whole (wholeLines) and given
+ * to `parse`: undefined while the file is missing or holds no whole line, else `parse`'s answer.
+ */
+export function readWhole<T>(file: string, parse: (whole: string) => T | undefined): T | undefined {
+	let text: string;
+	try {
+		text = readFileSync(file, 'utf8');
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+		throw error;
+	}
+	const whole = wholeLines(text);
+	return whole ? parse(whole) : undefined;
+}
+
+/** `text` as a pid or port: a positive whole number alone (blanks aside), else undefined, never the 0 of Number('') nor NaN. */
+export function positiveInt(text: string): number | undefined {
+	const digits = text.trim();
+	if (!/^[1-9]\d*$/.test(digits)) return undefined;
+	const value = Number(digits);
+	return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
+ * Writes `text` to `file` whole: into a file beside it, then renamed over it (a rename is atomic),
+ * so that no reader, and no later run after a writer killed midway, finds it half-written.
+ */
+export function writeWhole(file: string, text: string): void {
+	const partial = `${file}.${process.pid}.partial`;
+	writeFileSync(partial, text);
+	renameSync(partial, file);
 }
 
 /** The last `n` characters of `text`, marked as cut. */

@@ -3,7 +3,7 @@
 // its control API, and never outlives the process that started it.
 import { join } from 'node:path';
 
-import { isAlive as alive, waitFor } from '../../stack/n8n/process';
+import { isAlive as alive, positiveInt, waitFor, wholeLines } from '../../stack/n8n/process';
 import { RUN_TYPESCRIPT, startServiceProcess } from '../../stack/service/launch';
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {
@@ -40,9 +40,14 @@ it('stops when the process that started it ends, even by SIGKILL', async () => {
 	const launch = join(__dirname, '..', '..', 'stack', 'service', 'launch.ts');
 	const script = `require(${JSON.stringify(launch)}).startServiceProcess().then((s) => { console.log(s.pid); setInterval(() => {}, 1000); })`;
 	const parent = execa(process.execPath, [...RUN_TYPESCRIPT, '-e', script], { reject: false });
-	const pid = await new Promise<number>((resolve) =>
-		parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
-	);
+	// The pid once its line is whole: a first chunk of output may hold only part of it.
+	let printed = '';
+	parent.stdout.on('data', (chunk: Buffer) => (printed += String(chunk)));
+	const pid = await waitFor(() => positiveInt(wholeLines(printed)), {
+		timeoutMs: 20_000,
+		intervalMs: 50,
+		failure: () => new Error(`no pid printed: ${JSON.stringify(printed)}`),
+	});
 	expect(alive(pid)).toBe(true);
 	parent.kill('SIGKILL');
 	await parent;
