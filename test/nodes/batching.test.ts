@@ -36,8 +36,8 @@ describe('Website Export node: Batching → Automatic', () => {
 			itemsOf(...ids.map((id) => ({ id }))),
 		);
 		expect(batched.requests).toBe(1);
-		// One read per value, in groups of one: the two repeated IDs are read once, as in one group.
-		expect(perItem.requests).toBe(200);
+		// One read per item, as one by one: the two repeated IDs are read again.
+		expect(perItem.requests).toBe(202);
 		expect(batched.output).toEqual(perItem.output);
 		expect(batched.output.map((item) => item.json.id)).toEqual(ids);
 		expect(batched.output.map((item) => item.pairedItem)).toEqual(ids.map((_, item) => ({ item })));

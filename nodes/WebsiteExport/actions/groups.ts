@@ -9,6 +9,7 @@ import type {
 	InsertRequest,
 	WebsiteExportClient,
 } from '../../shared/transport';
+import { errorForItem } from '../../shared/itemError';
 import { mapInOrder } from './mapInOrder';
 import type { ItemResult, ItemRun, RunOptions } from './types';
 
@@ -81,7 +82,8 @@ export function itemsRefused(error: unknown): boolean {
  * Runs `work` on every group; it resolves to whether one of the group's items failed. Writes
  * without Continue On Fail go one group after another and stop after a failed item (n8n's item
  * contract: nothing is sent after it); everything else goes side by side, the client keeping
- * at most Requests in Flight on the wire. Resolves to whether an item failed.
+ * at most Requests in Flight on the wire, and without Continue On Fail none starts once a failed
+ * one is known (reads already on their way change nothing). Resolves to whether an item failed.
  */
 export async function forEachGroup<G>(
 	groups: G[],
@@ -92,27 +94,45 @@ export async function forEachGroup<G>(
 		for (const group of groups) if (await work(group)) return true;
 		return false;
 	}
-	return (await mapInOrder(groups, how.inFlight, work)).some(Boolean);
+	let failed = false;
+	await mapInOrder(groups, how.inFlight, async (group) => {
+		if (failed && !how.continueOnFail) return;
+		if (await work(group)) failed = true;
+	});
+	return failed;
+}
+
+/**
+ * Every run's result, in order, with `runs` cut into groups of Items per Request and `work`
+ * answering a group's, group after group as forEachGroup goes: the items of a group not started
+ * (after a failed item, without Continue On Fail) stay undefined. One Request per Item: one by one.
+ */
+export async function runGroups<Run>(
+	runs: Run[],
+	how: RunOptions & { writes: boolean },
+	work: (group: Run[]) => Promise<ItemResult[]>,
+): Promise<ItemResult[]> {
+	const groups = indexGroups(runs.length, how.groupSize);
+	const results: ItemResult[][] = groups.map((group) => group.map(() => undefined));
+	await forEachGroup([...groups.keys()], how, async (index) => {
+		results[index] = await work(groups[index].map((place) => runs[place]));
+		return results[index].some((result) => result instanceof Error);
+	});
+	return results.flat();
 }
 
 /**
  * Items that are a request (or a few) each whatever the grouping, such as a listing or an
  * archive: Requests in Flight at once, none started after a failed one without Continue On Fail.
  */
-export async function forEachItem<Input>(
+export const forEachItem = async <Input>(
 	runs: Array<ItemRun<Input>>,
 	how: RunOptions,
 	work: (run: ItemRun<Input>) => Promise<INodeExecutionData[]>,
-): Promise<ItemResult[]> {
-	const results = new Array<ItemResult>(runs.length);
-	let halted = false;
-	await mapInOrder(runs, how.inFlight, async (run, index) => {
-		if (halted) return;
-		results[index] = await work(run).catch((error: Error) => error);
-		if (results[index] instanceof Error && !how.continueOnFail) halted = true;
-	});
-	return results;
-}
+): Promise<ItemResult[]> =>
+	await runGroups(runs, { ...how, groupSize: 1, writes: false }, async ([run]) => [
+		await work(run).catch((error: Error) => error),
+	]);
 
 /** The run of an operation whose items are a request each (a listing): `execute` per item, as forEachItem. */
 export const eachItem = <Input>(
@@ -231,7 +251,12 @@ export async function createInGroups<Input>(
 				writes,
 				insert,
 			);
-		const rows = 'rows' in result ? result.rows : indexes.map(() => result.refused);
+		const rows =
+			'rows' in result
+				? result.rows
+				: indexes.map((index) =>
+						errorForItem(result.refused.node, result.refused, runs[index].itemIndex),
+					);
 		indexes.forEach((index, place) => {
 			const row = rows[place];
 			created[index] = row instanceof Error ? row : [{ json: row }];

@@ -1,8 +1,9 @@
 // Why: the per-item loop, written once for every operation.
-import type { IExecuteFunctions, INode, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { UnreadableTimestampError, unreadableTimestampApiError } from '../../shared/downloads';
+import { errorForItem } from '../../shared/itemError';
 import { WebsiteExportClient } from '../../shared/transport';
 import { MAX_GROUP_SIZE } from './groups';
 import * as download from './download/Download.resource';
@@ -110,29 +111,14 @@ function asNodeError(
 	if (error instanceof UnreadableTimestampError)
 		return unreadableTimestampApiError(this.getNode(), error, itemIndex);
 	if (error instanceof NodeApiError) {
-		// One answer may have failed several items: each gets its own copy.
-		const own = errorForItem(this.getNode(), error, itemIndex);
-		own.context.itemIndex ??= itemIndex;
-		return new NodeApiError(this.getNode(), own as unknown as JsonObject); // returns `own` itself
+		// An error made for another item (one answer for several) is copied for this one.
+		const own = error.context.itemIndex ?? itemIndex;
+		if (own !== itemIndex) return errorForItem(this.getNode(), error, itemIndex) as NodeApiError;
+		error.context.itemIndex = itemIndex;
+		return error;
 	}
 	// Returns `error` itself when it already is a NodeOperationError.
 	const failure = new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 	failure.context.itemIndex ??= itemIndex;
 	return failure;
-}
-
-/**
- * `error` as the error of item `itemIndex` (the editor points at it): itself when it names that
- * item or none yet, otherwise a copy, as when one request answered for several items.
- */
-function errorForItem(node: INode, error: NodeApiError, itemIndex: number): NodeApiError {
-	if (error.context.itemIndex === undefined || error.context.itemIndex === itemIndex) return error;
-	const { message, description, httpCode } = error;
-	const options = {
-		message,
-		description: description ?? undefined,
-		httpCode: httpCode ?? undefined,
-		itemIndex,
-	};
-	return new NodeApiError(node, { message }, options);
 }

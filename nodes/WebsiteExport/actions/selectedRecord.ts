@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import { readValues } from './groups';
+import { readValues, runGroups } from './groups';
 import { shownFor } from './resourceDescription';
 import {
 	readSelectedPatch,
@@ -83,18 +83,28 @@ export function getOperation(
 			return readSelection.call(this, resource, itemIndex);
 		},
 		async run(runs, how): Promise<ItemResult[]> {
-			const found = await readSelected(this, runs, table, (input) => input, how);
-			return runs.map((run, index) => {
-				const row = found[index];
-				if (row instanceof Error) return row;
-				try {
-					return [{ json: present.call(this, row, run) }];
-				} catch (error) {
-					return error as Error; // e.g. a created_at the node cannot read
-				}
-			});
+			const reads = { ...how, writes: false };
+			return await runGroups(runs, reads, async (group) => await getEach.call(this, group, how));
 		},
 	};
+
+	/** The items of one group (Items per Request), read together. */
+	async function getEach(
+		this: IExecuteFunctions,
+		runs: Array<ItemRun<Selection>>,
+		how: RunOptions,
+	): Promise<ItemResult[]> {
+		const found = await readSelected(this, runs, table, (input) => input, how);
+		return runs.map((run, index) => {
+			const row = found[index];
+			if (row instanceof Error) return row;
+			try {
+				return [{ json: present.call(this, row, run) }];
+			} catch (error) {
+				return error as Error; // e.g. a created_at the node cannot read
+			}
+		});
+	}
 }
 
 /** Delete: removes the selected record and returns it as it was, marked `deleted: true`. */

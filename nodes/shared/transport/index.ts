@@ -115,7 +115,10 @@ export class WebsiteExportClient {
 				if (page.rows.length < limit && total !== undefined && page.rows.length < total)
 					stride = page.rows.length;
 			}
-			const ended = page.rows.length === 0 || page.rows.length < Math.min(stride, limit);
+			// A short page ends the rows only beside a count: without one (a proxy that drops
+			// `Prefer`) it may be a silent cap, so the rows after it are asked for until none come.
+			const short = page.rows.length < Math.min(stride, limit);
+			const ended = page.rows.length === 0 || (short && total !== undefined);
 			// Rows inserted after the count come after every row counted (or before the first, when
 			// newest first): having as many as were counted means every counted row is here.
 			if (ended || rows.length >= max || (total !== undefined && rows.length >= total)) break;
@@ -130,6 +133,13 @@ export class WebsiteExportClient {
 	 * answer was lost or had none, the row a lookup finds or its item's error (lostAnswer.ts).
 	 */
 	async insertMany<T extends IDataObject = IDataObject>(
+		table: Table,
+		inserts: InsertRequest[],
+	): Promise<{ refused: NodeApiError } | { rows: Array<T | NodeApiError> }> {
+		return await this.inserts.alone(inserts, async () => await this.insertNow<T>(table, inserts));
+	}
+
+	private async insertNow<T extends IDataObject>(
 		table: Table,
 		inserts: InsertRequest[],
 	): Promise<{ refused: NodeApiError } | { rows: Array<T | NodeApiError> }> {

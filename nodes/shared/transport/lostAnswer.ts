@@ -3,6 +3,7 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../constants';
+import { errorForItem } from '../itemError';
 import type { ServiceFailure } from '../serviceError';
 import { isoInstant } from '../timestamps';
 import type { Filter, ListQuery, OrderBy } from './query';
@@ -100,6 +101,32 @@ export class InsertRecovery {
 		private readonly client: RowReader,
 	) {}
 
+	/** Per set of values, the insert of this execution that has them and is not settled yet. */
+	private readonly unsettled = new Map<string, Promise<void>>();
+
+	/**
+	 * Runs `insert` once no other insert of this execution with the same values is unsettled:
+	 * identical rows created at once could not be told apart when their answers carry no rows.
+	 */
+	async alone<R>(inserts: InsertRequest[], insert: () => Promise<R>): Promise<R> {
+		const keys = [...new Set(inserts.map(({ body }) => valuesKey(valuesOf(body))))];
+		for (;;) {
+			const earlier = keys.flatMap((key) => this.unsettled.get(key) ?? []);
+			if (earlier.length === 0) break;
+			await Promise.all(earlier);
+		}
+		const result = insert();
+		const settled = result.then(
+			() => undefined,
+			() => undefined,
+		);
+		for (const key of keys) this.unsettled.set(key, settled);
+		void settled.then(() => {
+			for (const key of keys) if (this.unsettled.get(key) === settled) this.unsettled.delete(key);
+		});
+		return await result;
+	}
+
 	claim<T extends IDataObject>(table: Table, row: T): T {
 		this.claimed.add(`${table}:${String(row.id)}`);
 		return row;
@@ -117,10 +144,12 @@ export class InsertRecovery {
 		try {
 			created = await this.createdSince<T>(table, sentAt, itemIndex);
 		} catch (error) {
-			// The lookup failed too: the first error is the one that tells what happened (the
-			// router gives each item its own copy).
+			// The lookup failed too: the first error is the one that tells what happened, each
+			// item's its own.
 			const failure = lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
-			return inserts.map(() => failure);
+			return inserts.map(
+				({ options }) => errorForItem(this.node, failure, options.itemIndex) as NodeApiError,
+			);
 		}
 		const wanted = inserts.map(({ body }) => valuesOf(body));
 		const matching = rowsByValues(created, wanted);

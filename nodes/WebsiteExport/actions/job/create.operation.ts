@@ -4,14 +4,13 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
-	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Table } from '../../../shared/constants';
 import type { InsertRequest, WebsiteExportClient } from '../../../shared/transport';
+import { errorForItem } from '../../../shared/itemError';
 import { validate } from '../../../shared/validation';
-import { createInGroups, idGroups, MAX_GROUP_SIZE } from '../groups';
+import { createInGroups, idGroups, MAX_GROUP_SIZE, runGroups } from '../groups';
 import { optionInsert } from '../option/create.operation';
 import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
 import { shownFor } from '../resourceDescription';
@@ -110,11 +109,22 @@ const jobInsert = ({ input, itemIndex }: ItemRun<CreateInput>): InsertRequest =>
 });
 
 /**
- * Every item's job in one POST per group, then their export options in one POST per group
- * (groups.ts), then the jobs of the items that wait, waited for together (wait.ts). Without
- * Continue On Fail, what was created for the items after a failed one is deleted again.
+ * Group after group (Items per Request; One Request per Item: item after item): the group's jobs
+ * in one POST, then their export options in one POST, then the jobs of the items that wait,
+ * waited for together. Without Continue On Fail the run stops at the group of the first failed
+ * item, and what was created for the items after it in that group is deleted again.
  */
 export async function run(
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<CreateInput>>,
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	const writes = { ...how, writes: true };
+	return await runGroups(runs, writes, async (group) => await createGroup.call(this, group, how));
+}
+
+/** One group's jobs, options and waits (see run). */
+async function createGroup(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<CreateInput>>,
 	how: RunOptions,
@@ -141,7 +151,7 @@ export async function run(
 		});
 	}
 	if (how.continueOnFail) return finished;
-	return await undoAfterFailure(runs[0].client, finished, { jobs, options: created });
+	return await undoAfterFailure.call(this, runs, finished, { jobs, options: created });
 }
 
 const recordOf = (result: ItemResult) => (result as INodeExecutionData[])[0].json as JobRecord;
@@ -170,9 +180,11 @@ async function addOptions(
 	pending.forEach((index, place) => {
 		const option = options[place];
 		const job = recordOf(jobs[index]);
+		// The job itself exists: the item's error says so, so that the item is not simply run again.
+		const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
 		results[index] =
 			option instanceof Error
-				? jobCreatedNote(this, option, job, runs[index].itemIndex)
+				? errorForItem(this.getNode(), option, runs[index].itemIndex, { note })
 				: option && [{ json: withOption(job, option[0].json) }];
 	});
 	return results;
@@ -180,10 +192,12 @@ async function addOptions(
 
 /**
  * Without Continue On Fail a run stops at the first failed item, as one by one would: the
- * options and jobs created for the items after it are deleted again, and its error says which.
+ * options and jobs created in its group for the items after it are deleted again, and its error
+ * says which.
  */
 async function undoAfterFailure(
-	client: WebsiteExportClient,
+	this: IExecuteFunctions,
+	runs: Array<ItemRun<CreateInput>>,
 	results: ItemResult[],
 	created: { jobs: ItemResult[]; options: ItemResult[] },
 ): Promise<ItemResult[]> {
@@ -198,18 +212,20 @@ async function undoAfterFailure(
 	const options = later(created.options).flatMap(({ option }) =>
 		option ? [(option as IDataObject).id as number] : [],
 	);
+	const { client, itemIndex } = runs[failed];
 	const left = [
 		...(await deleteAll(client, 'options', options)),
 		...(await deleteAll(client, 'jobs', jobs)),
 	];
-	if (jobs.length > 0)
-		addDescription(
-			results[failed] as Error,
-			left.length === 0
-				? `The jobs created together for the items after it (IDs ${jobs.join(', ')}) were deleted again.`
-				: `The jobs created together for the items after it could not all be deleted again: delete ${left.join(', ')} with Option → Delete and Job → Delete.`,
-		);
-	return results.map((result, index) => (index > failed ? undefined : result));
+	const note =
+		left.length === 0
+			? `The jobs created together for the items after it (IDs ${jobs.join(', ')}) were deleted again.`
+			: `The jobs created together for the items after it could not all be deleted again: delete ${left.join(', ')} with Option → Delete and Job → Delete.`;
+	const error = results[failed] as Error;
+	const own = jobs.length > 0 ? errorForItem(this.getNode(), error, itemIndex, { note }) : error;
+	return results.map((result, index) =>
+		index < failed ? result : index === failed ? own : undefined,
+	);
 }
 
 /** Deletes the records `ids` in groups within a request line; resolves to those left, named for the message. */
@@ -219,24 +235,4 @@ async function deleteAll(client: WebsiteExportClient, table: Table, ids: number[
 		for (const id of await client.removeByIds(table, group).catch(() => [])) deleted.add(id);
 	const noun = table === 'jobs' ? 'job' : 'option';
 	return ids.filter((id) => !deleted.has(id)).map((id) => `${noun} ${id}`);
-}
-
-/** Appends a sentence to the error's details. */
-function addDescription(error: Error & { description?: string | null }, sentence: string) {
-	error.description = error.description ? `${error.description} ${sentence}` : sentence;
-}
-
-/** The option's error, saying that the job itself exists, so that the item is not simply run again. */
-function jobCreatedNote(
-	ctx: IExecuteFunctions,
-	error: Error,
-	job: JobRecord,
-	itemIndex: number,
-): NodeApiError | NodeOperationError {
-	const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
-	if (error instanceof NodeApiError) {
-		addDescription(error, note);
-		return new NodeApiError(ctx.getNode(), error as unknown as JsonObject); // returns `error` itself
-	}
-	return new NodeOperationError(ctx.getNode(), error, { itemIndex, description: note });
 }

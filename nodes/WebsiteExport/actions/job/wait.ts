@@ -19,7 +19,7 @@ export const waitProperties: INodeProperties[] = [
 		default: false,
 		description:
 			'Whether to wait until the export has finished or failed, and output the job with its download link',
-		hint: 'The jobs of all items are created first, then waited for together',
+		hint: 'The jobs of one request are created, then waited for together, before the next request is sent',
 	},
 	{
 		displayName: 'Timeout (Seconds)',
