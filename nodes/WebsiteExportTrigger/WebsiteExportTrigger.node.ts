@@ -12,6 +12,7 @@ import { collection } from '../shared/collection';
 import { CREDENTIAL_NAME } from '../shared/constants';
 import { websiteExportApiTest } from '../shared/auth/credentialTest';
 import {
+	createdMs,
 	UnreadableTimestampError,
 	unreadableTimestampApiError,
 	windowFilter,
@@ -30,6 +31,7 @@ import {
 	writeState,
 } from './cursor';
 import { longestPollGapMs } from './pollGap';
+import { beginPoll, endPoll, handedOnLately, triggerKey } from './runningPolls';
 
 /** Job ids per `id=in.(…)` request: one request for any usual poll, and a URL of a few kB at most. */
 const JOB_BATCH = 200;
@@ -168,6 +170,48 @@ async function sample(
 	});
 }
 
+/**
+ * One poll of the active trigger: the new downloads' items, and every download it handled (the
+ * new ones, emitted or left out by the filter).
+ */
+async function newDownloads(
+	ctx: IPollFunctions,
+	client: WebsiteExportClient,
+	settings: Settings,
+	{ handedOn }: { handedOn: Record<string, number> },
+): Promise<{ items: INodeExecutionData[]; fresh: DownloadRecord[] }> {
+	const staticData = ctx.getWorkflowStaticData('node');
+	const state = readState(staticData);
+	const rows = await client.selectAll<DownloadRecord>('downloads', {
+		filters: queryFilters(state, Date.now()),
+		order: DOWNLOAD_ORDER,
+	});
+	const serviceNow = latestServiceNow(client);
+	let step: ReturnType<typeof advance<DownloadRecord>>;
+	try {
+		// Poll Times is n8n's own parameter of every polling node (not in this description).
+		const lookbackMs = stateLossLookbackMs(longestPollGapMs(ctx.getNode().parameters.pollTimes));
+		const { emitExisting } = settings;
+		step = advance(state, rows, serviceNow, { emitExisting, lookbackMs, handedOn });
+	} catch (error) {
+		// A download the trigger cannot date is never skipped silently: the poll fails and names it.
+		throw error instanceof UnreadableTimestampError
+			? unreadableTimestampApiError(ctx.getNode(), error)
+			: error;
+	}
+	const { fresh, next } = step;
+	const items = await downloadItems(client, fresh, settings, serviceNow);
+	// Only now, with every request done: a poll that fails leaves the state as it was.
+	writeState(staticData, next);
+	return { items, fresh };
+}
+
+/** Whether the poll ended within the time n8n gives it (n8n 1.x gives none: no limit). */
+function withinBudget(ctx: IPollFunctions, startedAt: number): boolean {
+	const budgetMs = (ctx as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.();
+	return budgetMs === undefined || Date.now() - startedAt <= budgetMs;
+}
+
 export class WebsiteExportTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Website Export Trigger',
@@ -236,32 +280,30 @@ export class WebsiteExportTrigger implements INodeType {
 	methods = { credentialTest: { websiteExportApiTest } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const startedAt = Date.now();
 		const settings = readSettings(this);
 		const client = await WebsiteExportClient.connect(this);
 		if (this.getMode() === 'manual') return [await sample(this, client, settings)];
 
-		const staticData = this.getWorkflowStaticData('node');
-		const state = readState(staticData);
-		const rows = await client.selectAll<DownloadRecord>('downloads', {
-			filters: queryFilters(state, Date.now()),
-			order: DOWNLOAD_ORDER,
-		});
-		const serviceNow = latestServiceNow(client);
-		let step: ReturnType<typeof advance<DownloadRecord>>;
+		const node = this.getNode();
+		const key = triggerKey(this.getWorkflow().id, node.id || node.name, client.baseUrl);
+		const token = beginPoll(key, startedAt);
+		// Another poll of this trigger is under way: it emits what it finds, and the first poll after
+		// it everything since (the state is a cursor). Waiting for it would pile polls up behind a
+		// slow service.
+		if (token === undefined) return null;
+		let handed: Record<string, number> | undefined;
 		try {
-			// Poll Times is n8n's own parameter of every polling node (not in this description).
-			const lookbackMs = stateLossLookbackMs(longestPollGapMs(this.getNode().parameters.pollTimes));
-			step = advance(state, rows, serviceNow, { emitExisting: settings.emitExisting, lookbackMs });
-		} catch (error) {
-			// A download the trigger cannot date is never skipped silently: the poll fails and names it.
-			throw error instanceof UnreadableTimestampError
-				? unreadableTimestampApiError(this.getNode(), error)
-				: error;
+			const { items, fresh } = await newDownloads(this, client, settings, {
+				handedOn: handedOnLately(key, startedAt),
+			});
+			// Past its budget, n8n's task scheduler may drop what this poll returns: then it handed
+			// nothing on, and later polls must not take its downloads as seen.
+			if (withinBudget(this, startedAt))
+				handed = Object.fromEntries(fresh.map((row) => [String(row.id), createdMs(row)]));
+			return items.length > 0 ? [items] : null;
+		} finally {
+			endPoll(key, token, Date.now(), handed);
 		}
-		const { fresh, next } = step;
-		const items = await downloadItems(client, fresh, settings, serviceNow);
-		// Only now, with every request done: a poll that fails leaves the state as it was.
-		writeState(staticData, next);
-		return items.length > 0 ? [items] : null;
 	}
 }

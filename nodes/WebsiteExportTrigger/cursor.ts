@@ -118,6 +118,11 @@ export interface Advance<T> {
  * guarantees, since a poll that emits saves its state with the execution. Losing the state of
  * a poll that emitted nothing only makes the next poll read a longer stretch again.
  *
+ * `handedOn` (id → `created_at`): downloads another poll of this trigger handed on that the state
+ * may not hold yet (under n8n's task scheduler a poll reads a copy of the state, which can
+ * predate the save of the poll before). A row with such an id and the same `created_at` is
+ * taken as seen, never as new.
+ *
  * `serviceNow` is the service's time (the latest it can be): a row is emitted only if its link
  * is still valid then.
  */
@@ -125,7 +130,7 @@ export function advance<T extends DownloadRecord>(
 	state: CursorState | undefined,
 	rows: T[],
 	serviceNow: number,
-	options: { emitExisting: boolean; lookbackMs: number },
+	options: { emitExisting: boolean; lookbackMs: number; handedOn?: Record<string, number> },
 ): Advance<T> {
 	const seen = { ...(state?.seen ?? {}) };
 	let newest = state?.newest ?? null;
@@ -137,7 +142,8 @@ export function advance<T extends DownloadRecord>(
 		if (key in seen) continue;
 		const created = createdMs(row);
 		const isNew =
-			state !== undefined || options.emitExisting || created >= serviceNow - options.lookbackMs;
+			options.handedOn?.[key] !== created &&
+			(state !== undefined || options.emitExisting || created >= serviceNow - options.lookbackMs);
 		if (isNew && isValid(row, serviceNow)) {
 			if (state === undefined) {
 				leftFrom = leftFrom === null ? created : Math.min(leftFrom, created);

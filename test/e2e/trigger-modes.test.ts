@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the trigger exactly once in every way n8n 2.41 runs poll triggers (issue 10): its task
 // scheduler (each poll rebuilds the workflow from the database), the scheduler with durable poll
-// cursors (the activation poll commits nothing), and n8n's default mode across a restart. Each
+// cursors (the activation poll commits nothing), and n8n's default mode across a restart; and
+// when a poll outlasts the interval, so that the next one starts before it ends (issue 42). Each
 // scenario has its own copy of the trigger workflow (its own static data) and its own `n8n start`.
 import assert from 'node:assert/strict';
 
@@ -12,6 +13,7 @@ import {
 	assertEachOnce,
 	countIds,
 	insertFinishedDownloads,
+	isTriggerPoll,
 	triggerEmission,
 	waitForTriggerPoll,
 } from './trigger-runs';
@@ -176,11 +178,73 @@ async function runScenario(setup: Setup): Promise<string> {
 	}
 }
 
+/** The slow poll's answers, held back by the service: each under the node's 60 s request timeout. */
+const SLOW_DOWNLOADS_MS = 45_000;
+const SLOW_JOBS_MS = 30_000;
+
+/**
+ * Issue 42 in n8n's default mode (n8n fires each poll from its cron tick without waiting for the
+ * one before, all on the same static data): the first minute poll after activation held at the
+ * service (its downloads read after 45 s, its jobs read after 30 s) while a download finishes, so
+ * that it ends about 75 s after it started and n8n's next tick polls meanwhile. That download in
+ * exactly one execution, and the next one too.
+ */
+async function runSlowPoll(setup: Setup): Promise<string> {
+	const baseline = await finish(setup as Run, 'baseline', 30 * MINUTE);
+	const since = await setup.service.lastSeq();
+	const srv = await startWithCredentials(setup.env, credentialsFor(setup.service).slice(0, 1));
+	const live: Run = { ...setup, srv, workflow: {}, emitted: new Map() };
+	try {
+		live.workflow = await activateScenarioWorkflow(srv, setup.scenario);
+		const activation = await waitForTriggerPoll(setup.service, since, 90_000, 'no activation poll');
+		const get = (path: string) => ({ method: 'GET', path });
+		await setup.service.fault({ match: get('/rest/v1/downloads'), delayMs: SLOW_DOWNLOADS_MS });
+		await setup.service.fault({ match: get('/rest/v1/jobs'), delayMs: SLOW_JOBS_MS });
+		const slow = await n8n.waitFor(
+			async () =>
+				(await setup.service.log()).find(
+					(e) => e.seq > activation.seq && isTriggerPoll(e) && e.delayedMs > 0,
+				),
+			{ timeoutMs: 90_000, intervalMs: 250, failure: () => new Error('no slow minute poll') },
+		);
+		// Finished while the slow poll waits: the service reads the rows once the wait is over.
+		const during = await finish(live, 'during-slow-poll');
+		await waitForEmission(live, during);
+		// One more poll cycle, seen by what it emits (no fixed wait).
+		const after = await finish(live, 'after');
+		await waitForEmission(live, after);
+		await collect(live);
+		const executions = [...live.emitted.values()];
+		assert.ok(
+			executions.every((x) => x.status === 'success'),
+			`statuses ${executions.map((x) => x.status)}`,
+		);
+		assertEachOnce(countIds(executions.map((x) => x.ids)), [during, after]);
+		const log = await setup.service.log();
+		const jobs = log.find((e) => e.seq > slow.seq && e.table === 'jobs' && e.delayedMs > 0);
+		const lastedMs = (jobs?.at ?? slow.at) + (jobs?.delayedMs ?? 0) - slow.at;
+		assert.ok(lastedMs > MINUTE, `the slow poll lasted ${lastedMs} ms: no overlap`);
+		const next = log.find((e) => e.seq > slow.seq && isTriggerPoll(e));
+		return `the minute poll held ${SLOW_DOWNLOADS_MS / 1000} s + ${SLOW_JOBS_MS / 1000} s lasted ${(lastedMs / 1000).toFixed(0)} s; the next poll that asked the service came ${(((next?.at ?? NaN) - slow.at) / 1000).toFixed(0)} s after it; #${during.id} (finished during it) once; #${after.id} (the cycle after) once; #${baseline.id} (there at activation) never; ${executions.length} executions`;
+	} finally {
+		await live.srv.stop();
+	}
+}
+
 // The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither. The scenarios wait
 // for n8n's minute polls side by side, each with its own copy of n8n's database and its own fresh
 // service (whose request log tells its trigger's polls).
 const modeTest = onN8n1 ? test.skip : test.concurrent;
-for (const scenario of SCENARIOS)
+const SLOW_POLL: Scenario = {
+	key: 'slow',
+	name: "n8n's default mode, a poll slower than the interval (issue 42)",
+	env: {},
+	restart: false,
+};
+for (const [scenario, run] of [
+	...SCENARIOS.map((x) => [x, runScenario] as const),
+	[SLOW_POLL, runSlowPoll] as const,
+])
 	modeTest(
 		`the trigger exactly once (live): ${scenario.name}`,
 		async () => {
@@ -189,7 +253,7 @@ for (const scenario of SCENARIOS)
 			const env = { ...folder.env, ...NO_EDITOR, ...scenario.env };
 			try {
 				report(
-					await runScenario({ scenario, service, env }),
+					await run({ scenario, service, env }),
 					`the trigger exactly once (live): ${scenario.name}`,
 				);
 			} finally {

@@ -103,6 +103,28 @@ describe('trigger cursor (pure)', () => {
 			expect(Object.keys(next.seen).sort()).toEqual(['2', '3']);
 		});
 
+		it('takes a download another poll handed on as seen (the same id and created_at), with or without state', () => {
+			const state: CursorState = {
+				version: 1,
+				newest: T0 - 30 * MIN,
+				seen: { '1': T0 - 30 * MIN },
+			};
+			// Id 3 with another created_at is another download (another service's, say): new.
+			const handedOn = { '2': T0 - 2 * MIN, '3': T0 - 5 * MIN };
+			const { fresh, next } = advance(state, rows, T0, { ...NEW_ONLY, handedOn });
+			expect(ids(fresh)).toEqual([3]);
+			expect(next).toEqual({
+				version: 1,
+				newest: T0 - MIN,
+				seen: { '2': T0 - 2 * MIN, '3': T0 - MIN },
+			});
+			// Without state: not left to the next poll either (only row 2 is).
+			const first = advance(undefined, rows, T0, { ...NEW_ONLY, handedOn: { '3': T0 - MIN } });
+			expect(first.fresh).toEqual([]);
+			expect(first.next.seen).toEqual({ '3': T0 - MIN });
+			expect(ids(advance(first.next, rows.slice(1), T0 + MIN, NEW_ONLY).fresh)).toEqual([2]);
+		});
+
 		it('emits the valid existing downloads at the poll after the first when asked to, and only those', () => {
 			const expired = download(9, T0 - DOWNLOAD_VALIDITY_MS - MIN);
 			const options = { emitExisting: true, lookbackMs: LOOKBACK };

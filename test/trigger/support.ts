@@ -1,3 +1,4 @@
+import { PollContext } from 'n8n-core';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node.js';
@@ -115,6 +116,96 @@ export class ActiveTrigger {
 			staticData: this.staticData,
 			mode: 'manual',
 		});
+	}
+}
+
+/** How a poll of `TriggerProcess` ended: what it emitted, and whether n8n kept its state. */
+export interface ProcessPoll {
+	ids: number[];
+	/** Its state was saved: it emitted, and n8n did not drop its result. */
+	saved: boolean;
+}
+
+/**
+ * One active trigger in one n8n process, whose polls may overlap (n8n starts each from its cron
+ * tick without waiting for the one before). 'shared': n8n's default mode, one workflow and one
+ * PollContext for every poll of the activation, all on the same static-data object. 'copies':
+ * its task scheduler, each poll on a workflow built from a copy of the static data saved last
+ * (loaded before the poll starts), saved only when the poll emits. Every poll runs the same node
+ * module, so shares its map of running polls, as in one process.
+ */
+export class TriggerProcess {
+	/** 'copies': the static data in the database; 'shared': the activation's static-data object. */
+	saved: IDataObject = {};
+
+	private sharedContext: PollContext | undefined;
+
+	constructor(
+		private readonly harness: NodeHarness,
+		private readonly persistence: 'shared' | 'copies',
+		private readonly parameters: INodeParameters = {},
+	) {}
+
+	/** The node's static data saved last. */
+	get state(): IDataObject {
+		return (this.saved[`node:${NODE_NAME}`] ?? {}) as IDataObject;
+	}
+
+	/** The static data a poll starting now gets: the shared object, or a copy of the saved one. */
+	load(): IDataObject {
+		return this.persistence === 'shared'
+			? this.saved
+			: (JSON.parse(JSON.stringify(this.saved)) as IDataObject);
+	}
+
+	/**
+	 * One poll on `staticData` (by default what `load()` gives now). `activation`: the activation
+	 * poll, whose state n8n saves whatever it returned; `budgetMs`: what n8n's task scheduler tells
+	 * the node it may spend; `dropped`: n8n abandons the poll (past the scheduler's timeout), its
+	 * result neither emitted nor saved.
+	 */
+	async poll(
+		staticData = this.load(),
+		options: { activation?: boolean; budgetMs?: number; dropped?: boolean } = {},
+	): Promise<ProcessPoll> {
+		const context = this.context(staticData, options.budgetMs);
+		const emitted = await new WebsiteExportTrigger().poll!.call(context);
+		const ids = (emitted?.[0] ?? []).map((item) => item.json.id as number);
+		if (options.dropped) return { ids: [], saved: false };
+		const saved = ids.length > 0 || options.activation === true;
+		if (saved && this.persistence === 'copies')
+			this.saved = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+		return { ids, saved };
+	}
+
+	private context(staticData: IDataObject, budgetMs: number | undefined): PollContext {
+		if (this.persistence === 'shared' && staticData !== this.saved)
+			throw new Error("'shared': every poll works on the activation's static data");
+		if (this.persistence === 'shared' && this.sharedContext && budgetMs === undefined)
+			return this.sharedContext;
+		// The harness's own one-node workflow and run data (private: only these tests need one
+		// workflow across polls).
+		const [workflow, node, additionalData] = this.harness['setUp'](
+			new WebsiteExportTrigger(),
+			{ parameters: this.parameters, name: NODE_NAME },
+			{ active: true, staticData },
+		);
+		const context = new PollContext(
+			workflow,
+			node,
+			additionalData,
+			'trigger',
+			'activate',
+			// n8n's defaults for emit, emitError, commitCursor, runPoll and the node's static data.
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			budgetMs === undefined ? undefined : () => budgetMs,
+		);
+		if (this.persistence === 'shared' && budgetMs === undefined) this.sharedContext = context;
+		return context;
 	}
 }
 
