@@ -10,9 +10,9 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as download from './actions/download/Download.resource';
 import * as job from './actions/job/Job.resource';
 import * as option from './actions/option/Option.resource';
-import { collection } from '../shared/collection';
 import { websiteExportApiTest } from '../shared/auth/credentialTest';
 import { router } from './actions/router';
+import { runOptionsProperty } from './actions/runOptions';
 import { searchDownloads, searchJobs, searchOptions } from './methods/listSearch';
 
 export class WebsiteExport implements INodeType {
@@ -56,49 +56,7 @@ export class WebsiteExport implements INodeType {
 			...job.description,
 			...option.description,
 			...download.description,
-			collection('Options', 'options', 'Add Option', [
-				{
-					displayName: 'Batching',
-					name: 'batching',
-					type: 'options',
-					options: [
-						{
-							name: 'Automatic',
-							value: 'automatic',
-							description:
-								'Items go to the service in as few requests as it allows, e.g. one read for many records',
-						},
-						{
-							name: 'One Request per Item',
-							value: 'perItem',
-							description:
-								'Each item goes to the service on its own, as the HTTP Request node sends it',
-						},
-					],
-					default: 'automatic',
-					description: 'How input items are grouped into requests to the service',
-					hint: 'Both give every item the same result; Automatic needs far fewer requests',
-				},
-				{
-					displayName: 'Items per Request',
-					name: 'itemsPerRequest',
-					type: 'number',
-					typeOptions: { minValue: 1, maxValue: 1000 },
-					default: 1000,
-					displayOptions: { hide: { batching: ['perItem'] } },
-					description:
-						'The most items sent in one request; fewer when the request would pass 8 KiB',
-				},
-				{
-					displayName: 'Requests in Flight',
-					name: 'requestsInFlight',
-					type: 'number',
-					typeOptions: { minValue: 1, maxValue: 32 },
-					default: 8,
-					description: 'How many requests the node sends to the service at once',
-					hint: 'Without On Error: Continue, writes go one request at a time, so that nothing is sent after a failed item',
-				},
-			]),
+			runOptionsProperty,
 		],
 	};
 

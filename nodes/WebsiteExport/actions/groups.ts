@@ -16,9 +16,6 @@ import type { ItemResult, ItemRun, RunOptions } from './types';
 /** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
 
-/** Rows per create request: 1 000 rows of this service are a body of about 100 KB. */
-export const MAX_GROUP_SIZE = 1000;
-
 /**
  * `values` in consecutive groups of at most `size`, each as long as its request line allows:
  * `lineBytes` measures the longest line sent with a group (the client builds it). A value too
@@ -263,7 +260,6 @@ export async function createInGroups<Input>(
 		});
 		return rows.some((row) => row instanceof Error);
 	};
-	const size = Math.min(how.groupSize, MAX_GROUP_SIZE);
-	await forEachGroup(indexGroups(runs.length, size), writes, insert);
+	await forEachGroup(indexGroups(runs.length, how.groupSize), writes, insert);
 	return created;
 }

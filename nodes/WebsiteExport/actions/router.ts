@@ -5,20 +5,17 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { UnreadableTimestampError, unreadableTimestampApiError } from '../../shared/downloads';
 import { errorForItem } from '../../shared/itemError';
 import { WebsiteExportClient } from '../../shared/transport';
-import { MAX_GROUP_SIZE } from './groups';
+import { readRunOptions } from './runOptions';
 import * as download from './download/Download.resource';
 import * as job from './job/Job.resource';
 import * as option from './option/Option.resource';
-import type { Operation, Resource, RunOptions } from './types';
+import type { Operation, Resource } from './types';
 
 const operations: Record<Resource, Record<string, Operation>> = {
 	option: option.operations,
 	job: job.operations,
 	download: download.operations,
 };
-
-/** Requests in Flight when the user did not set it. */
-const DEFAULT_IN_FLIGHT = 8;
 
 /** The per-item loop, once for every operation: validation first, order, pairedItem, continueOnFail. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -68,22 +65,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		output.push(...asErrorItem(failure, itemIndex));
 	}
 	return [output];
-}
-
-/** Batching, Items per Request and Requests in Flight, the same for every item. */
-function readRunOptions(this: IExecuteFunctions, continueOnFail: boolean): RunOptions {
-	const option = (name: string, fallback: unknown) =>
-		this.getNodeParameter(`options.${name}`, 0, fallback);
-	const whole = (value: unknown, fallback: number, max: number) =>
-		Math.min(max, Math.max(1, Math.floor(Number(value)) || fallback));
-	const perItem = option('batching', 'automatic') === 'perItem';
-	return {
-		continueOnFail,
-		inFlight: whole(option('requestsInFlight', DEFAULT_IN_FLIGHT), DEFAULT_IN_FLIGHT, 32),
-		groupSize: perItem
-			? 1
-			: whole(option('itemsPerRequest', MAX_GROUP_SIZE), MAX_GROUP_SIZE, MAX_GROUP_SIZE),
-	};
 }
 
 /** The output of a failed item under Continue On Fail: its message and details, paired to it. */

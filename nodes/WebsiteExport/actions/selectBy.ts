@@ -96,7 +96,6 @@ export interface Selection {
 	filters: Filter[];
 	/** How the record is named in messages, e.g. `job with ID 5`. */
 	label: string;
-	byId: boolean;
 }
 
 /** Reads and validates the Select By parameters of one item. */
@@ -133,7 +132,7 @@ export function readSelection(
 						parsed.selectValue,
 						`${noun} with ${parsed.selectField} "${parsed.selectValue}"`,
 					];
-	return { filters: [{ column, operator: 'eq', value }], label, byId: column === 'id' };
+	return { filters: [{ column, operator: 'eq', value }], label };
 }
 
 export interface SelectedPatch {

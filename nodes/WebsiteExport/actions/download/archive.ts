@@ -1,5 +1,5 @@
 // Why: the archive download in one place: the link (and its expiry) of a download, redirects followed one hop at a time, storage's error bodies read from the stream.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { findInChain } from '../../../shared/serviceError';
@@ -17,8 +17,6 @@ export type ByteStream = Exclude<
 
 export interface Archive {
 	stream: ByteStream;
-	contentType?: string;
-	contentLength?: number;
 }
 
 /** Where an archive comes from, and how messages name it. */
@@ -55,7 +53,6 @@ const formatDate = (ms: number) =>
 export const downloadSelection = (id: number): Selection => ({
 	filters: [{ column: 'id', operator: 'eq', value: id }],
 	label: `download with ID ${id}`,
-	byId: true,
 });
 
 /** Download By: ID, its record read already (downloadArchive.operation.ts); an expired link refused. */
@@ -121,27 +118,25 @@ export async function openArchive(
 	try {
 		response = await followRedirects.call(this, get, link, itemIndex);
 	} catch (error) {
-		if (error instanceof NodeApiError && (error.httpCode === '400' || error.httpCode === '404')) {
-			throw new NodeApiError(
-				this.getNode(),
-				{ message: error.message },
-				{
-					message: `${subject} no longer works: the storage answered "${error.message}"`,
-					description: `The archive has expired or was removed. ${VALIDITY_NOTE}`,
-					httpCode: error.httpCode,
-					itemIndex,
-				},
-			);
-		}
-		throw new NodeApiError(this.getNode(), error as JsonObject); // hands back `error` itself
+		throw refusedLink(this.getNode(), error, subject, itemIndex);
 	}
-	const length = Number(response.headers['content-length']);
-	const contentType = response.headers['content-type'];
-	return {
-		stream: response.body as ByteStream,
-		contentType: typeof contentType === 'string' ? contentType : undefined,
-		contentLength: Number.isFinite(length) ? length : undefined,
-	};
+	return { stream: response.body as ByteStream };
+}
+
+/** A link the storage refuses (400, 404) has expired or was removed: said so; any other error as it is. */
+function refusedLink(node: INode, error: unknown, subject: string, itemIndex: number): unknown {
+	if (!(error instanceof NodeApiError && (error.httpCode === '400' || error.httpCode === '404')))
+		return error;
+	return new NodeApiError(
+		node,
+		{ message: error.message },
+		{
+			message: `${subject} no longer works: the storage answered "${error.message}"`,
+			description: `The archive has expired or was removed. ${VALIDITY_NOTE}`,
+			httpCode: error.httpCode,
+			itemIndex,
+		},
+	);
 }
 
 /**

@@ -10,9 +10,16 @@ import type { Table } from '../../../shared/constants';
 import type { InsertRequest, WebsiteExportClient } from '../../../shared/transport';
 import { errorForItem } from '../../../shared/itemError';
 import { validate } from '../../../shared/validation';
-import { createInGroups, idGroups, MAX_GROUP_SIZE, runGroups } from '../groups';
+import { createInGroups, idGroups, runGroups } from '../groups';
+import { MAX_GROUP_SIZE } from '../runOptions';
 import { optionInsert } from '../option/create.operation';
-import { MODE_LABELS, MODE_OPTIONS, modeFields, modeProperties } from '../option/mode';
+import {
+	MODE_LABELS,
+	MODE_OPTIONS,
+	modeFields,
+	modeProperties,
+	readModeFields,
+} from '../option/mode';
 import { shownFor } from '../resourceDescription';
 import type { ItemResult, ItemRun, RunOptions } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
@@ -61,21 +68,10 @@ export const description = shownFor('job', 'create', properties);
 function readOption(this: IExecuteFunctions, itemIndex: number): IDataObject | undefined {
 	const mode = this.getNodeParameter('optionMode', itemIndex, 'none') as string;
 	if (mode === 'none') return undefined;
-	return validate(
-		this,
-		modeFields,
-		{
-			mode,
-			relative_path:
-				mode === 'relative'
-					? this.getNodeParameter('optionRelativePath', itemIndex, '')
-					: undefined,
-			replace_url:
-				mode === 'absolute' ? this.getNodeParameter('optionReplaceUrl', itemIndex, '') : undefined,
-		},
-		itemIndex,
-		{ ...MODE_LABELS, mode: 'Export Option' },
-	);
+	return validate(this, modeFields, readModeFields.call(this, itemIndex, 'option'), itemIndex, {
+		...MODE_LABELS,
+		mode: 'Export Option',
+	});
 }
 
 interface CreateInput {

@@ -9,7 +9,7 @@ import { shownFor } from '../resourceDescription';
 import type { InsertRequest } from '../../../shared/transport';
 import { createInGroups } from '../groups';
 import type { ItemResult, ItemRun, RunOptions } from '../types';
-import { MODE_LABELS, modeFields, modeProperties, optionRow } from './mode';
+import { MODE_LABELS, modeFields, modeProperties, optionRow, readModeFields } from './mode';
 
 const properties: INodeProperties[] = [
 	...modeProperties(),
@@ -31,22 +31,8 @@ const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional()
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as { jobId?: unknown };
-	const mode = this.getNodeParameter('mode', itemIndex) as string;
-	const body = validate(
-		this,
-		schema,
-		{
-			mode,
-			relative_path:
-				mode === 'relative' ? this.getNodeParameter('relativePath', itemIndex, '') : undefined,
-			replace_url:
-				mode === 'absolute' ? this.getNodeParameter('replaceUrl', itemIndex, '') : undefined,
-			job_id: readJobId(extra.jobId),
-		},
-		itemIndex,
-		MODE_LABELS,
-	);
-	return body;
+	const fields = { ...readModeFields.call(this, itemIndex), job_id: readJobId(extra.jobId) };
+	return validate(this, schema, fields, itemIndex, MODE_LABELS);
 }
 
 /** How a create of an option is sent, for Option → Create and Job → Create's export option (groups.ts). */

@@ -1,5 +1,5 @@
 // Why: the export mode of an option and the field each mode needs, shared by Create, Update and Get Many.
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { text, webAddress } from '../../../shared/validation';
@@ -22,6 +22,24 @@ export const MODE_OPTIONS = [
 /** `prefix` + `name` in camelCase: `relativePath`, or `optionRelativePath` with prefix `option`. */
 const prefixed = (prefix: string, name: string) =>
 	prefix ? `${prefix}${name.charAt(0).toUpperCase()}${name.slice(1)}` : name;
+
+/**
+ * One item's Mode and the field that goes with it, as entered (`prefix`: Job → Create's export
+ * option), for modeFields to validate.
+ */
+export function readModeFields(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	prefix = '',
+): IDataObject {
+	const field = (name: string) => this.getNodeParameter(prefixed(prefix, name), itemIndex, '');
+	const mode = field('mode');
+	return {
+		mode,
+		relative_path: mode === 'relative' ? field('relativePath') : undefined,
+		replace_url: mode === 'absolute' ? field('replaceUrl') : undefined,
+	};
+}
 
 /** Mode with its dependent field: Relative Path only for relative, Replace URL only for absolute. */
 export function modeProperties(prefix = ''): INodeProperties[] {

@@ -1,0 +1,71 @@
+// Why: how a run's items go to the service (Batching, Items per Request, Requests in Flight) in one place: the editor's fields, their defaults and limits, and how a run reads them.
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { collection } from '../../shared/collection';
+import type { RunOptions } from './types';
+
+/** Rows per create request: 1 000 rows of this service are a body of about 100 KB. */
+export const MAX_GROUP_SIZE = 1000;
+/** Requests in Flight by default (bench/README.md: why 8) and at most. */
+const DEFAULT_IN_FLIGHT = 8;
+const MAX_IN_FLIGHT = 32;
+
+/** The node's Options collection. */
+export const runOptionsProperty: INodeProperties = collection('Options', 'options', 'Add Option', [
+	{
+		displayName: 'Batching',
+		name: 'batching',
+		type: 'options',
+		options: [
+			{
+				name: 'Automatic',
+				value: 'automatic',
+				description:
+					'Items go to the service in as few requests as it allows, e.g. one read for many records',
+			},
+			{
+				name: 'One Request per Item',
+				value: 'perItem',
+				description: 'Each item goes to the service on its own, as the HTTP Request node sends it',
+			},
+		],
+		default: 'automatic',
+		description: 'How input items are grouped into requests to the service',
+		hint: 'Automatic needs far fewer requests; a request the service fails fails every item in it',
+	},
+	{
+		displayName: 'Items per Request',
+		name: 'itemsPerRequest',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_GROUP_SIZE },
+		default: MAX_GROUP_SIZE,
+		displayOptions: { hide: { batching: ['perItem'] } },
+		description: 'The most items sent in one request; fewer when the request would pass 8 KiB',
+	},
+	{
+		displayName: 'Requests in Flight',
+		name: 'requestsInFlight',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_IN_FLIGHT },
+		default: DEFAULT_IN_FLIGHT,
+		description: 'How many requests the node sends to the service at once',
+		hint: 'Without On Error: Continue, writes go one request at a time, so that nothing is sent after a failed item',
+	},
+]);
+
+/** Batching, Items per Request and Requests in Flight, the same for every item. */
+export function readRunOptions(this: IExecuteFunctions, continueOnFail: boolean): RunOptions {
+	const option = (name: string, fallback: unknown) =>
+		this.getNodeParameter(`options.${name}`, 0, fallback);
+	const whole = (value: unknown, fallback: number, max: number) =>
+		Math.min(max, Math.max(1, Math.floor(Number(value)) || fallback));
+	const perItem = option('batching', 'automatic') === 'perItem';
+	const inFlight = option('requestsInFlight', DEFAULT_IN_FLIGHT);
+	return {
+		continueOnFail,
+		inFlight: whole(inFlight, DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT),
+		groupSize: perItem
+			? 1
+			: whole(option('itemsPerRequest', MAX_GROUP_SIZE), MAX_GROUP_SIZE, MAX_GROUP_SIZE),
+	};
+}
