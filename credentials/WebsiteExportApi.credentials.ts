@@ -9,7 +9,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { checkBaseUrl, isServiceUrl } from '../nodes/shared/auth/baseUrl';
+import { checkBaseUrl } from '../nodes/shared/auth/baseUrl';
 import { renewToken } from '../nodes/shared/auth/renewal';
 
 export class WebsiteExportApi implements ICredentialType {
@@ -70,7 +70,7 @@ export class WebsiteExportApi implements ICredentialType {
 		},
 	];
 
-	/** The 1-hour bearer token (auth/login.ts), for every request that met a 401: those that met the same token share one login. */
+	/** The 1-hour bearer token (auth/renewal.ts), for every request that met a 401: those that met the same token share one login. */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		return { accessToken: await renewToken(this, credentials) };
 	}
@@ -81,7 +81,9 @@ export class WebsiteExportApi implements ICredentialType {
 		// n8n's HTTP Request node sends through the legacy request helper, whose address is `uri`.
 		const { baseURL = '', url, uri } = requestOptions as IHttpRequestOptions & { uri?: string };
 		const target = `${baseURL}${url ?? uri ?? ''}`;
-		if (!baseUrl.ok || !isServiceUrl(target, baseUrl.url)) return requestOptions;
+		const own =
+			baseUrl.ok && URL.canParse(target) && new URL(target).origin === new URL(baseUrl.url).origin;
+		if (!own) return requestOptions;
 		return {
 			...requestOptions,
 			headers: {

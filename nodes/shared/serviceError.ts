@@ -15,11 +15,15 @@ export interface ServiceFailure {
 	login?: boolean;
 }
 
+const LOGIN_FAILED = 'WEBSITE_EXPORT_LOGIN_FAILED';
+
 /**
- * The `httpCode` of the login's errors (auth/login.ts): n8n's NodeApiError around one keeps it on
- * 1.x and 2.x (1.x drops the `cause`, may reword the message and keeps it as `messages[0]`).
+ * A failed login: its message names the field to fix and holds no secret. n8n wraps it in a
+ * NodeApiError, which keeps `httpCode` on 1.x and 2.x (1.x drops the `cause`, may reword the
+ * message and keeps it as `messages[0]`): the code, not the wording, tells that the login failed.
  */
-export const LOGIN_FAILED = 'WEBSITE_EXPORT_LOGIN_FAILED';
+export const loginFailed = (message: string): Error =>
+	Object.assign(new Error(message), { name: 'WebsiteExportLoginError', httpCode: LOGIN_FAILED });
 
 type AnyRecord = Record<string, unknown>;
 
@@ -65,11 +69,10 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** A header by its lower-case name, whatever the case of the answer's. */
-function header(headers: unknown, name: string): unknown {
-	const record = asRecord(headers) ?? {};
-	return record[Object.keys(record).find((key) => key.toLowerCase() === name) ?? name];
-}
+const unreachable = (code?: string): ServiceFailure => ({
+	code,
+	message: `The service could not be reached${code ? ` (${code})` : ''}`,
+});
 
 /**
  * The failure in an error thrown by n8n's request helpers: the service's own words and codes,
@@ -81,21 +84,18 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 		const message = asText((login.messages as unknown[] | undefined)?.[0]) ?? asText(login.message);
 		return { message: message ?? 'Login failed', login: true };
 	}
-	const httpError = findInChain(
-		error,
-		(e) => asRecord(e.response) !== undefined || typeof e.code === 'string',
-	);
+	const httpError = findInChain(error, (e) => !!asRecord(e.response) || typeof e.code === 'string');
 	const response = asRecord(httpError?.response);
-	if (!response) {
-		const flattened = httpError ? undefined : readFlattenedApiError(error);
-		const code = asText(httpError?.code);
-		const unreachable = `The service could not be reached${code ? ` (${code})` : ''}`;
-		return flattened ?? { code, message: unreachable };
+	if (response) {
+		const status = typeof response.status === 'number' ? response.status : undefined;
+		// Node's HTTP client gives header names in lower case.
+		const retryAfterMs = parseRetryAfter(asRecord(response.headers)?.['retry-after']);
+		const fallback = asText(response.statusText);
+		return { ...fromAnswer(status, parseBody(response.data), fallback), retryAfterMs };
 	}
-	const status = typeof response.status === 'number' ? response.status : undefined;
-	const retryAfterMs = parseRetryAfter(header(response.headers, 'retry-after'));
-	const fallback = asText(response.statusText);
-	return { ...fromAnswer(status, parseBody(response.data), fallback), retryAfterMs };
+	const flat = httpError ? undefined : asRecord(error);
+	if (flat && flat.cause === undefined) return readFlattenedApiError(flat);
+	return unreachable(asText(httpError?.code));
 }
 
 /** What an answer says: its status, and the service's own words and codes in its body. */
@@ -111,17 +111,12 @@ function fromAnswer(status?: number, body: AnyRecord = {}, fallback?: string): S
 }
 
 /** n8n 1.x's NodeApiError without its cause: its constructor copied the status (`httpCode`), the body (`context.data`), the message. */
-function readFlattenedApiError(error: unknown): ServiceFailure | undefined {
-	const flat = asRecord(error);
-	if (!flat || flat.cause !== undefined) return undefined;
+function readFlattenedApiError(flat: AnyRecord): ServiceFailure {
 	const message = asText(flat.message);
 	const status = Number(asText(flat.httpCode));
 	const known = status >= 100 && status <= 599;
 	const body = asRecord(asRecord(flat.context)?.data);
-	if (!known && !body) {
-		// No answer: the network error's code is in the message (`connect ECONNREFUSED 127.0.0.1:80`).
-		const code = message ? /\b(E[A-Z_]{3,}|UND_ERR_[A-Z_]+)\b/.exec(message)?.[1] : undefined;
-		return code ? { code, message: `The service could not be reached (${code})` } : undefined;
-	}
-	return fromAnswer(known ? status : undefined, body, message);
+	if (known || body) return fromAnswer(known ? status : undefined, body, message);
+	// No answer: the network error's code is in the message (`connect ECONNREFUSED 127.0.0.1:80`).
+	return unreachable(/\b(E[A-Z_]{3,}|UND_ERR_[A-Z_]+)\b/.exec(message ?? '')?.[1]);
 }

@@ -1,4 +1,4 @@
-import { retryDelay, type RetryPolicy } from '../../nodes/shared/transport/retry';
+import { retryDelay, type RetryPolicy } from '../../nodes/shared/transport/send';
 import { parseRetryAfter, readServiceFailure } from '../../nodes/shared/serviceError';
 
 const policy: RetryPolicy = {

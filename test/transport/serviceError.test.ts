@@ -4,8 +4,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { checkBaseUrl } from '../../nodes/shared/auth/baseUrl';
-import { loginFailed } from '../../nodes/shared/auth/login';
-import { readServiceFailure } from '../../nodes/shared/serviceError';
+import { loginFailed, readServiceFailure } from '../../nodes/shared/serviceError';
 
 /** A NodeApiError as n8n 1.x leaves it: no cause, the answer's body in context.data. */
 const flattened = (fields: Record<string, unknown>) =>

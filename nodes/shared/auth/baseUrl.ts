@@ -31,8 +31,3 @@ export function checkBaseUrl(raw: unknown): BaseUrlCheck {
 	const path = parsed.pathname.replace(/\/+$/, '');
 	return { ok: true, url: `${parsed.protocol}//${parsed.host}${path}` };
 }
-
-/** True when `url` points at the same origin as the service's base URL. */
-export function isServiceUrl(url: string, baseUrl: string): boolean {
-	return URL.canParse(url) && new URL(url).origin === new URL(baseUrl).origin;
-}

@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { readServiceFailure } from '../serviceError';
-import { requestToken } from './login';
+import { requestToken } from './renewal';
 
 /** The login works, the API refuses the account (PostgREST 403, `42501`): no Business plan. */
 export const NO_BUSINESS_PLAN_MESSAGE =
@@ -31,11 +31,10 @@ function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHel
 			simple: false,
 			resolveWithFullResponse: true,
 			followRedirect: false,
-		})) as { statusCode: number; body: unknown; headers?: unknown };
+		})) as { statusCode: number; body: unknown };
 		const { statusCode: status, body: data } = response;
 		if (status >= 200 && status <= 299) return data;
-		const answer = { status, data, headers: response.headers };
-		throw Object.assign(new Error(`HTTP ${status}`), { response: answer });
+		throw Object.assign(new Error(`HTTP ${status}`), { response: { status, data } });
 	};
 	return { helpers: { httpRequest } };
 }

@@ -1,9 +1,49 @@
-// Why: token renewal: the requests that meet the same refused token share one login per n8n process (GoTrue rate-limits sign-ins), and while an execution knows no valid token its requests wait for one login.
+// Why: the login: the one token exchange (the credential's preAuthentication and the credential test) and its errors, shared by the requests that meet the same refused token, one per n8n process (GoTrue rate-limits sign-ins).
 import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 
 import { REQUEST_TIMEOUT_MS } from '../constants';
-import { requestToken } from './login';
+import { loginFailed, readServiceFailure, type ServiceFailure } from '../serviceError';
+import { checkBaseUrl } from './baseUrl';
+
+/** A failed token request as a sentence that tells the user which field to fix. */
+function loginFailureMessage({ status, message }: ServiceFailure): string {
+	if (status === undefined) return `${message}: check the Base URL and that the service is online`;
+	if (/api key/i.test(message))
+		return `The API key was refused (${message}): copy it again from the API section of the Website Export dashboard`;
+	if (status === 400 || status === 401 || status === 403)
+		return `Login failed (${message}): check the email and password of the Website Export account`;
+	return `Login failed: the service answered HTTP ${status} (${message})`;
+}
+
+/**
+ * Exchanges the credential's email and password for a 1-hour bearer token
+ * (`/auth/v1/token?grant_type=password`). Every failure is a `loginFailed` error.
+ */
+export async function requestToken(
+	helper: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<{ baseUrl: string; accessToken: string }> {
+	const baseUrl = checkBaseUrl(credentials.baseUrl);
+	if (!baseUrl.ok) throw loginFailed(baseUrl.reason);
+	const { email, password } = credentials;
+	const response = (await helper.helpers
+		.httpRequest({
+			method: 'POST',
+			url: `${baseUrl.url}/auth/v1/token`,
+			qs: { grant_type: 'password' },
+			headers: { apikey: String(credentials.apiKey ?? '') },
+			body: { email, password },
+			json: true,
+		})
+		.catch((error: unknown) => {
+			// A fresh error on purpose: the original one carries the request, password included.
+			throw loginFailed(loginFailureMessage(readServiceFailure(error)));
+		})) as { access_token?: unknown } | undefined;
+	const accessToken = response?.access_token;
+	if (typeof accessToken === 'string' && accessToken) return { baseUrl: baseUrl.url, accessToken };
+	throw loginFailed('Login failed: the token endpoint answered without an access token');
+}
 
 /** A request sent with the replaced token may meet its 401 until it times out, after the login began. */
 const SHARED_FOR_MS = REQUEST_TIMEOUT_MS;
@@ -55,41 +95,5 @@ export function tokenExpiry(token: unknown): number | undefined {
 		return typeof exp === 'number' ? exp * 1000 : Infinity;
 	} catch {
 		return Infinity;
-	}
-}
-
-/** From this long before the token's expiry by the service's clock (known to the second), requests go one at a time. */
-const RENEWAL_MARGIN_MS = 5_000;
-
-/**
- * n8n logs in when the stored token is empty, and after a 401. While no valid token is known, one
- * request of the execution goes alone (n8n logs in and stores the token) and the others wait for
- * it: one login, where every request in flight would meet a 401 (or no token) and ask for one.
- */
-export class RenewalGate {
-	/** While set, one request is renewing the token and the others wait for it. */
-	private renewal: Promise<void> | undefined;
-
-	constructor(
-		private tokenExpiresAt: number | undefined,
-		private readonly serviceNow: () => number,
-		private readonly readStoredToken: () => Promise<unknown>,
-	) {}
-
-	/** Waits for a renewal under way; returns what the request must call once answered if it goes alone. */
-	async pass(): Promise<(() => Promise<void>) | undefined> {
-		while (this.renewal) await this.renewal;
-		const expiresAt = this.tokenExpiresAt; // by the service's clock, as `exp` is
-		if (expiresAt !== undefined && this.serviceNow() < expiresAt - RENEWAL_MARGIN_MS) return;
-		let release = () => {};
-		this.renewal = new Promise<void>((resolve) => (release = resolve));
-		return async () => {
-			try {
-				this.tokenExpiresAt = tokenExpiry(await this.readStoredToken());
-			} finally {
-				this.renewal = undefined;
-				release();
-			}
-		};
 	}
 }

@@ -3,26 +3,25 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { checkBaseUrl } from '../auth/baseUrl';
-import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, type Table } from '../constants';
-import { idsDeleted, InsertRecovery, type InsertRequest } from './lostAnswer';
+import { InsertRecovery, type InsertRequest } from './lostAnswer';
 import * as postgrest from './query';
-import type { Filter, ListQuery, OrderBy } from './query';
-import type { RetryPolicy } from './retry';
-import { ServiceRequests, type CallOptions, type TransportContext } from './send';
+import { OLDEST_FIRST, type Filter, type ListQuery, type OrderBy } from './query';
+import {
+	ServiceRequests,
+	type CallOptions,
+	type ClientOptions,
+	type TransportContext,
+} from './send';
 
 export { NEWEST_FIRST } from './query';
-export type { Filter, FilterOperator, FilterValue, ListQuery, OrderBy } from './query';
-export type { InsertOptions, InsertRequest } from './lostAnswer';
-export type { CallOptions, Outcome, SendOptions, ServiceResponse, TransportContext } from './send';
-
-/** `inFlight`: the most requests on the wire at once (Requests in Flight), however callers nest them. */
-export type ClientOptions = { retry?: RetryPolicy; inFlight?: number };
+export type { Filter, FilterValue, ListQuery, OrderBy } from './query';
+export type { InsertRequest } from './lostAnswer';
+export type { CallOptions, ClientOptions, ServiceResponse } from './send';
 
 /** Rows asked for per page: Supabase's default `max-rows`. */
 const PAGE_SIZE = 1000;
 const RETURN_ROWS = 'return=representation';
-const BY_ID: OrderBy[] = [{ column: 'id' }];
 
 /** The rows of an answer; undefined when it carried none (a 201 or 204 without a body). */
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
@@ -42,13 +41,11 @@ export class WebsiteExportClient {
 	static async connect(ctx: TransportContext, options: ClientOptions = {}) {
 		const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
 		const baseUrl = checkBaseUrl(credentials?.baseUrl);
-		if (!baseUrl.ok) {
+		if (!baseUrl.ok)
 			throw new NodeOperationError(ctx.getNode(), baseUrl.reason, {
 				description: 'Open the Website Export credential and correct its Base URL.',
 			});
-		}
-		const expiry = tokenExpiry(credentials.accessToken);
-		const requests = new ServiceRequests(ctx, expiry, options.retry, options.inFlight);
+		const requests = new ServiceRequests(ctx, credentials.accessToken, options);
 		return new WebsiteExportClient(ctx, requests, baseUrl.url);
 	}
 
@@ -65,14 +62,13 @@ export class WebsiteExportClient {
 
 	/**
 	 * The longest request line this client sends with `filter`: a page of selectAll after the
-	 * largest id (a read, or the read-back of a write), or a PATCH or DELETE by it.
+	 * largest id (a read, or the read-back of a write). A PATCH or DELETE by the same filter is
+	 * shorter: its method is at most 3 bytes longer, and it has no select, keyset, order or limit.
 	 */
 	listLineBytes(table: Table, filter: Filter): number {
-		const page = { filters: [filter], order: BY_ID, limit: PAGE_SIZE };
 		const after = { id: Number.MAX_SAFE_INTEGER };
-		const { pathname } = new URL(this.restUrl(table));
-		const write = Buffer.byteLength(`DELETE ${pathname}?${this.filterString([filter])} HTTP/1.1`);
-		return Math.max(this.requestLineBytes(table, { ...page, after }), write);
+		const page = { filters: [filter], order: OLDEST_FIRST, limit: PAGE_SIZE, after };
+		return this.requestLineBytes(table, page);
 	}
 
 	/** One page of a table, with the count of matching rows when asked for. */
@@ -136,24 +132,18 @@ export class WebsiteExportClient {
 		table: Table,
 		inserts: InsertRequest[],
 	): Promise<{ refused: NodeApiError } | { rows: Array<T | NodeApiError> }> {
-		return await this.inserts.alone(inserts, async () => await this.insertNow<T>(table, inserts));
-	}
-
-	private async insertNow<T extends IDataObject>(
-		table: Table,
-		inserts: InsertRequest[],
-	): Promise<{ refused: NodeApiError } | { rows: Array<T | NodeApiError> }> {
-		const sentAt = Date.now();
-		const { itemIndex } = inserts[0].options;
 		const body = inserts.map((insert) => insert.body);
-		const request = { itemIndex, body, prefer: RETURN_ROWS };
-		const outcome = await this.requests.send('POST', this.restUrl(table), request);
-		if (outcome.kind === 'refused') return { refused: outcome.error };
-		const rows = outcome.kind === 'answer' ? rowsOf<T>(outcome.response.body) : undefined;
-		if (rows?.length === inserts.length)
-			return { rows: rows.map((row) => this.inserts.claim(table, row)) };
-		const lost = outcome.kind === 'lost' ? outcome.error : undefined;
-		return { rows: await this.inserts.recover<T>(table, inserts, sentAt, lost) };
+		const request = { itemIndex: inserts[0].options.itemIndex, body, prefer: RETURN_ROWS };
+		return await this.inserts.alone(inserts, async () => {
+			const sentAt = Date.now();
+			const outcome = await this.requests.send('POST', this.restUrl(table), request);
+			if (outcome.kind === 'refused') return { refused: outcome.error };
+			const rows = outcome.kind === 'answer' ? rowsOf<T>(outcome.response.body) : undefined;
+			if (rows?.length === inserts.length)
+				return { rows: rows.map((row) => this.inserts.claim(table, row)) };
+			const lost = outcome.kind === 'lost' ? outcome.error : undefined;
+			return { rows: await this.inserts.recover<T>(table, inserts, sentAt, lost) };
+		});
 	}
 
 	/** Updates the rows matching `filters` and returns them (re-read when the answer has none); a retried PATCH's answer counts. */
@@ -163,36 +153,34 @@ export class WebsiteExportClient {
 		patch: IDataObject,
 		options: CallOptions = {},
 	): Promise<T[]> {
-		const url = this.restUrl(table, this.filterString(filters));
+		// PostgREST applies an unfiltered PATCH to every row the account can see.
+		const unfiltered = 'Refusing to update or delete without a filter';
+		if (filters.length === 0) throw new NodeOperationError(this.ctx.getNode(), unfiltered);
+		const url = this.restUrl(table, postgrest.buildFilterString(filters));
 		const request = { ...options, body: patch, prefer: RETURN_ROWS };
 		const response = await this.requests.request('PATCH', url, request);
 		const rows = rowsOf<T>(response.body);
-		return rows ?? (await this.selectAll<T>(table, { filters, order: BY_ID }, options));
+		return rows ?? (await this.selectAll<T>(table, { filters, order: OLDEST_FIRST }, options));
 	}
 
 	/**
 	 * Deletes the rows with these ids (all there before: the caller read them) in one request and
 	 * returns the ids deleted: those the answer lists, or, when it lists none or came after a lost
-	 * attempt, those no longer there (lostAnswer.ts).
+	 * attempt, those the same id list no longer finds (a request line no longer than the DELETE's).
 	 */
 	async removeByIds(table: Table, ids: number[], options: CallOptions = {}): Promise<number[]> {
 		const filters: Filter[] = [{ column: 'id', operator: 'in', value: ids }];
-		const url = this.restUrl(table, this.filterString(filters));
+		const url = this.restUrl(table, postgrest.buildFilterString(filters));
 		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
 		if (outcome.kind !== 'answer') throw outcome.error;
 		const rows = rowsOf<IDataObject>(outcome.response.body);
 		if (rows && !outcome.afterLostAnswer) return rows.map((row) => row.id as number);
-		return await idsDeleted(this, table, ids, options.itemIndex);
+		const left = await this.selectAll(table, { filters, order: OLDEST_FIRST }, options);
+		const still = new Set(left.map((row) => row.id));
+		return ids.filter((id) => !still.has(id));
 	}
 
-	private restUrl(table: Table, queryString = ''): string {
+	private restUrl(table: Table, queryString?: string): string {
 		return `${this.baseUrl}/rest/v1/${table}${queryString ? `?${queryString}` : ''}`;
-	}
-
-	/** Filters only: PostgREST applies an unfiltered PATCH or DELETE to every row the account can see. */
-	private filterString(filters: Filter[]): string {
-		const unfiltered = 'Refusing to update or delete without a filter';
-		if (filters.length === 0) throw new NodeOperationError(this.ctx.getNode(), unfiltered);
-		return postgrest.buildFilterString(filters);
 	}
 }

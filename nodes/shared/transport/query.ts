@@ -1,11 +1,9 @@
 // Why: PostgREST query strings. Every value that reaches the URL goes through here, URL-encoded as a whole and quoted as PostgREST's grammar expects, so that no user input can add a filter or a parameter.
 
-/** The operators the nodes use. */
-export type FilterOperator = 'eq' | 'gt' | 'gte' | 'lt' | 'ilike' | 'in';
 export type FilterValue = string | number | boolean | null;
 export type Filter = {
 	column: string;
-	operator: FilterOperator;
+	operator: 'eq' | 'gt' | 'gte' | 'lt' | 'ilike' | 'in';
 	value: FilterValue | FilterValue[];
 };
 export type OrderBy = { column: string; descending?: boolean };
@@ -15,6 +13,7 @@ export const NEWEST_FIRST: OrderBy[] = [
 	{ column: 'created_at', descending: true },
 	{ column: 'id', descending: true },
 ];
+export const OLDEST_FIRST: OrderBy[] = [{ column: 'id' }];
 
 export interface ListQuery {
 	/** Columns to return; all of them when omitted. */
@@ -38,30 +37,28 @@ function column(name: string): string {
 // specially; dots and colons are reserved in its logic trees. Such items are double-quoted.
 const NEEDS_QUOTES = /[,.:()"\\\s]/;
 
-function inItem(value: FilterValue): string {
-	const text = value === null ? 'null' : String(value);
+function quoted(value: unknown): string {
+	const text = String(value ?? null);
 	if (text !== '' && !NEEDS_QUOTES.test(text)) return text;
 	return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-function filterExpression(filter: Filter): string {
-	const { operator, value } = filter;
-	if (operator === 'in') {
-		const items = Array.isArray(value) ? value : [value];
-		return `in.(${items.map(inItem).join(',')})`;
-	}
-	if (Array.isArray(value)) throw new Error(`The ${operator} filter takes one value`);
-	return `${operator}.${value === null ? 'null' : String(value)}`;
+/** `op.value` or `in.(a,b)`; inside a logic tree (`tree`), `col.op.value` with the value quoted: `url.ilike."*x*"`. */
+function condition({ column: name, operator, value }: Filter, tree = false): string {
+	if (operator === 'in' && !tree) return `in.(${[value].flat().map(quoted).join(',')})`;
+	if (Array.isArray(value) || operator === 'in')
+		throw new Error(`The ${operator} filter takes one value (and no list inside or())`);
+	return tree ? `${column(name)}.${operator}.${quoted(value)}` : `${operator}.${String(value)}`;
 }
 
 /** `select=…&col=op.value&…&order=…&limit=…`, every part URL-encoded. */
 export function buildQueryString(query: ListQuery): string {
-	const parts: string[] = [];
-	parts.push(`select=${query.select?.length ? query.select.map(column).join(',') : '*'}`);
+	const parts = [`select=${query.select?.length ? query.select.map(column).join(',') : '*'}`];
 	if (query.filters?.length) parts.push(buildFilterString(query.filters));
 	// Logic trees: one goes as `or=(…)`, two are joined as `and=(or(…),or(…))`.
 	const trees: string[] = [];
-	if (query.anyOf?.length) trees.push(`or(${query.anyOf.map(logicTerm).join(',')})`);
+	if (query.anyOf?.length)
+		trees.push(`or(${query.anyOf.map((f) => condition(f, true)).join(',')})`);
 	if (query.after) {
 		const keyset = keysetCondition(query.order ?? [], query.after);
 		if (keyset.startsWith('or(')) trees.push(keyset);
@@ -77,38 +74,24 @@ export function buildQueryString(query: ListQuery): string {
 	return parts.join('&');
 }
 
-// Inside a logic tree a value with reserved characters (a timestamp's `:` and `.`) is quoted.
-const logicValue = (value: unknown): string =>
-	inItem(value === null || value === undefined ? null : String(value));
-
-/** One filter inside a logic tree: `url.ilike."*x*"`. */
-function logicTerm(filter: Filter): string {
-	if (Array.isArray(filter.value) || filter.operator === 'in')
-		throw new Error(`The ${filter.operator} filter is not supported inside or()`);
-	return `${column(filter.column)}.${filter.operator}.${logicValue(filter.value)}`;
-}
-
 /** `or(a.gt.x,and(a.eq.x,id.gt.y))`, or `id=gt.y` by id alone: unlike an offset, it neither repeats nor skips rows written between pages. */
 function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string {
 	if (order.at(-1)?.column !== 'id')
 		throw new Error('Keyset paging needs an order that ends with id');
+	const filter = (by: OrderBy, operator = by.descending ? 'lt' : 'gt') =>
+		({ column: by.column, operator, value: row[by.column] }) as Filter;
+	if (order.length === 1) return buildFilterString([filter(order[0])]);
 	const terms = order.map((by, index) => {
-		const equal = order
-			.slice(0, index)
-			.map((o) => `${column(o.column)}.eq.${logicValue(row[o.column])}`);
-		const beyond = `${column(by.column)}.${by.descending ? 'lt' : 'gt'}.${logicValue(row[by.column])}`;
-		return equal.length ? `and(${[...equal, beyond].join(',')})` : beyond;
+		const all = [...order.slice(0, index).map((o) => filter(o, 'eq')), filter(by)];
+		const text = all.map((f) => condition(f, true));
+		return index ? `and(${text.join(',')})` : text[0];
 	});
-	if (order.length > 1) return `or(${terms.join(',')})`;
-	const [only] = order;
-	return `${column(only.column)}=${encodeURIComponent(`${only.descending ? 'lt' : 'gt'}.${String(row[only.column])}`)}`;
+	return `or(${terms.join(',')})`;
 }
 
 /** Filters only (update and delete take no select, order or paging). */
 export function buildFilterString(filters: Filter[]): string {
-	return filters
-		.map((f) => `${column(f.column)}=${encodeURIComponent(filterExpression(f))}`)
-		.join('&');
+	return filters.map((f) => `${column(f.column)}=${encodeURIComponent(condition(f))}`).join('&');
 }
 
 /** Total row count from a `Content-Range: 0-999/2500` header (`*` when not counted). */

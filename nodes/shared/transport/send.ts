@@ -1,4 +1,4 @@
-// Why: sends a request to the service through the credential and says how it ended (an answer, a refusal, a lost answer), retries and the 429 pause included.
+// Why: sends a request to the service through the credential and says how it ended (an answer, a refusal, a lost answer): what a failure means, the retries, and the waits before a request leaves (a 429's pause, a token's renewal, Requests in Flight).
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -10,13 +10,24 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { RenewalGate } from '../auth/renewal';
+import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, REQUEST_TIMEOUT_MS } from '../constants';
 import { readServiceFailure, type ServiceFailure } from '../serviceError';
-import { answerLost } from './lostAnswer';
-import { DEFAULT_RETRY_POLICY, isIdempotent, retryDelay, type RetryPolicy } from './retry';
 
 export type TransportContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+
+export interface RetryPolicy {
+	/** Attempts in all, the first one included. */
+	maxAttempts: number;
+	/** First back-off when the server gives no Retry-After; doubles on each attempt up to maxDelayMs. */
+	baseDelayMs: number;
+	maxDelayMs: number;
+	/** Longest Retry-After we are willing to wait; beyond it the error goes to the user. */
+	maxRetryAfterMs: number;
+}
+
+/** `inFlight`: the most requests on the wire at once (Requests in Flight), however callers nest them. */
+export type ClientOptions = { retry?: RetryPolicy; inFlight?: number };
 
 /** `itemIndex`: the item the request is made for: errors name it, so the editor can point at it. */
 export type CallOptions = { itemIndex?: number };
@@ -33,15 +44,64 @@ export interface SendOptions extends CallOptions {
 
 export type ServiceResponse = { body: unknown; headers: IDataObject; statusCode: number };
 
-/** How one attempt ended: a lost answer may have been carried out, a refusal was not. */
-type Attempt =
-	| { kind: 'answer'; response: ServiceResponse }
-	| { kind: 'refused' | 'lost'; failure: ServiceFailure };
-
-/** How a request ended once retried: `afterLostAnswer` when an earlier attempt may have been carried out. */
+/** How a request ended once retried: a lost answer may have been carried out, a refusal was not; `afterLostAnswer` when an earlier attempt may have been. */
 export type Outcome =
 	| { kind: 'answer'; response: ServiceResponse; afterLostAnswer: boolean }
 	| { kind: 'refused' | 'lost'; error: NodeApiError };
+
+const DEFAULT_RETRY_POLICY: RetryPolicy = {
+	maxAttempts: 4,
+	baseDelayMs: 500,
+	maxDelayMs: 8_000,
+	maxRetryAfterMs: 60_000,
+};
+
+/** Network failures that a second attempt may not meet. */
+const TRANSIENT_NETWORK_CODES = new Set([
+	...['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'EAI_AGAIN'],
+	...['ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET'],
+]);
+
+/** Network failures before the request left: no answer was lost, the request was never carried out. */
+const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
+function answerLost(failure: ServiceFailure): boolean {
+	if (failure.login) return false; // a failed login sent nothing to the API
+	const { status, code } = failure;
+	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
+}
+
+/** Of the service's methods (GET, POST, PATCH, DELETE), only POST creates: the others can be repeated. */
+const isIdempotent = (method: IHttpRequestMethods): boolean => method !== 'POST';
+
+/**
+ * Milliseconds to wait before trying again, or undefined to give up. A 429 is retried for every
+ * method (the gateway refused it unprocessed); 5xx and network failures only for idempotent ones:
+ * a POST that may have reached the database is never sent again blindly (the error says so).
+ */
+export function retryDelay(
+	failure: ServiceFailure,
+	method: IHttpRequestMethods,
+	attempt: number,
+	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+): number | undefined {
+	if (attempt >= policy.maxAttempts) return undefined;
+	const { status, code } = failure;
+	const failedOnTheWay =
+		status === undefined
+			? TRANSIENT_NETWORK_CODES.has(code ?? '')
+			: status >= 500 && status !== 501;
+	if (status !== 429 && !(isIdempotent(method) && failedOnTheWay)) return undefined;
+	if (failure.retryAfterMs !== undefined)
+		return failure.retryAfterMs <= policy.maxRetryAfterMs ? failure.retryAfterMs : undefined;
+	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+	// Jitter keeps several executions that failed together from retrying in lockstep.
+	return Math.round(backoff * (0.8 + Math.random() * 0.4));
+}
+
+/** From this long before the token's expiry by the service's clock (known to the second), requests go one at a time. */
+const RENEWAL_MARGIN_MS = 5_000;
 
 /** Sends an execution's requests through n8n's `httpRequestWithAuthentication`: the credential adds the key and the token, n8n logs in again after a 401. */
 export class ServiceRequests {
@@ -49,20 +109,20 @@ export class ServiceRequests {
 	private serviceTime?: { service: number; local: number };
 	/** A 429 pauses every request of this execution, not just the one that got it. */
 	private pausedUntil = 0;
-	private readonly gate: RenewalGate;
+	/** The stored token's expiry, by the service's clock as `exp` is. */
+	private tokenExpiresAt: number | undefined;
+	/** While set, one request is renewing the token and the others wait for it. */
+	private renewal: Promise<void> | undefined;
 	/** Requests on the wire now, and those waiting for one of the `inFlight` places. */
 	private open = 0;
 	private readonly queued: Array<() => void> = [];
 
 	constructor(
 		private readonly ctx: TransportContext,
-		tokenExpiresAt: number | undefined,
-		private readonly retry: RetryPolicy = DEFAULT_RETRY_POLICY,
-		/** Requests in Flight: the most requests on the wire at once, however the callers nest. */
-		private readonly inFlight = Infinity,
+		accessToken: unknown,
+		private readonly options: ClientOptions,
 	) {
-		const storedToken = async () => (await ctx.getCredentials(CREDENTIAL_NAME))?.accessToken;
-		this.gate = new RenewalGate(tokenExpiresAt, () => this.serviceNow(), storedToken);
+		this.tokenExpiresAt = tokenExpiry(accessToken);
 	}
 
 	/** The service's time now; this machine's before any answer. Date counts whole seconds: up to 1 s early. */
@@ -78,7 +138,6 @@ export class ServiceRequests {
 		throw outcome.error;
 	}
 
-	/** Attempts until an answer comes or the retry policy (retry.ts) gives up. */
 	async send(
 		method: IHttpRequestMethods,
 		url: string,
@@ -86,14 +145,15 @@ export class ServiceRequests {
 	): Promise<Outcome> {
 		let afterLostAnswer = false;
 		for (let attempt = 1; ; attempt++) {
-			const result = await this.attempt(method, url, options);
-			if (result.kind === 'answer') return { ...result, afterLostAnswer };
-			const { failure } = result;
-			const delay = retryDelay(failure, method, attempt, this.retry);
+			const { response, failure } = await this.attempt(method, url, options);
+			if (response) return { kind: 'answer', response, afterLostAnswer };
+			const lost = answerLost(failure);
+			const delay = retryDelay(failure, method, attempt, this.options.retry);
 			if (delay === undefined) {
-				return { kind: result.kind, error: this.giveUp(failure, method, attempt, options) };
+				const error = this.giveUp(failure, lost && !isIdempotent(method), attempt, options);
+				return { kind: lost ? 'lost' : 'refused', error };
 			}
-			afterLostAnswer ||= result.kind === 'lost';
+			afterLostAnswer ||= lost;
 			if (failure.status === 429) this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
 			else await sleep(delay);
 		}
@@ -102,7 +162,7 @@ export class ServiceRequests {
 	private async attempt(method: IHttpRequestMethods, url: string, options: SendOptions) {
 		const pause = this.pausedUntil - Date.now();
 		if (pause > 0) await sleep(pause);
-		const endRenewal = await this.gate.pass();
+		const endRenewal = await this.renewalGate();
 		// Taken after the renewal gate: the one request that renews never waits behind those it holds back.
 		await this.takePlace();
 		const { prefer, body } = options;
@@ -124,24 +184,44 @@ export class ServiceRequests {
 			)) as ServiceResponse;
 			const date = Date.parse(String(response.headers?.date));
 			if (!Number.isNaN(date)) this.serviceTime = { service: date, local: Date.now() };
-			return { kind: 'answer', response } satisfies Attempt;
+			return { response };
 		} catch (error) {
 			const taken = await options.onFailure?.(error);
-			if (taken) return { kind: 'answer', response: taken } satisfies Attempt;
-			const failure = readServiceFailure(error);
-			return { kind: answerLost(failure) ? 'lost' : 'refused', failure } satisfies Attempt;
+			return taken ? { response: taken } : { failure: readServiceFailure(error) };
 		} finally {
 			this.freePlace();
 			await endRenewal?.();
 		}
 	}
 
+	/**
+	 * n8n logs in when the stored token is empty, and after a 401. While no valid token is known, one
+	 * request of the execution goes alone (n8n logs in and stores the token) and the others wait for
+	 * it: one login, where every request in flight would meet a 401 (or no token) and ask for one.
+	 * Returns what the request that goes alone calls once answered.
+	 */
+	private async renewalGate(): Promise<(() => Promise<void>) | undefined> {
+		while (this.renewal) await this.renewal;
+		const expiresAt = this.tokenExpiresAt;
+		if (expiresAt !== undefined && this.serviceNow() < expiresAt - RENEWAL_MARGIN_MS) return;
+		let release = () => {};
+		this.renewal = new Promise<void>((resolve) => (release = resolve));
+		return async () => {
+			try {
+				const stored = await this.ctx.getCredentials(CREDENTIAL_NAME);
+				this.tokenExpiresAt = tokenExpiry(stored?.accessToken);
+			} finally {
+				this.renewal = undefined;
+				release();
+			}
+		};
+	}
+
 	private async takePlace(): Promise<void> {
-		if (this.open < this.inFlight) this.open++;
+		if (this.open < (this.options.inFlight ?? Infinity)) this.open++;
 		else await new Promise<void>((resolve) => this.queued.push(resolve));
 	}
 
-	/** Hands the place to the next request waiting, if any. */
 	private freePlace(): void {
 		const next = this.queued.shift();
 		if (next) next();
@@ -151,26 +231,23 @@ export class ServiceRequests {
 	/** The error the user sees when no attempt is left: the service's words and what to do about them. */
 	private giveUp(
 		failure: ServiceFailure,
-		method: IHttpRequestMethods,
+		mayHaveCreated: boolean,
 		attempts: number,
 		{ itemIndex }: CallOptions,
 	): NodeApiError {
 		const { message, status, hint, details, code, login } = failure;
 		const notes = [hint, details, code && `Code: ${code}`].filter(Boolean).join(' — ') || undefined;
-		const mayHaveReached = !isIdempotent(method) && (status === undefined || status >= 500);
 		const advice = [
 			notes,
 			status === 401 &&
 				'n8n logged in again and the service still refused the token: check the credential (API key, email, password).',
-			// A failed login sent nothing to the API: no duplicate to fear, the credential to fix.
 			login &&
 				'Open the Website Export credential of this node and correct it: saving it tests the login.',
-			!login &&
-				mayHaveReached &&
+			mayHaveCreated &&
 				'The request may have reached the service, so it was not sent again (that could create a duplicate): check whether the record exists before running the node again.',
 			attempts > 1 && `Gave up after ${attempts} attempts.`,
 		];
-		const httpCode = status === undefined ? undefined : String(status);
+		const httpCode = status?.toString();
 		const description = advice.filter(Boolean).join(' ') || undefined;
 		const response = { message, description: notes, httpCode } as JsonObject;
 		const options = { message, description, httpCode, itemIndex };
