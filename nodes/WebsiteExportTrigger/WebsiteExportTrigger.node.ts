@@ -33,8 +33,8 @@ import {
 import { longestPollGapMs } from './pollGap';
 import { beginPoll, endPoll, handedOnLately, triggerKey } from './runningPolls';
 
-/** Job ids per `id=in.(…)` request: one request for any usual poll, and a URL of a few kB at most. */
-const JOB_BATCH = 200;
+/** Job ids per `id=in.(…)` request at most (fewer where the request line would pass 8 KiB). */
+const JOBS_PER_REQUEST = 1000;
 
 /** Downloads Fetch Test Event looks through for one whose job URL matches. */
 const SAMPLE_SCAN = 1000;
@@ -68,7 +68,7 @@ function readSettings(ctx: IPollFunctions): Settings {
 	};
 }
 
-/** The jobs of `downloads`, by id: one `id=in.(…)` request per JOB_BATCH distinct jobs. */
+/** The jobs of `downloads`, by id: one `id=in.(…)` request for any usual poll (client.inGroups). */
 async function fetchJobs(
 	client: WebsiteExportClient,
 	downloads: DownloadRecord[],
@@ -77,10 +77,10 @@ async function fetchJobs(
 		...new Set(downloads.map((d) => d.job_id).filter((id): id is number => typeof id === 'number')),
 	];
 	const jobs = new Map<number, IDataObject>();
-	for (let start = 0; start < ids.length; start += JOB_BATCH) {
+	for (const group of client.inGroups('jobs', 'id', ids, JOBS_PER_REQUEST)) {
 		const rows = await client.selectAll('jobs', {
 			select: JOB_COLUMNS,
-			filters: [{ column: 'id', operator: 'in', value: ids.slice(start, start + JOB_BATCH) }],
+			filters: [{ column: 'id', operator: 'in', value: group }],
 			order: [{ column: 'id' }],
 		});
 		for (const row of rows) jobs.set(row.id as number, row);
@@ -151,15 +151,8 @@ async function sample(
 	});
 	const serviceNow = latestServiceNow(client);
 	const valid = recent.filter((download) => isValid(download, serviceNow));
-	for (let start = 0; start < valid.length; start += JOB_BATCH) {
-		const items = await downloadItems(
-			client,
-			valid.slice(start, start + JOB_BATCH),
-			settings,
-			serviceNow,
-		);
-		if (items.length > 0) return items.slice(0, 1);
-	}
+	const items = await downloadItems(client, valid, settings, serviceNow);
+	if (items.length > 0) return items.slice(0, 1);
 	const matching = settings.jobUrlContains
 		? ` whose job URL contains "${settings.jobUrlContains}"`
 		: '';

@@ -3,8 +3,8 @@
 // request sent with them (a keyset page, a PATCH or DELETE by them) would pass the 8 KiB line.
 import type { IDataObject } from 'n8n-workflow';
 
-import { groupsWithin, MAX_REQUEST_LINE_BYTES } from '../../nodes/WebsiteExport/actions/groups';
 import {
+	MAX_REQUEST_LINE_BYTES,
 	WebsiteExportClient,
 	type FilterValue,
 	type ListQuery,
@@ -61,7 +61,7 @@ describe('in.(…) lists', () => {
 			});
 			const queryOf = (value: FilterValue[]): ListQuery => ({ filters: [filterOf(value)] });
 			const lineOf = (group: string[]) => client.listLineBytes('jobs', filterOf(group));
-			const chunks = groupsWithin(urls, 1000, lineOf);
+			const chunks = client.inGroups('jobs', 'url', urls, 1000);
 			for (const [index, chunk] of chunks.entries()) {
 				// The longest line sent with a group: a keyset page after the largest id.
 				const page = { ...queryOf(chunk), order: [{ column: 'id' }], limit: 1000 };

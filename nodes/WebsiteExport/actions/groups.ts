@@ -13,52 +13,6 @@ import { errorForItem } from '../../shared/itemError';
 import { mapInOrder } from './mapInOrder';
 import type { ItemResult, ItemRun, RunOptions } from './types';
 
-/** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
-export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
-
-/**
- * `values` in consecutive groups of at most `size`, each as long as its request line allows:
- * `lineBytes` measures the longest line sent with a group (the client builds it). A value too
- * long on its own goes alone, and meets the gateway's answer as it would one by one.
- */
-export function groupsWithin<T>(
-	values: T[],
-	size: number,
-	lineBytes: (group: T[]) => number,
-): T[][] {
-	const groups: T[][] = [];
-	const fits = (start: number, count: number) =>
-		count === 1 || lineBytes(values.slice(start, start + count)) <= MAX_REQUEST_LINE_BYTES;
-	for (let start = 0; start < values.length; ) {
-		let count = Math.min(size, values.length - start);
-		if (!fits(start, count)) {
-			// The longest group that fits: lines grow with every value added.
-			let [fitting, over] = [1, count];
-			while (over - fitting > 1) {
-				const middle = Math.floor((fitting + over) / 2);
-				if (fits(start, middle)) fitting = middle;
-				else over = middle;
-			}
-			count = fitting;
-		}
-		groups.push(values.slice(start, start + count));
-		start += count;
-	}
-	return groups;
-}
-
-/** Records (or anything with an id) in groups of at most `size` whose `id=in.(…)` request line fits. */
-export const idGroups = <T>(
-	client: WebsiteExportClient,
-	table: Table,
-	records: T[],
-	size: number,
-	idOf: (record: T) => number,
-): T[][] =>
-	groupsWithin(records, size, (group) =>
-		client.listLineBytes(table, inFilter('id', group.map(idOf))),
-	);
-
 /** Items `0 … count-1` in consecutive groups of at most `size`. */
 export const indexGroups = (count: number, size: number): number[][] =>
 	Array.from({ length: Math.ceil(count / size) }, (_, group) =>
@@ -195,9 +149,9 @@ export async function readValues(
 		byColumn.set(column, values);
 	}
 	const reads = [...byColumn].flatMap(([column, values]) =>
-		groupsWithin(values, how.groupSize, (group) =>
-			client.listLineBytes(table, inFilter(column, group)),
-		).map((group) => ({ column, values: group })),
+		client
+			.inGroups(table, column, values, how.groupSize)
+			.map((group) => ({ column, values: group })),
 	);
 	const read = async ({ column, values }: { column: string; values: FilterValue[] }) => {
 		const itemIndex = firstItem.get(selectedKey(column, values[0]));

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import { forEachGroup, idGroups, itemsRefused, readValues } from './groups';
+import { forEachGroup, itemsRefused, readValues } from './groups';
 import type { Selection } from './selectBy';
 import type { ItemResult, ItemRun, RunOptions } from './types';
 
@@ -176,7 +176,7 @@ async function writeWave<Input>(
 	for (const { index, id } of wave.targets)
 		before.set(id, (reads[index] as IDataObject[]).find((row) => row.id === id)!);
 	const groups = sameKey.flatMap((targets) =>
-		idGroups(runs[0].client, write.table, targets, how.groupSize, ({ id }) => id),
+		runs[0].client.inGroups(write.table, 'id', targets, how.groupSize, ({ id }) => id),
 	);
 	const send = (targets: Target[]) => writeGroup.call(this, state, targets, before, send);
 	return await forEachGroup(groups, { ...how, writes: true }, send);

@@ -6,7 +6,7 @@ import { checkBaseUrl } from '../auth/baseUrl';
 import { CREDENTIAL_NAME, type Table } from '../constants';
 import { InsertRecovery, type InsertRequest } from './lostAnswer';
 import * as postgrest from './query';
-import { OLDEST_FIRST, type Filter, type ListQuery, type OrderBy } from './query';
+import { OLDEST_FIRST, type Filter, type FilterValue, type ListQuery, type OrderBy } from './query';
 import {
 	ServiceRequests,
 	type CallOptions,
@@ -21,6 +21,8 @@ export type { CallOptions, ClientOptions, ServiceResponse } from './send';
 
 /** Rows asked for per page: Supabase's default `max-rows`. */
 const PAGE_SIZE = 1000;
+/** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
+export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
 const RETURN_ROWS = 'return=representation';
 
 /** The rows of an answer; undefined when it carried none (a 201 or 204 without a body). */
@@ -69,6 +71,41 @@ export class WebsiteExportClient {
 		const after = { id: Number.MAX_SAFE_INTEGER };
 		const page = { filters: [filter], order: OLDEST_FIRST, limit: PAGE_SIZE, after };
 		return this.requestLineBytes(table, page);
+	}
+
+	/**
+	 * The one way rows are asked for by a set of values: `items` in consecutive groups of at most
+	 * `size` whose `column=in.(…)` request line (listLineBytes) fits the 8 KiB a gateway takes. A
+	 * value too long on its own goes alone, and meets the gateway's answer as it would one by one.
+	 */
+	inGroups<T>(
+		table: Table,
+		column: string,
+		items: T[],
+		size: number,
+		valueOf: (item: T) => FilterValue = (item) => item as FilterValue,
+	): T[][] {
+		const fits = (group: T[]) =>
+			group.length === 1 ||
+			this.listLineBytes(table, { column, operator: 'in', value: group.map(valueOf) }) <=
+				MAX_REQUEST_LINE_BYTES;
+		const groups: T[][] = [];
+		for (let start = 0; start < items.length; ) {
+			let count = Math.min(size, items.length - start);
+			if (!fits(items.slice(start, start + count))) {
+				// The longest group that fits: lines grow with every value added.
+				let [fitting, over] = [1, count];
+				while (over - fitting > 1) {
+					const middle = Math.floor((fitting + over) / 2);
+					if (fits(items.slice(start, start + middle))) fitting = middle;
+					else over = middle;
+				}
+				count = fitting;
+			}
+			groups.push(items.slice(start, start + count));
+			start += count;
+		}
+		return groups;
 	}
 
 	/** One page of a table, with the count of matching rows when asked for. */

@@ -10,7 +10,7 @@ import type { Table } from '../../../shared/constants';
 import type { InsertRequest, WebsiteExportClient } from '../../../shared/transport';
 import { errorForItem } from '../../../shared/itemError';
 import { validate } from '../../../shared/validation';
-import { createInGroups, idGroups, runGroups } from '../groups';
+import { createInGroups, runGroups } from '../groups';
 import { MAX_GROUP_SIZE } from '../runOptions';
 import { optionInsert } from '../option/create.operation';
 import {
@@ -227,7 +227,7 @@ async function undoAfterFailure(
 /** Deletes the records `ids` in groups within a request line; resolves to those left, named for the message. */
 async function deleteAll(client: WebsiteExportClient, table: Table, ids: number[]) {
 	const deleted = new Set<number>();
-	for (const group of idGroups(client, table, ids, MAX_GROUP_SIZE, (id) => id))
+	for (const group of client.inGroups(table, 'id', ids, MAX_GROUP_SIZE))
 		for (const id of await client.removeByIds(table, group).catch(() => [])) deleted.add(id);
 	const noun = table === 'jobs' ? 'job' : 'option';
 	return ids.filter((id) => !deleted.has(id)).map((id) => `${noun} ${id}`);
