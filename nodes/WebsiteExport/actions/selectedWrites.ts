@@ -71,7 +71,10 @@ export async function writeSelected<Input>(
 		setIn: new Map(),
 		results: new Array(runs.length),
 	};
-	let ahead = runs.length;
+	// Without Continue On Fail reads go at most Requests in Flight groups ahead of the item being
+	// written: after a failed item, no more is read than one by one with as many reads in flight.
+	const window = how.continueOnFail ? runs.length : how.inFlight * how.groupSize;
+	let ahead = window;
 	for (let start = 0, waveNumber = 0; start < runs.length; waveNumber++) {
 		await readStale(state, start, Math.min(runs.length, start + ahead), waveNumber);
 		const wave = planWave.call(this, state, start);
@@ -79,7 +82,7 @@ export async function writeSelected<Input>(
 		if (!how.continueOnFail && (wave.stopped || failed)) break;
 		for (const id of wave.ids) state.writtenIn.set(id, waveNumber);
 		for (const column of wave.columns) state.setIn.set(column, waveNumber);
-		ahead = 2 * (wave.end - start);
+		ahead = Math.min(window, 2 * (wave.end - start));
 		start = wave.end;
 	}
 	return state.results;

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { recordId, validate, webAddress } from '../../../shared/validation';
 import { readLocatorValue, recordLocatorProperty } from '../locator';
 import { shownFor } from '../resourceDescription';
-import { forEachItem } from '../groups';
+import { forEachItem, runGroups } from '../groups';
 import { readSelected } from '../selectedRecord';
 import type { ItemResult, ItemRun, RunOptions } from '../types';
 import { downloadSelection, linkFromInput, linkOfDownload, openArchive } from './archive';
@@ -119,23 +119,26 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInpu
 }
 
 /**
- * The download rows of the items By ID, read in groups (groups.ts), then each archive on its
- * own, Requests in Flight at once; without Continue On Fail none is started after one failed.
+ * Group after group (runGroups): the download rows of the group's items By ID in one read, then
+ * each archive on its own, Requests in Flight at once; without Continue On Fail nothing is
+ * started after a failed item.
  */
 export async function run(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<ArchiveInput>>,
 	how: RunOptions,
 ): Promise<ItemResult[]> {
-	const byId = runs.filter((run) => run.input.downloadBy === 'id');
-	const selectionOf = (input: ArchiveInput) =>
-		downloadSelection(input.downloadBy === 'id' ? input.downloadId : 0);
-	const found = byId.length ? await readSelected(this, byId, 'downloads', selectionOf, how) : [];
-	const rows = new Map(byId.map((run, index) => [run.itemIndex, found[index]]));
-	return await forEachItem(runs, how, async (run) => {
-		const known = rows.get(run.itemIndex);
-		if (known instanceof Error) throw known;
-		return await downloadOne.call(this, run, known);
+	return await runGroups(runs, { ...how, writes: false }, async (group) => {
+		const byId = group.filter((run) => run.input.downloadBy === 'id');
+		const selectionOf = (input: ArchiveInput) =>
+			downloadSelection(input.downloadBy === 'id' ? input.downloadId : 0);
+		const found = byId.length ? await readSelected(this, byId, 'downloads', selectionOf, how) : [];
+		const rows = new Map(byId.map((run, index) => [run.itemIndex, found[index]]));
+		return await forEachItem(group, how, async (run) => {
+			const known = rows.get(run.itemIndex);
+			if (known instanceof Error) throw known;
+			return await downloadOne.call(this, run, known);
+		});
 	});
 }
 

@@ -1,0 +1,709 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: the oracle property test of Batching (issue 43): generated workloads run by the node with Automatic and with One Request per Item, each on its own service, compared with the oracle's one-by-one run (oracle.ts) on a third; a failure prints its seed and path.
+import { STATUS_CODES } from 'node:http';
+import fc from 'fast-check';
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Batching } from './helpers';
+import type { OracleTask } from './oracle';
+import {
+	differences,
+	EVERY,
+	FAULTS,
+	REFUSED_MARKER,
+	rerunOracle,
+	runThreeWays,
+	seededId,
+	startTrio,
+	type FaultPlan,
+	type Observed,
+	type Outcome,
+	type SeedRows,
+	type Trio,
+	type Workload,
+} from './oracleComparator';
+
+type Resource = OracleTask['resource'];
+type Operation = OracleTask['operation'];
+
+const URLS = [
+	'https://a.example.com',
+	'https://a.example.com/x,y',
+	'https://b.example.com/(p)',
+	'https://c.example.com/?q=1&r=2',
+	'https://d.example.com/ü',
+];
+const EMAILS = ['a@example.com', 'b@example.com', 'c@example.com'];
+const CDN_LINKS = ['https://cdn.example.com/a.zip', 'https://cdn.example.com/b,(c).zip'];
+/** Valid for the node, refused by the services' CHECK constraint (oracleComparator.ts). */
+const REFUSED_URL = `https://refused.example.com/${REFUSED_MARKER}`;
+/** A host under `.invalid`: the stand-in fails its export. */
+const FAILING_URL = 'https://export.invalid/site';
+const MISSING_ID = '999999';
+const STATUSES = ['queued', 'running', 'finished', 'failed'];
+const MODES = ['offline', 'relative', 'absolute'];
+/** `/` is refused for a relative option by the service's own check. */
+const PATHS = ['/p', '/x,(y)', `/${REFUSED_MARKER}`, '/'];
+const REPLACES = ['https://m.example.com', REFUSED_URL];
+const YEAR_MS = 365 * 86_400_000;
+
+const at = <T>(values: readonly T[], index: number): T => values[index % values.length];
+
+/** The fields Select By → Another Field offers, per resource. */
+const FIELDS: Record<Resource, string[]> = {
+	job: ['url', 'email'],
+	option: ['job_id'],
+	download: ['job_id', 'download_link'],
+};
+
+/** A few jobs, options and downloads that share URLs, emails, jobs and links. */
+const seedArb: fc.Arbitrary<SeedRows> = fc
+	.record({
+		jobs: fc.array(
+			fc.record({
+				url: fc.constantFrom(...URLS),
+				email: fc.constantFrom(...EMAILS),
+				status: fc.constantFrom('queued', 'queued', 'running', 'finished', 'failed'),
+			}),
+			{ minLength: 1, maxLength: 8 },
+		),
+		options: fc.array(fc.record({ job: fc.option(fc.nat(7), { nil: null }), variant: fc.nat(3) }), {
+			maxLength: 6,
+		}),
+		downloads: fc.array(
+			fc.record({
+				job: fc.option(fc.nat(7), { nil: null }),
+				link: fc.option(fc.constantFrom(...CDN_LINKS), { nil: undefined }),
+				hoursOld: fc.constantFrom(1, 1, 30),
+			}),
+			{ maxLength: 5 },
+		),
+	})
+	.map(({ jobs, options, downloads }) => {
+		const job = (index: number | null) => (index === null ? null : index % jobs.length);
+		const variants = [
+			{ mode: 'offline' },
+			{ mode: 'relative', relative_path: '/a' },
+			{ mode: 'relative', relative_path: '/b,(c)' },
+			{ mode: 'absolute', replace_url: 'https://m.example.com' },
+		];
+		return {
+			jobs,
+			options: options.map((row) => ({ job: job(row.job), ...at(variants, row.variant) })),
+			downloads: downloads.map((row) => ({ ...row, job: job(row.job) })),
+		};
+	});
+
+/** What one item picks: indexes into the seed and the pools. */
+const itemArb = fc.record({
+	pick: fc.nat(40),
+	how: fc.nat(11),
+	a: fc.nat(23),
+	b: fc.nat(23),
+	c: fc.nat(23),
+	d: fc.nat(23),
+});
+type Raw = typeof itemArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** A Job ID an item names: none, one that does not exist (the foreign key refuses it), or a seeded job. */
+function jobIdValue(seed: SeedRows, index: number): string {
+	if (index % 4 === 0) return '';
+	if (index % 6 === 1) return '999999999';
+	return String(seededId('jobs', index % seed.jobs.length));
+}
+
+/** A Select By → Another Field value: a seeded row's (the same record two ways), a missing one, or one the column's type refuses. */
+function fieldValue(seed: SeedRows, field: string, place: number, raw: Raw): string {
+	const missing = raw.pick % 7 === 6;
+	if (field === 'url' || field === 'email') {
+		if (missing) return field === 'url' ? 'https://nowhere.example.com' : 'nobody@example.com';
+		const value = seed.jobs[place % seed.jobs.length][field];
+		return raw.b % 5 === 0 ? `${value} ` : value;
+	}
+	const rows = field === 'job_id' ? [...seed.options, ...seed.downloads] : seed.downloads;
+	if (missing || rows.length === 0) return raw.b % 3 === 0 ? 'abc' : '999999999';
+	const downloads = seed.downloads;
+	if (field === 'download_link')
+		return downloads[place % downloads.length].link ?? `@link:${place % downloads.length}`;
+	const job = rows[place % rows.length].job;
+	return job === null ? '999999999' : String(seededId('jobs', job));
+}
+
+/** Which record an item's Select By names: by ID (or URL), or by another field. */
+function selection(seed: SeedRows, resource: Resource, raw: Raw, run: Run): IDataObject {
+	const table = `${resource}s` as const;
+	const count = seed[table].length;
+	const place = raw.pick % Math.max(1, count);
+	const locator = resource === 'job' && run.byUrl ? 'url' : 'id';
+	if (run.byField) {
+		const field = at(FIELDS[resource], raw.a);
+		return { by: 'field', field, value: fieldValue(seed, field, place, raw) };
+	}
+	const missing = raw.pick % 7 === 6 || count === 0;
+	if (locator === 'url')
+		return { by: 'id', value: missing ? 'https://nowhere.example.com' : seed.jobs[place].url };
+	return { by: 'id', value: missing ? MISSING_ID : String(seededId(table, place)) };
+}
+
+/** Update Fields of an item: '' leaves a field unchanged; each item changes something. */
+function patch(seed: SeedRows, resource: Resource, raw: Raw): IDataObject {
+	const maybe = (index: number, values: string[]) => (index % 3 === 0 ? '' : at(values, index));
+	if (resource === 'job') {
+		const fields = {
+			email: maybe(raw.b, [...EMAILS, 'new@example.com']),
+			url: maybe(raw.c, [...URLS, REFUSED_URL]),
+			status: maybe(raw.d, STATUSES),
+		};
+		return Object.values(fields).some(Boolean) ? fields : { ...fields, status: 'running' };
+	}
+	const mode = raw.b % 4 === 0 ? '' : at(MODES, raw.b);
+	const fields = {
+		mode,
+		path: mode === 'relative' || raw.c % 3 === 0 ? at(PATHS, raw.c) : '',
+		replace: mode === 'absolute' || raw.d % 4 === 0 ? at(REPLACES, raw.d) : '',
+		jobId: jobIdValue(seed, raw.a),
+	};
+	return Object.values(fields).some(Boolean) ? fields : { ...fields, mode: 'offline' };
+}
+
+/** A new record: a job (with or without an export option) or an option. */
+function created(seed: SeedRows, resource: Resource, raw: Raw, wait: boolean): IDataObject {
+	const option = {
+		path: at(PATHS, raw.a),
+		replace: at(REPLACES, raw.a),
+		jobId: jobIdValue(seed, raw.c),
+	};
+	if (resource === 'option') return { ...option, mode: at(MODES, raw.d) };
+	const urls = [...URLS, REFUSED_URL, wait ? FAILING_URL : 'https://new.example.com'];
+	const mode = at(['none', 'none', ...MODES], raw.d);
+	return { url: at(urls, raw.b), email: at(EMAILS, raw.c), mode, ...option };
+}
+
+/** Get Many's settings: Return All or a Limit, a filter or none, the order, Only Valid Links. */
+function listOf(seed: SeedRows, resource: Resource, raw: Raw): OracleTask['list'] {
+	const job = String(seededId('jobs', raw.a % seed.jobs.length));
+	const byResource: Record<Resource, IDataObject[]> = {
+		job: [
+			{ status: at(STATUSES, raw.a) },
+			{ email: at(EMAILS, raw.a) },
+			{ url: at(URLS, raw.a) },
+			{},
+			{},
+		],
+		option: [{ job_id: job }, { mode: at(MODES, raw.a) }, {}, {}],
+		download: [{ job_id: job }, {}, {}],
+	};
+	return {
+		returnAll: raw.how % 2 === 0,
+		limit: 1 + (raw.b % 6),
+		filters: at(byResource[resource], raw.d),
+		oldest: raw.c % 2 === 0,
+		valid: raw.c % 3 !== 0,
+	};
+}
+
+/** Resource and operation, Job → Create (the most requests per item) the most often. */
+const OPERATIONS = (
+	[
+		['job get', 2],
+		['job getAll', 1],
+		['job update', 2],
+		['job delete', 2],
+		['job create', 4],
+		['option get', 1],
+		['option getAll', 1],
+		['option update', 2],
+		['option delete', 1],
+		['option create', 2],
+		['download get', 1],
+		['download getAll', 1],
+		['download downloadArchive', 2],
+	] as const
+).flatMap(([kind, weight]) =>
+	Array<string>(weight)
+		.fill(kind)
+		.map((one) => one.split(' ') as [Resource, Operation]),
+);
+
+const WRITE_METHOD = { create: 'POST', update: 'PATCH', delete: 'DELETE' } as const;
+
+/** How a run goes: Continue On Fail, Requests in Flight, Items per Request, the service and the wait. */
+const runArb = fc.record({
+	continueOnFail: fc.boolean(),
+	inFlight: fc.option(fc.oneof(fc.constantFrom(1, 8, 32), fc.integer({ min: 1, max: 32 })), {
+		nil: undefined,
+	}),
+	perRequest: fc.option(
+		fc.oneof(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 1000 })),
+		{ nil: undefined, freq: 3 },
+	),
+	ignorePrefer: fc.nat(2).map((n) => n === 0),
+	byUrl: fc.nat(3).map((n) => n === 0),
+	byField: fc.nat(2).map((n) => n === 0),
+	wait: fc.nat(4).map((n) => n === 0),
+	stuck: fc.nat(4).map((n) => n === 0),
+	identical: fc.nat(2).map((n) => n === 0),
+	byLink: fc.boolean(),
+});
+type Run = typeof runArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** A fault: failing kinds twice as often, on the operation's writes (a job's option's the most) more than on its reads. */
+const faultArb = fc.record({
+	kind: fc.constantFrom<FaultPlan['kind']>(
+		...(['unauthorized', 'rateShort', 'unavailableShort', 'slow', 'lost'] as const),
+		...(['rateLong', 'rateLong', 'unavailableLong', 'unavailableLong'] as const),
+	),
+	times: fc.constantFrom(1, 2, 3, EVERY, EVERY),
+	onRead: fc.nat(2).map((n) => n === 0),
+	onOptions: fc.nat(2).map((n) => n !== 0),
+});
+type RawFault = typeof faultArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** A fault that fails the request it meets (no retry within the node's limits gets past it). */
+const failing = ({ kind, method }: FaultPlan) =>
+	FAULTS[kind].failing || (kind === 'unavailableShort' && method === 'POST');
+
+/**
+ * The faults of a workload, on requests it sends. A failing fault is met a limited number of
+ * times only by writes: one by one, an item sends one write of a kind but several reads (a
+ * read-back, a lookup, a page), so which read the fault meets would depend on how many each sends.
+ */
+function faultPlans(raws: RawFault[], resource: Resource, operation: Operation, run: Run) {
+	const plans: FaultPlan[] = [];
+	for (const { kind, times, onRead, onOptions } of raws) {
+		const write = operation in WRITE_METHOD && !onRead;
+		const method = write ? WRITE_METHOD[operation as keyof typeof WRITE_METHOD] : 'GET';
+		const downloads = operation === 'downloadArchive' || (run.wait && onOptions && !write);
+		const table = downloads
+			? 'downloads'
+			: onOptions && resource === 'job' && operation === 'create' && write
+				? 'options'
+				: (`${resource}s` as const);
+		const plan: FaultPlan = { kind, method, table, times: kind === 'unauthorized' ? 1 : times };
+		if (!failing(plan)) plan.times = Math.min(plan.times, 3);
+		else if (method === 'GET') plan.times = EVERY;
+		plans.push(plan);
+	}
+	// One failing fault at most; none on reads where lookups read too (their errors would mix).
+	const lookups = run.ignorePrefer || plans.some((plan) => plan.kind === 'lost');
+	const first = plans.findIndex((plan) => failing(plan) && !(plan.method === 'GET' && lookups));
+	// Beside it, no other on its requests (which of them it meets, and the attempts its error
+	// counts, would depend on how many requests the others took first), and one that makes a
+	// request try again at most per request, `times` ≤ 3: none meets it on all 4 attempts.
+	const taken = new Set(first >= 0 ? [where(plans[first])] : []);
+	return plans.filter((plan, index) => {
+		if (failing(plan)) return index === first;
+		// "A 401 once": two in a row would refuse the token n8n has just renewed.
+		if (plan.kind === 'unauthorized')
+			return plans.findIndex((one) => one.kind === plan.kind) === index;
+		if (!retries(plan)) return first < 0 || where(plan) !== where(plans[first]);
+		if (taken.has(where(plan))) return false;
+		taken.add(where(plan));
+		return true;
+	});
+}
+
+const where = ({ method, table }: FaultPlan) => `${method} /rest/v1/${table}`;
+
+/** A fault that the node's retries get past: its request is sent again. */
+const retries = (plan: FaultPlan) =>
+	!failing(plan) && !['unauthorized', 'slow'].includes(plan.kind);
+
+/** Each item's JSON for the operation, as the node's expressions and the oracle read it. */
+function itemsFor(seed: SeedRows, resource: Resource, operation: Operation, raws: Raw[], run: Run) {
+	const one = (raw: Raw): IDataObject => {
+		if (operation === 'create') return created(seed, resource, raw, run.wait);
+		if (operation === 'downloadArchive') {
+			const place = raw.pick % seed.downloads.length;
+			if (run.byLink) return { value: `@link:${place}` };
+			return { value: raw.pick % 7 === 6 ? MISSING_ID : String(seededId('downloads', place)) };
+		}
+		const selected = selection(seed, resource, raw, run);
+		return operation === 'update' ? { ...selected, ...patch(seed, resource, raw) } : selected;
+	};
+	const items = (operation === 'getAll' ? raws.slice(0, 1 + (raws[0].pick % 3)) : raws).map(one);
+	return run.identical && operation === 'create' ? items.map(() => items[0]) : items;
+}
+
+/** A small workload: up to a few dozen items over a small seed, with the run's settings and faults. */
+const smallOf = (operations: Array<[Resource, Operation]>): fc.Arbitrary<Workload> =>
+	fc
+		.record({
+			operation: fc.constantFrom(...operations),
+			seed: seedArb,
+			raws: fc.oneof(
+				{ weight: 5, arbitrary: fc.array(itemArb, { minLength: 1, maxLength: 8 }) },
+				{ weight: 1, arbitrary: fc.array(itemArb, { minLength: 9, maxLength: 40 }) },
+			),
+			run: runArb,
+			faults: fc.array(faultArb, { maxLength: 2 }),
+		})
+		.map(({ operation: [resource, operation], seed: drawn, raws, run, faults }) => {
+			const archives = operation === 'downloadArchive';
+			// Archives come from the service's own links (a CDN link would leave the machine).
+			const seed = archives ? { ...drawn, downloads: archiveDownloads(drawn) } : drawn;
+			const wait = operation === 'create' && resource === 'job' && run.wait;
+			const task: Workload['task'] = {
+				resource,
+				operation,
+				items: itemsFor(
+					seed,
+					resource,
+					operation,
+					wait && run.stuck ? raws.slice(0, 2) : raws,
+					run,
+				),
+				continueOnFail: run.continueOnFail,
+				locator: resource === 'job' && run.byUrl ? 'url' : 'id',
+				downloadBy: run.byLink ? 'link' : 'id',
+				list: listOf(seed, resource, raws[0]),
+				...(wait ? { wait: { timeoutSeconds: 1, intervalSeconds: 1 } } : {}),
+			};
+			const jobDurationMs = wait && !run.stuck ? 0 : YEAR_MS;
+			return {
+				seed,
+				task,
+				itemsPerRequest: run.perRequest,
+				requestsInFlight: run.inFlight,
+				service: { ignorePrefer: run.ignorePrefer, maxRows: 1000, jobDurationMs },
+				faults: faultPlans(faults, resource, operation, { ...run, wait }),
+			};
+		});
+
+const smallArb = smallOf(OPERATIONS);
+
+function archiveDownloads(seed: SeedRows): SeedRows['downloads'] {
+	const downloads = seed.downloads.map(({ link, ...row }) => (void link, row));
+	return downloads.length ? downloads : [{ job: 0, hoursOld: 1 }];
+}
+
+/** Small workloads on a service whose row cap (max-rows) is below the group size. */
+const MAX_ROWS = 3;
+const LISTINGS: Array<[Resource, Operation]> = [
+	['job', 'getAll'],
+	['option', 'getAll'],
+	['download', 'getAll'],
+];
+const cappedArb = fc
+	.tuple(smallOf([...OPERATIONS, ...LISTINGS, ...LISTINGS]), fc.boolean())
+	.map(([workload, noCount]) => ({
+		...workload,
+		// Each seeded row twice (items name the first ones): more rows than the cap, more twins.
+		seed: {
+			jobs: [...workload.seed.jobs, ...workload.seed.jobs],
+			options: [...workload.seed.options, ...workload.seed.options],
+			downloads: [...workload.seed.downloads, ...workload.seed.downloads],
+		},
+		// Return All: every row past the cap; without a count (a proxy drops Prefer) twice as often.
+		task: { ...workload.task, list: { ...workload.task.list, returnAll: true } },
+		service: {
+			...workload.service,
+			maxRows: MAX_ROWS,
+			ignorePrefer: workload.service.ignorePrefer || noCount,
+		},
+	}));
+
+const siteUrl = (index: number) => `https://site-${index}.example.com/a,b`;
+
+/** Large workloads: 100–250 items over as many jobs, under a cap of 50 rows or none. */
+const largeArb: fc.Arbitrary<Workload> = fc
+	.record({
+		kind: fc.constantFrom(
+			...['job get', 'job get', 'job getAll', 'job getAll', 'job update', 'job delete'],
+			...['job create', 'option get'],
+		),
+		count: fc.integer({ min: 100, max: 250 }),
+		capped: fc.nat(2).map((n) => n !== 0),
+		ignorePrefer: fc.boolean(),
+		continueOnFail: fc.boolean(),
+		// Beyond a cap of 50: a missing record before it would end the run (no Continue On Fail) before a capped read shows.
+		missingEvery: fc.constantFrom(0, 97),
+		duplicateEvery: fc.constantFrom(0, 41),
+		inFlight: fc.constantFrom(undefined, 8, 32),
+	})
+	.map((plan) => {
+		const [resource, operation] = plan.kind.split(' ') as [Resource, Operation];
+		const seed: SeedRows = {
+			jobs: Array.from({ length: plan.count + 10 }, (_, index) => ({
+				url: siteUrl(index),
+				email: at(EMAILS.slice(0, 2), index),
+				status: 'queued',
+			})),
+			options:
+				resource === 'option'
+					? Array.from({ length: plan.count }, (_, job) => ({ job, mode: 'offline' }))
+					: [],
+			downloads: [],
+		};
+		const record = (place: number) => {
+			if (plan.missingEvery && (place + 1) % plan.missingEvery === 0) return MISSING_ID;
+			const index =
+				plan.duplicateEvery && (place + 1) % plan.duplicateEvery === 0 ? place % 20 : place;
+			return String(seededId('jobs', index));
+		};
+		const item = (place: number): IDataObject => {
+			if (operation === 'create')
+				return { url: siteUrl(place % 7), email: EMAILS[0], mode: 'none' };
+			if (resource === 'option') return { by: 'field', field: 'job_id', value: record(place) };
+			const status = operation === 'update' ? { email: '', url: '', status: 'running' } : {};
+			return { by: 'id', value: record(place), ...status };
+		};
+		const count = operation === 'getAll' ? 1 : plan.count;
+		const list = { returnAll: true, limit: 50, filters: {}, oldest: false, valid: true };
+		const task: Workload['task'] = {
+			...{ resource, operation, items: Array.from({ length: count }, (_, place) => item(place)) },
+			...{ continueOnFail: plan.continueOnFail, locator: 'id', downloadBy: 'id', list },
+		};
+		const service = {
+			ignorePrefer: plan.ignorePrefer,
+			maxRows: plan.capped ? 50 : 1000,
+			jobDurationMs: YEAR_MS,
+		};
+		return { seed, task, requestsInFlight: plan.inFlight, service, faults: [] };
+	});
+
+/**
+ * Allowed difference 1, a fault's reach. A fault that fails the requests it meets (`times` of
+ * them) fails, one by one, the items whose own request met it. Grouped, a request carries a whole
+ * group, and every item of it meets the fault; side by side (Continue On Fail, several in
+ * flight), it is whichever request arrives first. So the items the run shows with the fault's
+ * error are taken as its reach (One Request per Item: no more of them than requests it met), and
+ * the oracle runs again with the fault reaching exactly those items: all else must still match.
+ */
+async function expectedOf(trio: Trio, workload: Workload, trial: Trial, batching: Batching) {
+	const plan = workload.faults.find((one) => failing(one) && one.times < EVERY);
+	if (!plan) return trial.oracle;
+	const { status, retryAfter } = FAULTS[plan.kind] as { status: number; retryAfter: number };
+	const message = STATUS_CODES[status] ?? '';
+	const met = itemsShowing(trial[batching].outcome, message);
+	const same = JSON.stringify(met) === JSON.stringify(itemsShowing(trial.oracle.outcome, message));
+	const requests = trial[batching].faulted.filter((one) => one === where(plan)).length;
+	// One Request per Item: an item whose own request did not meet it cannot show it.
+	if (same || (batching === 'perItem' && met.length > requests)) return trial.oracle;
+	const forced = { method: plan.method, table: plan.table, status, items: met };
+	return await rerunOracle(
+		trio,
+		workload,
+		trial.now,
+		{ ...forced, retryAfterMs: retryAfter * 1000 },
+		plan,
+	);
+}
+
+/** The items whose error has this message: the error items, or the item the run stopped at. */
+function itemsShowing({ status, output }: Outcome, message: string): number[] {
+	if (status !== 'success') return status.message === message ? [status.itemIndex as number] : [];
+	return output
+		.filter((item) => (item.json as IDataObject).error === message)
+		.map((item) => (item.pairedItem as { item: number }).item);
+}
+
+const DELETED_AGAIN =
+	/ ?The jobs created together for the items after it \(IDs ([^)]*)\) were deleted again\.$/;
+
+/**
+ * Allowed difference 2, jobs created together. Automatic creates a group's jobs in one request
+ * before any item's option or wait; when, without Continue On Fail, an item then fails, the jobs
+ * of the items after it are deleted again, and its error names them (README, Operations): one by
+ * one never created them. The sentence is taken out, and so are the download rows the service
+ * wrote for those of them that finished meanwhile (downloads can only be read: no client can
+ * delete them); the tables must match all the same.
+ * (Rows created by one request share `created_at`: on the services' frozen clock every row of a
+ * run does, so that difference never shows. `recovered`: see oracleComparator.ts, `visible`.)
+ */
+function withoutGroupNotes(outcome: Outcome, batching: Batching): Outcome {
+	if (batching !== 'automatic' || outcome.status === 'success') return outcome;
+	const { description, ...status } = outcome.status;
+	const deleted = DELETED_AGAIN.exec(String(description ?? ''))?.[1].split(', ') ?? [];
+	const rest = String(description ?? '').replace(DELETED_AGAIN, '');
+	const downloads = outcome.tables.downloads.filter((row) => !deleted.includes(String(row.job_id)));
+	return {
+		...outcome,
+		status: rest ? { ...status, description: rest } : status,
+		tables: { ...outcome.tables, downloads },
+	};
+}
+
+const GAVE_UP = / ?Gave up after \d+ attempts\./g;
+
+/**
+ * Allowed difference 3, retries before a refusal. A fault that the node's retries get past (a 429
+ * or 503 with a short Retry-After, a lost answer) is met by whichever request arrives first, as
+ * difference 1; a request that met it and was then refused counts its attempts in its error
+ * (`Gave up after 2 attempts.`). With such a fault, that sentence is compared on neither side.
+ */
+function withoutAttempts(workload: Workload, outcome: Outcome): Outcome {
+	if (!workload.faults.some(retries)) return outcome;
+	const strip = (text: unknown) =>
+		typeof text === 'string' ? text.replace(GAVE_UP, '') || undefined : text;
+	const output = outcome.output.map((item) => {
+		const json = item.json as IDataObject;
+		return json.details === undefined
+			? item
+			: { ...item, json: { ...json, details: strip(json.details) } };
+	});
+	const status =
+		outcome.status === 'success'
+			? outcome.status
+			: { ...outcome.status, description: strip(outcome.status.description) };
+	return JSON.parse(JSON.stringify({ ...outcome, status, output })) as Outcome;
+}
+
+/**
+ * Operations whose reads one by one are one per item sent (a read-back or a lookup when needed),
+ * with the reads one item makes at most: an archive's row, then its file.
+ */
+const READS_PER_ITEM: Partial<Record<Operation, number>> = {
+	get: 1,
+	update: 1,
+	delete: 1,
+	downloadArchive: 2,
+};
+
+const tally = (writes: string[]) => {
+	const counts = new Map<string, number>();
+	for (const write of writes) counts.set(write, (counts.get(write) ?? 0) + 1);
+	return [...counts].map(([write, count]) => `${write} ×${count}`).join(', ') || 'none';
+};
+
+/**
+ * Where a run differs from the oracle's, beyond the allowed differences; One Request per Item
+ * also by its requests: the writes sent (where they go one at a time), and no more reads than one
+ * by one, but for those that may already be on their way when an item fails (README: no read is
+ * started once an item has failed).
+ */
+function compare(workload: Workload, batching: Batching, expected: Observed, actual: Observed) {
+	const shown = withoutAttempts(workload, withoutGroupNotes(actual.outcome, batching));
+	const found = outcomeDifferences(withoutAttempts(workload, expected.outcome), shown);
+	if (batching === 'automatic') return found;
+	const { continueOnFail, operation } = workload.task;
+	const inFlight = workload.requestsInFlight ?? 8;
+	// Side by side, which request meets a lost answer (and so which rows are looked up) varies.
+	const oneAtATime = !continueOnFail || inFlight === 1;
+	if (oneAtATime && tally(expected.writes) !== tally(actual.writes))
+		found.push(`writes sent: ${tally(actual.writes)}; one by one: ${tally(expected.writes)}`);
+	// Without Continue On Fail: the reads of the items started before the failure was known, those
+	// in flight beside the failing one and one a freed place started while its answer was read
+	// (README: no item is started once an item has failed). With it every item is read anyway,
+	// ahead of the writes where that is faster (a read a write made stale is read again).
+	const perItem = READS_PER_ITEM[operation];
+	const onTheirWay = inFlight * (perItem ?? 0);
+	if (!continueOnFail && perItem && actual.reads > expected.reads + onTheirWay)
+		found.push(
+			`reads sent: ${actual.reads}; one by one: ${expected.reads} (+ ${onTheirWay} in flight)`,
+		);
+	if (oneAtATime && actual.recovered !== expected.recovered)
+		found.push(`items recovered: ${actual.recovered}; one by one: ${expected.recovered}`);
+	return found;
+}
+
+/** At most this many lines per run and Batching. */
+const MAX_LINES = 10;
+
+/**
+ * Where two outcomes differ, the oracle's first: the run's status, then each output item (one
+ * line for an item that failed on one side only), then the tables.
+ */
+function outcomeDifferences(expected: Outcome, actual: Outcome): string[] {
+	const found = differences(expected.status, actual.status, MAX_LINES, '$.status');
+	const [want, got] = [expected.output, actual.output];
+	if (want.length !== got.length) found.push(`$.output.length: ${want.length} ≠ ${got.length}`);
+	for (let index = 0; index < Math.max(want.length, got.length); index++) {
+		if (found.length >= MAX_LINES) break;
+		const path = `$.output.${index}`;
+		if (failed(want[index]) === failed(got[index]))
+			found.push(...differences(want[index], got[index], MAX_LINES - found.length, path));
+		else found.push(`${path}: ${shortItem(want[index])} ≠ ${shortItem(got[index])}`);
+	}
+	const tables = differences(expected.tables, actual.tables, MAX_LINES, '$.tables');
+	return [...found, ...tables].slice(0, MAX_LINES);
+}
+
+const failed = (item?: IDataObject) => (item?.json as IDataObject | undefined)?.error !== undefined;
+
+/** An output item in a few words: its row's start, or its error and details. */
+function shortItem(item: IDataObject | undefined): string {
+	if (item === undefined) return 'none';
+	const { error, details, ...row } = item.json as IDataObject;
+	if (error === undefined) return JSON.stringify(row).slice(0, 160);
+	return `error ${JSON.stringify(error)} (${String(details).slice(0, 160)})`;
+}
+
+type Trial = Awaited<ReturnType<typeof runThreeWays>>;
+
+/** The workload in a few words, for a failure's message. */
+function summary({ task, itemsPerRequest, requestsInFlight, service, faults }: Workload) {
+	const { resource, operation, items, continueOnFail, wait } = task;
+	const run = { continueOnFail, itemsPerRequest, requestsInFlight, wait, ...service };
+	return `${resource} → ${operation}, ${items.length} items ${JSON.stringify(run)}, faults ${JSON.stringify(faults)}`;
+}
+
+const RUNS = Number(process.env.WEX_ORACLE_RUNS) || undefined;
+/** Replays a failure (with `-t` for its test): WEX_ORACLE_SEED and WEX_ORACLE_PATH as printed; WEX_ORACLE_NO_SHRINK=1 keeps it as found. */
+const REPLAY = {
+	...(process.env.WEX_ORACLE_SEED
+		? { seed: Number(process.env.WEX_ORACLE_SEED), path: process.env.WEX_ORACLE_PATH }
+		: {}),
+	...(process.env.WEX_ORACLE_NO_SHRINK ? { endOnFailure: true } : {}),
+};
+
+/** Per test: a bound for the shrinking of a failure (the runs take far less). */
+const TIME_LIMIT_MS = 120_000;
+const JEST_TIMEOUT_MS = 200_000;
+
+describe('Website Export node: both Batching settings against a one-by-one oracle (fast-check)', () => {
+	let trio: Trio;
+	/** The workload running: one interrupted by the time limit finishes before the next starts. */
+	let running: Promise<unknown> = Promise.resolve();
+
+	beforeAll(async () => {
+		trio = await startTrio();
+	});
+	afterAll(async () => {
+		await running.catch(() => undefined);
+		await trio.close();
+	});
+
+	const check = async (workload: Workload) => {
+		await running.catch(() => undefined);
+		const done = (async () => {
+			const trial = await runThreeWays(trio, workload);
+			const lines: string[] = [];
+			for (const batching of ['perItem', 'automatic'] as const) {
+				const expected = await expectedOf(trio, workload, trial, batching);
+				for (const line of compare(workload, batching, expected, trial[batching]))
+					lines.push(`${batching}: ${line}`);
+			}
+			if (lines.length) throw new Error(`${summary(workload)}\n${lines.join('\n')}`);
+		})();
+		running = done;
+		await done;
+	};
+	const assert = (arbitrary: fc.Arbitrary<Workload>, parameters: fc.Parameters<[Workload]>) =>
+		fc.assert(fc.asyncProperty(arbitrary, check), {
+			...parameters,
+			...(RUNS ? { numRuns: RUNS } : {}),
+			...REPLAY,
+			plugins: [fc.interruptAfterTimeLimit(TIME_LIMIT_MS, { failOnInterrupt: true })],
+		});
+
+	it(
+		'150 small workloads from a fixed seed',
+		() => assert(smallArb, { seed: 43, numRuns: 150 }),
+		JEST_TIMEOUT_MS,
+	);
+
+	it(
+		'110 small workloads from a random seed',
+		() => assert(smallArb, { numRuns: 110 }),
+		JEST_TIMEOUT_MS,
+	);
+
+	it(
+		`40 small workloads under a row cap of ${MAX_ROWS}`,
+		() => assert(cappedArb, { numRuns: 40 }),
+		JEST_TIMEOUT_MS,
+	);
+
+	it('4 large workloads', () => assert(largeArb, { numRuns: 4 }), JEST_TIMEOUT_MS);
+});

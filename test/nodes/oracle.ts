@@ -1,0 +1,400 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: the oracle of the Batching property test (issue 43): a plain loop that sends each item's requests one by one with fetch, straight to PostgREST, under n8n's item contract, and states each item's output or error as the README promises it; nothing from nodes/.
+import { STATUS_CODES } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IDataObject } from 'n8n-workflow';
+
+/** README, Errors, retries and limits: 4 attempts in all; the node waits for a Retry-After of 60 s at most. */
+const MAX_ATTEMPTS = 4;
+const MAX_RETRY_AFTER_MS = 60_000;
+/** "Created since the request was sent", by the service's Date headers, which count whole seconds. */
+const SLACK_MS = 2_000;
+const DAY_MS = 86_400_000;
+const RETURN = 'return=representation';
+
+/** One run of the node; each item's JSON says what it asks for (see the operations below). */
+export interface OracleTask {
+	resource: 'job' | 'option' | 'download';
+	operation: 'get' | 'getAll' | 'create' | 'update' | 'delete' | 'downloadArchive';
+	items: IDataObject[];
+	continueOnFail: boolean;
+	/** Select By → Record: By ID, or (jobs) By URL; an item with `by: 'field'` names its `field`. */
+	locator: 'id' | 'url';
+	downloadBy: 'id' | 'link';
+	/** Get Many: Return All or the first `limit`, filters by column, the order, Only Valid Links. */
+	list: {
+		returnAll: boolean;
+		limit: number;
+		filters: IDataObject;
+		oldest: boolean;
+		valid: boolean;
+	};
+	wait?: { timeoutSeconds: number; intervalSeconds: number };
+	/** A fault's reach (the property test's allowed difference): these items' first such request meets it unsent. */
+	forced?: { method: string; table: string; status: number; retryAfterMs: number; items: number[] };
+}
+
+export type Login = { baseUrl: string; apiKey: string; email: string; password: string };
+export type OracleStatus =
+	| 'success'
+	| { error: string; message?: string; description?: string; itemIndex: number };
+
+const VALIDITY =
+	'Links are valid for 24 hours after the job finished: run the job again to get a new link.';
+
+/** What the user reads, by situation (README, Operations and Errors, retries and limits): message, description. */
+const TEXT = {
+	notFound: (label: string) => [
+		`No ${label} was found`,
+		'It does not exist, or it belongs to another account (the service only shows your own records).',
+	],
+	ambiguous: (n: number, label: string) => [
+		`${n} records match the ${label}`,
+		'Select By must identify exactly one record: use the ID, or a field whose value is unique.',
+	],
+	notReturned: (noun: string) => `The service accepted the ${noun} but did not return it`,
+	noneCreated: (noun: string) =>
+		`No ${noun} with these values was created since the request was sent, so it was most likely not created.`,
+	severalCreated: (noun: string, ids: unknown[]) =>
+		`${ids.length} ${noun}s with these values were created since the request was sent (IDs ${ids.join(', ')}): the node cannot tell which one is this item's.`,
+	lookFor: (hint: string) => `Look for it with ${hint} before running this item again.`,
+	mayExist: (noun: string) => `The service did not answer, and it may have created the ${noun}.`,
+	jobHint: (url: unknown, email: unknown) =>
+		`Job → Get Many with the filters URL "${String(url)}" and Email "${String(email)}"`,
+	optionHint: (job: unknown) =>
+		`Option → Get Many${job === null ? '' : ` with Job ID ${String(job)}`}`,
+	jobFirst: (id: unknown) =>
+		`The job itself was created (ID ${String(id)}): rather than running this item again, add the option with Option → Create and Job ID ${String(id)}.`,
+	exportFailed: (id: unknown, url: unknown) => [
+		`The export of job ${String(id)} failed`,
+		`The service could not export ${String(url)}. Check that the address is public and reachable, then create a new job.`,
+	],
+	timedOut: (id: unknown, state: string, seconds: number) => [
+		`Job ${String(id)} is ${state} after ${seconds} s`,
+		`The export goes on without the node. Use Job → Get with ID ${String(id)}, or Download → Get Many with Job ID ${String(id)}, later to fetch it, or raise Timeout (Seconds).`,
+	],
+	expired: (subject: string, on: string) => [`${subject} expired on ${on}`, VALIDITY],
+	gone: (subject: string, said: unknown) => [
+		`${subject} no longer works: the storage answered "${String(said)}"`,
+		`The archive has expired or was removed. ${VALIDITY}`,
+	],
+};
+
+/** An item's error: a NodeApiError (the service's answer or verdict) or a NodeOperationError. */
+class Failure extends Error {
+	description?: string;
+	constructor(
+		[message, description]: Array<string | undefined>,
+		readonly kind = 'NodeApiError',
+	) {
+		super(message);
+		this.description = description;
+	}
+}
+
+type Reply = { status: number; body: unknown; wait?: number; attempts: number; lost: boolean };
+
+/** The service's own words (PostgREST's message, hint, details and code), and the attempts made. */
+function serviceFailure({ body, attempts }: Reply): Failure {
+	const said = (body ?? {}) as IDataObject;
+	const notes = [said.hint, said.details, said.code && `Code: ${String(said.code)}`];
+	const gaveUp = attempts > 1 && `Gave up after ${attempts} attempts.`;
+	const description = [notes.filter(Boolean).join(' — '), gaveUp].filter(Boolean).join(' ');
+	return new Failure([String(said.message), description || undefined]);
+}
+
+/** The requests of one run: the login, n8n's new login after a 401, the README's retries, the service's clock. */
+class Session {
+	private token = '';
+	/** The service's time: the Date of its last answer. */
+	now = Date.now();
+	item = 0;
+	/** Rows a create returned to an earlier item: never handed to another. */
+	readonly claimed = new Set<unknown>();
+	private readonly forcedMet = new Set<number>();
+
+	constructor(
+		readonly login: Login,
+		private readonly forced?: OracleTask['forced'],
+	) {}
+
+	async logIn(): Promise<void> {
+		const { baseUrl, apiKey: apikey, email, password } = this.login;
+		const body = JSON.stringify({ email, password });
+		const init = { method: 'POST', headers: { apikey, 'content-type': 'application/json' }, body };
+		const answer = await fetch(`${baseUrl}/auth/v1/token?grant_type=password`, init);
+		this.token = ((await answer.json()) as IDataObject).access_token as string;
+	}
+
+	headers = (prefer?: string): Record<string, string> => ({
+		...{ apikey: this.login.apiKey, authorization: `Bearer ${this.token}` },
+		...{ 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
+	});
+
+	private async once(method: string, path: string, body?: unknown, prefer?: string) {
+		const forced = this.forced;
+		if (
+			forced?.method === method &&
+			path.startsWith(`/${forced.table}`) &&
+			forced.items.includes(this.item) &&
+			!this.forcedMet.has(this.item)
+		) {
+			this.forcedMet.add(this.item);
+			return {
+				status: forced.status,
+				body: { code: String(forced.status), message: STATUS_CODES[forced.status] },
+				wait: forced.retryAfterMs,
+			};
+		}
+		const init = () => ({ method, headers: this.headers(prefer), body: JSON.stringify(body) });
+		let answer = await fetch(`${this.login.baseUrl}/rest/v1${path}`, init());
+		if (answer.status === 401) await this.logIn();
+		if (answer.status === 401) answer = await fetch(`${this.login.baseUrl}/rest/v1${path}`, init());
+		this.now = Date.parse(answer.headers.get('date') ?? '') || this.now;
+		const [text, retryAfter] = [await answer.text(), answer.headers.get('retry-after')];
+		const wait = retryAfter === null ? undefined : Number(retryAfter) * 1000;
+		return { status: answer.status, body: text ? (JSON.parse(text) as unknown) : null, wait };
+	}
+
+	/** A 429 is sent again for every method, a 5xx for all but POST (which may have created a row). */
+	async send(method: string, path: string, body?: unknown, prefer?: string): Promise<Reply> {
+		for (let attempts = 1, lost = false; ; attempts++) {
+			const reply = await this.once(method, path, body, prefer);
+			lost ||= reply.status >= 500;
+			const again = reply.status === 429 || (method !== 'POST' && reply.status >= 500);
+			const delay = reply.wait ?? 500 * 2 ** (attempts - 1);
+			if (reply.status < 400 || !again || attempts === MAX_ATTEMPTS || delay > MAX_RETRY_AFTER_MS)
+				return { ...reply, attempts, lost };
+			await sleep(delay);
+		}
+	}
+
+	async request(method: string, path: string, body?: unknown, prefer?: string) {
+		const reply = await this.send(method, path, body, prefer);
+		if (reply.status >= 400) throw serviceFailure(reply);
+		return reply;
+	}
+
+	/** Every row of a query (its order ends with id), page after page until one is empty: no cap hides a row. */
+	async readAll(table: string, query: string, max = Infinity): Promise<IDataObject[]> {
+		const rows: IDataObject[] = [];
+		for (;;) {
+			const limit = max === Infinity ? '' : `&limit=${max - rows.length}`;
+			const path = `/${table}?select=*&${query}&offset=${rows.length}${limit}`;
+			const page = (await this.request('GET', path)).body as IDataObject[];
+			rows.push(...page);
+			if (page.length === 0 || rows.length >= max) return rows;
+		}
+	}
+}
+
+const eq = (column: string, value: unknown) => `${column}=eq.${encodeURIComponent(String(value))}`;
+const byId = (id: unknown) => `id=eq.${String(id)}&order=id.asc`;
+
+/** The one record an item's Select By names (README, Operations: it must match exactly one). */
+async function selectOne(s: Session, task: OracleTask, item: IDataObject) {
+	const [noun, value] = [task.resource, String(item.value)];
+	const column = item.by === 'field' ? String(item.field) : task.locator;
+	const record = { id: `ID ${value}`, url: `URL "${value}"` }[task.locator];
+	const label = `${noun} with ${item.by === 'field' ? `${column} "${value}"` : record}`;
+	const rows = await s.readAll(`${noun}s`, `${eq(column, value)}&order=id.asc`);
+	if (rows.length === 1) return { row: rows[0], label };
+	throw new Failure(rows.length ? TEXT.ambiguous(rows.length, label) : TEXT.notFound(label));
+}
+
+/** Every download shows `expires_at` (created_at + 24 h) and `is_expired` by the service's clock. */
+const withExpiry = (row: IDataObject, now: number) => {
+	const expires = Date.parse(String(row.created_at)) + DAY_MS;
+	return { ...row, expires_at: new Date(expires).toISOString(), is_expired: now >= expires };
+};
+
+/**
+ * A create: its row; when its answer was lost or had none, the one row with the values sent,
+ * created since the request and returned to no earlier item (README, Lost answers), `recovered`
+ * after a lost answer; otherwise the item fails saying where to look. Never sent twice.
+ */
+async function create(s: Session, table: 'jobs' | 'options', body: IDataObject) {
+	const since = new Date(s.now - SLACK_MS).toISOString();
+	const reply = await s.send('POST', `/${table}`, body, RETURN);
+	if (reply.status >= 400 && !reply.lost) throw serviceFailure(reply);
+	const [row] = Array.isArray(reply.body) ? (reply.body as IDataObject[]) : [];
+	const same = (one: IDataObject) => Object.keys(body).every((key) => one[key] === body[key]);
+	const created = row ? [] : await s.readAll(table, `created_at=gte.${since}&order=id.asc`);
+	const found = row ? [row] : created.filter((one) => !s.claimed.has(one.id) && same(one));
+	if (found.length === 1) {
+		s.claimed.add(found[0].id);
+		return reply.lost ? { ...found[0], recovered: true } : found[0];
+	}
+	const noun = table.slice(0, -1);
+	const ids = found.map((one) => one.id);
+	const summary = ids.length ? TEXT.severalCreated(noun, ids) : TEXT.noneCreated(noun);
+	const hint = table === 'jobs' ? TEXT.jobHint(body.url, body.email) : TEXT.optionHint(body.job_id);
+	if (!reply.lost) throw new Failure([TEXT.notReturned(noun), `${summary} ${TEXT.lookFor(hint)}`]);
+	const { message } = serviceFailure(reply);
+	throw new Failure([message, `${TEXT.mayExist(noun)} ${summary} ${TEXT.lookFor(hint)}`]);
+}
+
+/** An option's row with every column, as creates send it (README, Operations). */
+const optionRow = (item: IDataObject, jobId: unknown): IDataObject => ({
+	mode: item.mode,
+	relative_path: item.mode === 'relative' ? item.path : '/',
+	replace_url: item.mode === 'absolute' ? item.replace : '',
+	job_id: jobId === '' || jobId === undefined ? null : Number(jobId),
+});
+
+/** Option → Create; Job → Create: the job, then its export option, then the wait (README, Operations). */
+async function createOne(s: Session, task: OracleTask, item: IDataObject) {
+	if (task.resource === 'option')
+		return [{ json: await create(s, 'options', optionRow(item, item.jobId)) }];
+	const job = await create(s, 'jobs', { url: item.url, email: item.email });
+	const option =
+		item.mode === 'none'
+			? undefined
+			: await create(s, 'options', optionRow(item, job.id)).catch((failure: Failure) => {
+					failure.description = [failure.description, TEXT.jobFirst(job.id)]
+						.filter(Boolean)
+						.join(' ');
+					throw failure;
+				});
+	const done = task.wait ? await waitFor(s, job, task.wait) : job;
+	return [{ json: option ? { ...done, option } : done }];
+}
+
+/** Wait for Completion: the job checked until it has finished (and has its download), failed, or time is up. */
+async function waitFor(s: Session, job: IDataObject, wait: NonNullable<OracleTask['wait']>) {
+	const deadline = Date.now() + wait.timeoutSeconds * 1000;
+	for (;;) {
+		const [now] = await s.readAll('jobs', byId(job.id));
+		if (now.status === 'failed') throw new Failure(TEXT.exportFailed(job.id, now.url));
+		const query = `job_id=eq.${String(job.id)}&order=created_at.desc,id.desc`;
+		const [download] = now.status === 'finished' ? await s.readAll('downloads', query) : [];
+		if (download) return { ...now, download: withExpiry(download, s.now) };
+		if (Date.now() >= deadline) {
+			const late = 'finished, but its download link is not there yet,';
+			const state = now.status === 'finished' ? late : `still ${String(now.status)}`;
+			throw new Failure(TEXT.timedOut(job.id, state, wait.timeoutSeconds), 'NodeOperationError');
+		}
+		await sleep(Math.max(0, Math.min(wait.intervalSeconds * 1000, deadline - Date.now())));
+	}
+}
+
+/** Update: the record read, then patched by its id with the fields given ('' = unchanged); the record as written. */
+async function update(s: Session, task: OracleTask, item: IDataObject) {
+	const { row, label } = await selectOne(s, task, item);
+	const given = (value: unknown) => (value === '' ? undefined : value);
+	const [jobId, table] = [item.jobId ? Number(item.jobId) : undefined, `${task.resource}s`];
+	const patch =
+		task.resource === 'job'
+			? { url: given(item.url), email: given(item.email), status: given(item.status) }
+			: {
+					mode: given(item.mode),
+					relative_path: given(item.path),
+					replace_url: given(item.replace),
+					job_id: jobId,
+				};
+	const { body } = await s.request('PATCH', `/${table}?id=eq.${String(row.id)}`, patch, RETURN);
+	const rows = Array.isArray(body) ? (body as IDataObject[]) : await s.readAll(table, byId(row.id));
+	const written = rows.find((one) => one.id === row.id);
+	if (!written) throw new Failure(TEXT.notFound(label));
+	return [{ json: written }];
+}
+
+/** Delete: the record read, then deleted by its id; output as it was read, with `deleted: true`. */
+async function remove(s: Session, task: OracleTask, item: IDataObject) {
+	const { row, label } = await selectOne(s, task, item);
+	const table = `${task.resource}s`;
+	const reply = await s.request('DELETE', `/${table}?id=eq.${String(row.id)}`, undefined, RETURN);
+	const listed = Array.isArray(reply.body) && !reply.lost;
+	const gone = listed
+		? (reply.body as IDataObject[]).some((one) => one.id === row.id)
+		: (await s.readAll(table, byId(row.id))).length === 0;
+	if (!gone) throw new Failure(TEXT.notFound(label));
+	return [{ json: { deleted: true, ...row } }];
+}
+
+/** Get Many: the matching rows (the first Limit of them), in the README's order for the resource. */
+async function list(s: Session, task: OracleTask) {
+	const { returnAll, limit, filters, oldest, valid } = task.list;
+	const max = returnAll ? Infinity : limit;
+	const where = Object.entries(filters).map(([column, value]) => eq(column, value));
+	const way = oldest ? 'asc' : 'desc';
+	const order = {
+		job: `created_at.${way},id.${way}`,
+		option: 'id',
+		download: 'created_at.desc,id.desc',
+	};
+	const query = [...where, `order=${order[task.resource]}`].join('&');
+	if (task.resource !== 'download')
+		return (await s.readAll(`${task.resource}s`, query, max)).map((json) => ({ json }));
+	const rows = (await s.readAll('downloads', query)).map((row) => withExpiry(row, s.now));
+	return rows
+		.filter((row) => !valid || !row.is_expired)
+		.slice(0, max)
+		.map((json) => ({ json }));
+}
+
+/** Download Archive: By ID the download read first (an expired link refused before any download), then the archive. */
+async function downloadArchive(s: Session, task: OracleTask, item: IDataObject) {
+	let [json, subject]: [IDataObject, string] = [{ download_link: item.value }, 'The download link'];
+	if (task.downloadBy === 'id') {
+		const { row } = await selectOne(s, { ...task, locator: 'id' }, { value: item.value });
+		[json, subject] = [withExpiry(row, s.now), `The download link of download ${String(row.id)}`];
+		const on = String(json.expires_at)
+			.replace('T', ' ')
+			.replace(/\.\d+Z$/, ' UTC');
+		if (json.is_expired) throw new Failure(TEXT.expired(subject, on));
+	}
+	const link = String(json.download_link);
+	const answer = await fetch(link, { headers: s.headers() });
+	if (answer.status === 400 || answer.status === 404)
+		throw new Failure(TEXT.gone(subject, ((await answer.json()) as IDataObject).message));
+	const fileSize = (await answer.arrayBuffer()).byteLength;
+	const fileName = decodeURIComponent(new URL(link).pathname.split('/').pop() ?? '');
+	const binary = { data: { fileName, mimeType: 'application/zip' } };
+	return [{ json: { ...json, fileName, fileSize }, binary }];
+}
+
+type Run = (
+	s: Session,
+	task: OracleTask,
+	item: IDataObject,
+) => Promise<Array<{ json: IDataObject; binary?: IDataObject }>>;
+const OPERATIONS: Record<OracleTask['operation'], Run> = {
+	get: async (s, task, item) => {
+		const { row } = await selectOne(s, task, item);
+		return [{ json: task.resource === 'download' ? withExpiry(row, s.now) : row }];
+	},
+	getAll: list,
+	create: createOne,
+	update,
+	delete: remove,
+	downloadArchive,
+};
+
+/**
+ * n8n's item contract, as written: items in order, each sent only when the one before it is done.
+ * Without Continue On Fail the first failing item ends the run, its error the run's (nothing after
+ * it is sent); with it, a failing item's output is `{ error, details? }` and the next one goes on.
+ */
+export async function runOracle(login: Login, task: OracleTask) {
+	const s = new Session(login, task.forced);
+	await s.logIn();
+	const output: IDataObject[] = [];
+	for (; s.item < task.items.length; s.item++) {
+		const pairedItem = { item: s.item };
+		try {
+			const results = await OPERATIONS[task.operation](s, task, task.items[s.item]);
+			output.push(...results.map((result) => ({ ...result, pairedItem })));
+		} catch (caught) {
+			if (!(caught instanceof Failure)) throw caught;
+			const { kind: error, message, description } = caught;
+			const status: OracleStatus = { error, message, description, itemIndex: s.item };
+			if (!task.continueOnFail) return { status, output: [] };
+			output.push({
+				json: { error: message, ...(description ? { details: description } : {}) },
+				pairedItem,
+			});
+		}
+	}
+	return { status: 'success' as OracleStatus, output };
+}

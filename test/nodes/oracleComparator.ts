@@ -1,0 +1,518 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+// Why: the comparator of the oracle property test (issue 43): three identical services, one workload arranged on each, the node run with each Batching beside the oracle's run, and all a user can see of each run (and the requests the service logged) normalized for comparison.
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	NodeParameterValue,
+} from 'n8n-workflow';
+import { Client } from 'pg';
+
+import type { Emulator, FaultSpec, LogEntry, TableName } from '../../stack/service';
+import { CLUSTER_ENV } from '../../stack/service/database';
+import { startService, type Service } from '../support';
+import type { Batching } from './helpers';
+import { runNode } from './helpers';
+import { runOracle, type OracleTask } from './oracle';
+
+const TABLES: TableName[] = ['jobs', 'options', 'downloads'];
+
+/**
+ * Seeded rows get ids from these bases (jobs 100 001…, options 200 001…, downloads 300 001…), and
+ * new rows follow them: a six-digit number in an output or a message names its table.
+ */
+const ID_BASE: Record<TableName, number> = { jobs: 100_000, options: 200_000, downloads: 300_000 };
+const ID_SPAN = 100_000;
+
+/** The id of the `index`-th seeded row of `table` (the same on every service). */
+export const seededId = (table: TableName, index: number): number => ID_BASE[table] + 1 + index;
+
+/** A URL, Relative Path or Replace URL holding this is refused by a CHECK constraint of the services' Postgres. */
+export const REFUSED_MARKER = 'refused-by-check';
+
+/** What a user sees of a run: its status (the error class, message, description, item), its output items, the tables after it. */
+export interface Outcome {
+	status: 'success' | IDataObject;
+	output: IDataObject[];
+	tables: Record<TableName, IDataObject[]>;
+}
+
+/** Rows each service starts a workload with (`job`: the index of the seeded job a row belongs to). */
+export interface SeedRows {
+	jobs: Array<{ url: string; email: string; status: string }>;
+	options: Array<{
+		job: number | null;
+		mode: string;
+		relative_path?: string;
+		replace_url?: string;
+	}>;
+	/** `link` undefined: the service writes its own archive link (an item names it `@link:<n>`). */
+	downloads: Array<{ job: number | null; link?: string; hoursOld: number }>;
+}
+
+/** A fault of the stand-in (stack/service/faults.ts), the same on every service. */
+export interface FaultPlan {
+	kind: keyof typeof FAULTS;
+	method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+	table: TableName;
+	times: number;
+}
+
+/** A fault that meets requests `times` times; "every" is more than any workload sends. */
+export const EVERY = 100_000;
+
+/** How each kind answers: `failing` ones fail the request they meet for good (under the node's limits). */
+export const FAULTS = {
+	unauthorized: { status: 401, failing: false },
+	rateShort: { status: 429, retryAfter: 0, failing: false },
+	rateLong: { status: 429, retryAfter: 120, failing: true },
+	unavailableShort: { status: 503, retryAfter: 0, failing: false },
+	unavailableLong: { status: 503, retryAfter: 120, failing: true },
+	slow: { delayMs: 60, failing: false },
+	/** A lost answer after the commit. */
+	lost: { status: 502, retryAfter: 0, applyAfterHandling: true, afterCommit: true, failing: false },
+} as const;
+
+/** One run of the node: the oracle's task (whose item JSON the node's expressions read), its options, the service. */
+export interface Workload {
+	seed: SeedRows;
+	task: Omit<OracleTask, 'forced'>;
+	itemsPerRequest?: number;
+	requestsInFlight?: number;
+	service: { ignorePrefer: boolean; maxRows: number; jobDurationMs: number };
+	faults: FaultPlan[];
+}
+
+/** What a run shows, normalized, and the requests the service logged (retries and faults aside). */
+export interface Observed {
+	outcome: Outcome;
+	/** Each write sent, `POST jobs 201`, sorted. */
+	writes: string[];
+	/** The reads sent (an archive's too), but empty pages after the first. */
+	reads: number;
+	/** Items marked `recovered: true` (left out of `outcome`). */
+	recovered: number;
+	/** Each request a fault answered: `POST /rest/v1/options`. */
+	faulted: string[];
+}
+
+export interface Trio {
+	oracle: Service;
+	perItem: Service;
+	automatic: Service;
+	close(): Promise<void>;
+}
+
+const CHECKS = [
+	['jobs', 'url'],
+	['options', 'relative_path'],
+	['options', 'replace_url'],
+] as const;
+
+/** Three services with a frozen clock and a CHECK constraint that refuses REFUSED_MARKER. */
+export async function startTrio(): Promise<Trio> {
+	const options = { freezeClock: true, now: Date.now(), jobDurationMs: 365 * 86_400_000 };
+	const services: Service[] = [];
+	for (let i = 0; i < 3; i++) services.push(await startService(options));
+	const databases = await Promise.all(services.map(({ emulator }) => databaseOf(emulator)));
+	const name = (column: string) => `oracle_${column}`;
+	for (const db of databases)
+		for (const [table, column] of CHECKS)
+			await db.query(
+				`alter table private.${table} add constraint ${name(column)} check (coalesce(${column}, '') not like '%${REFUSED_MARKER}%')`,
+			);
+	const close = async () => {
+		for (const db of databases) {
+			for (const [table, column] of CHECKS)
+				await db.query(`alter table private.${table} drop constraint ${name(column)}`);
+			await db.end();
+		}
+		for (const { emulator } of services) await emulator.close();
+	};
+	const [oracle, perItem, automatic] = services;
+	return { oracle, perItem, automatic, close };
+}
+
+/** The emulator's own database in jest's shared cluster: the one whose service row has its base URL. */
+async function databaseOf(emulator: Emulator): Promise<Client> {
+	const cluster = process.env[CLUSTER_ENV];
+	if (!cluster) throw new Error(`${CLUSTER_ENV} is not set: run under jest (its global setup)`);
+	const admin = new Client({ connectionString: `${cluster}/postgres` });
+	await admin.connect();
+	const { rows } = await admin
+		.query<{ datname: string }>(`select datname from pg_database where datname like 'wex\\_%'`)
+		.finally(() => admin.end());
+	for (const { datname } of rows) {
+		const db = new Client({ connectionString: `${cluster}/${datname}` });
+		await db.connect();
+		const found = await db
+			.query<{ base_url: string }>('select base_url from private.service')
+			.then((result) => result.rows[0]?.base_url === emulator.baseUrl)
+			.catch(() => false);
+		if (found) return db;
+		await db.end();
+	}
+	throw new Error(`No database of the emulator at ${emulator.baseUrl}`);
+}
+
+/** The stand-in's fault for a plan. */
+export function faultSpec({ kind, method, table, times }: FaultPlan): FaultSpec {
+	const { failing, ...answer } = FAULTS[kind];
+	void failing;
+	const path = kind === 'unauthorized' ? /^\/rest\/v1\// : `/rest/v1/${table}`;
+	return { ...answer, match: kind === 'unauthorized' ? { path } : { method, path }, times };
+}
+
+/** The service as the workload starts: reset, its clock at `now`, the seed's rows, its settings and faults. */
+async function arrange({ emulator }: Service, workload: Workload, now: number, faults = true) {
+	await emulator.reset();
+	await emulator.clock.set(now);
+	const { jobs, options, downloads } = workload.seed;
+	const past = new Date(now - 3_600_000).toISOString();
+	const job = (index: number | null) => (index === null ? null : seededId('jobs', index));
+	const rows: Record<TableName, IDataObject[]> = {
+		jobs: jobs.map((row, index) => ({ ...row, id: seededId('jobs', index), created_at: past })),
+		options: options.map(({ job: index, ...row }, place) => ({
+			...{ relative_path: '/', replace_url: '', ...row },
+			...{ id: seededId('options', place), job_id: job(index), created_at: past },
+		})),
+		downloads: downloads.map(({ job: index, link, hoursOld }, place) => ({
+			...{ id: seededId('downloads', place), job_id: job(index), download_link: link ?? null },
+			created_at: new Date(now - hoursOld * 3_600_000).toISOString(),
+		})),
+	};
+	for (const table of TABLES) {
+		// The base row makes the identity start past ID_BASE even when the seed has no row.
+		await emulator.insert(table, [baseRow(table), ...rows[table]]);
+		await emulator.remove(table, [ID_BASE[table]]);
+	}
+	Object.assign(emulator.settings, workload.service, { archiveBytes: 4096 });
+	if (faults) for (const plan of workload.faults) emulator.fault(faultSpec(plan));
+}
+
+function baseRow(table: TableName): IDataObject {
+	const id = ID_BASE[table];
+	if (table === 'jobs') return { id, url: 'https://base.example.com', email: 'base@example.com' };
+	if (table === 'options') return { id, mode: 'offline' };
+	return { id, job_id: null, download_link: 'https://base.example.com/base.zip' };
+}
+
+/** The items with `@link:<n>` replaced by this service's link of the n-th seeded download. */
+async function itemsOn({ emulator }: Service, workload: Workload): Promise<IDataObject[]> {
+	const rows = (await emulator.rows('downloads')) as IDataObject[];
+	const links = rows.slice(0, workload.seed.downloads.length).map((row) => row.download_link);
+	const replace = (value: unknown) => {
+		const place = typeof value === 'string' ? /^@link:(\d+)$/.exec(value) : null;
+		return place ? links[Number(place[1]) % links.length] : value;
+	};
+	return workload.task.items.map(
+		(item) =>
+			Object.fromEntries(
+				Object.entries(item).map(([key, value]) => [key, replace(value)]),
+			) as IDataObject,
+	);
+}
+
+const fromItem = (field: string) => `={{ $json.${field} }}`;
+const locator = (mode: string, value: NodeParameterValue) => ({ __rl: true, mode, value });
+
+/** Update Fields and Job → Create's fields, each read from the item's JSON as the oracle reads it. */
+const UPDATE_FIELDS: Record<OracleTask['resource'], INodeParameters> = {
+	job: { email: fromItem('email'), url: fromItem('url'), status: fromItem('status') },
+	option: {
+		mode: fromItem('mode'),
+		relativePath: fromItem('path'),
+		replaceUrl: fromItem('replace'),
+		jobId: locator('id', fromItem('jobId')),
+	},
+	download: {},
+};
+
+/** The node's parameters for the workload's task with `batching`. */
+export function nodeParameters(workload: Workload, batching: Batching): INodeParameters {
+	const { task, itemsPerRequest, requestsInFlight } = workload;
+	const options = { batching, itemsPerRequest, requestsInFlight };
+	return { resource: task.resource, operation: task.operation, ...own(task), options };
+}
+
+/** The operation's own parameters, each item's values read from its JSON by expressions. */
+function own(task: Workload['task']): INodeParameters {
+	const { resource, operation, wait } = task;
+	if (operation === 'get' || operation === 'update' || operation === 'delete')
+		return {
+			// Static: n8n resolves displayOptions (Record or Field) before any expression.
+			selectBy: task.items[0]?.by === 'field' ? 'field' : 'id',
+			recordId: locator(task.locator, fromItem('value')),
+			selectField: fromItem('field'),
+			selectValue: fromItem('value'),
+			...(operation === 'update' ? { updateFields: UPDATE_FIELDS[resource] } : {}),
+		};
+	if (operation === 'downloadArchive')
+		return {
+			downloadBy: task.downloadBy,
+			downloadId: locator('id', fromItem('value')),
+			downloadLink: fromItem('value'),
+		};
+	if (operation === 'getAll') return listParameters(task);
+	if (resource === 'option') {
+		const { jobId, ...fields } = UPDATE_FIELDS.option;
+		return { ...fields, additionalFields: { jobId } };
+	}
+	return {
+		...{ url: fromItem('url'), email: fromItem('email'), optionMode: fromItem('mode') },
+		...{ optionRelativePath: fromItem('path'), optionReplaceUrl: fromItem('replace') },
+		...(wait && {
+			waitForCompletion: true,
+			timeout: wait.timeoutSeconds,
+			pollInterval: wait.intervalSeconds,
+		}),
+	};
+}
+
+function listParameters({ resource, list }: Workload['task']): INodeParameters {
+	const { job_id: jobId, ...filters } = list.filters;
+	const parameters: INodeParameters = {
+		returnAll: list.returnAll,
+		limit: list.limit,
+		filters: {
+			...(filters as INodeParameters),
+			...(jobId ? { jobId: locator('id', String(jobId)) } : {}),
+		},
+	};
+	if (resource === 'job') parameters.sort = list.oldest ? 'oldest' : 'newest';
+	if (resource === 'download') parameters.onlyValidLinks = list.valid;
+	return parameters;
+}
+
+/**
+ * How far the services' frozen clock leads the machine's as a workload starts: before its first
+ * answer the node takes the machine's clock for the service's, and a frozen clock the machine's
+ * had passed would make a lost insert's row look older than its request.
+ */
+const SERVICE_CLOCK_LEAD_MS = 30_000;
+
+/** The workload on the three services side by side: the oracle's run and the node's with each Batching. */
+export async function runThreeWays(trio: Trio, workload: Workload) {
+	const now = Date.now() + SERVICE_CLOCK_LEAD_MS;
+	const services = [trio.oracle, trio.perItem, trio.automatic];
+	await Promise.all(services.map((service) => arrange(service, workload, now)));
+	const [oracle, perItem, automatic] = await Promise.all([
+		observeOracle(trio.oracle, workload),
+		observeNode(trio.perItem, workload, 'perItem'),
+		observeNode(trio.automatic, workload, 'automatic'),
+	]);
+	return { oracle, perItem, automatic, now };
+}
+
+/** The oracle's run again, on its service arranged anew without the fault whose reach `forced` gives. */
+export async function rerunOracle(
+	trio: Trio,
+	workload: Workload,
+	now: number,
+	forced: NonNullable<OracleTask['forced']>,
+	plan: FaultPlan,
+): Promise<Observed> {
+	const rest = { ...workload, faults: workload.faults.filter((one) => one !== plan) };
+	await arrange(trio.oracle, rest, now);
+	return await observeOracle(trio.oracle, workload, forced);
+}
+
+async function observeOracle(service: Service, workload: Workload, forced?: OracleTask['forced']) {
+	const { emulator } = service;
+	const items = await itemsOn(service, workload);
+	const login = { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, ...emulator.demoUser };
+	const run = await runOracle(login, { ...workload.task, items, forced });
+	return await observed(service, workload, run);
+}
+
+async function observeNode(service: Service, workload: Workload, batching: Batching) {
+	const parameters = nodeParameters(workload, batching);
+	const items: INodeExecutionData[] = (await itemsOn(service, workload)).map((json) => ({
+		json,
+	}));
+	const onError = workload.task.continueOnFail ? 'continueRegularOutput' : undefined;
+	let status: Outcome['status'] = 'success';
+	let output: INodeExecutionData[] = [];
+	try {
+		output = await runNode(service, parameters, { items, onError });
+	} catch (caught) {
+		const error = caught as Error & IDataObject & { context?: IDataObject };
+		const { message, description } = error;
+		const itemIndex = error.context?.itemIndex;
+		status = { error: error.constructor.name, message, description, itemIndex };
+	}
+	return await observed(service, workload, { status, output: output as IDataObject[] });
+}
+
+/** A run as the user sees it (JSON, no nulls where nothing was said), the tables after it, the requests logged. */
+async function observed(
+	{ emulator }: Service,
+	workload: Workload,
+	run: { status: Outcome['status']; output: IDataObject[] },
+): Promise<Observed> {
+	const tables = {} as Outcome['tables'];
+	for (const table of TABLES) tables[table] = (await emulator.rows(table)) as IDataObject[];
+	const status = typeof run.status === 'string' ? run.status : withoutNulls(run.status);
+	const output = run.output.map(visible);
+	const raw = JSON.parse(JSON.stringify({ status, output, tables })) as Outcome;
+	const seeded = {
+		jobs: workload.seed.jobs.length,
+		options: workload.seed.options.length,
+		downloads: workload.seed.downloads.length,
+	};
+	const recovered = run.output.filter((item) => /"recovered":true/.test(JSON.stringify(item.json)));
+	const outcome = normalize(raw, seeded, emulator.baseUrl);
+	return { outcome, ...requestsOf(emulator.log), recovered: recovered.length };
+}
+
+/** The requests of a run as the service logged them: each write with its answer, the reads, those a fault met. */
+function requestsOf(log: LogEntry[]) {
+	const sent = log.filter((entry) => entry.kind !== 'token');
+	const answered = sent.filter((entry) => !entry.faulted);
+	const writes = answered.filter((entry) => entry.method !== 'GET');
+	return {
+		writes: writes.map((entry) => `${entry.method} ${entry.table} ${entry.status}`).sort(),
+		reads: answered.filter((entry) => entry.method === 'GET' && !emptyFollowUp(entry)).length,
+		faulted: sent.filter((entry) => entry.faulted).map((entry) => `${entry.method} ${entry.path}`),
+	};
+}
+
+/**
+ * A page after the first that brought no rows: how a reader learns that rows have ended where no
+ * count tells it (the oracle always, the node without one); what a user counts is the reads that
+ * brought rows, and each first page.
+ */
+const emptyFollowUp = ({ query, responseBytes }: { query: string; responseBytes: number }) =>
+	responseBytes <= 2 && /(^|&)(offset=[1-9]|id=(gt|lt)\.|or=|and=)/.test(query);
+
+const withoutNulls = (value: IDataObject) =>
+	Object.fromEntries(
+		Object.entries(value).filter(([, field]) => field !== null && field !== undefined),
+	);
+
+/**
+ * An output item as the user sees it: its JSON, the name and type of its binary data, its
+ * pairedItem. `recovered: true` says that the answer of the item's *request* was lost: the
+ * request of its group when grouped, so it is counted (`recovered`), not compared.
+ */
+function visible(item: IDataObject): IDataObject {
+	const { json, pairedItem, binary } = item as unknown as INodeExecutionData;
+	const files = binary
+		? Object.fromEntries(
+				Object.entries(binary).map(([key, { fileName, mimeType }]) => [
+					key,
+					{ fileName, mimeType },
+				]),
+			)
+		: undefined;
+	return { json: withoutRecovered(json), pairedItem, binary: files } as IDataObject;
+}
+
+function withoutRecovered(value: IDataObject): IDataObject {
+	const { recovered, ...rest } = value;
+	void recovered;
+	for (const [key, field] of Object.entries(rest))
+		if (field && typeof field === 'object' && !Array.isArray(field))
+			rest[key] = withoutRecovered(field as IDataObject);
+	return rest;
+}
+
+/** The table whose ids include `id` (see ID_BASE), if any. */
+const tableOf = (id: number): TableName | undefined =>
+	TABLES.find((table) => id >= ID_BASE[table] && id < ID_BASE[table] + ID_SPAN);
+
+const SIX_DIGITS = /\b[1-3]\d{5}\b/g;
+const isTimestamp = (text: string) => /^\d{4}-\d\d-\d\dT/.test(text);
+const ARCHIVE_FILE = /^[0-9a-f]{32}\.zip$/;
+
+/**
+ * The outcome with every id of a row the run created replaced by its rank among them, per table
+ * (`jobs#new1`…), and the tables' rows in that order: refused inserts consume ids, and creates in
+ * flight together take them in the order they arrive. The service's own archive links and their
+ * file names lose its address and hash.
+ */
+function normalize(outcome: Outcome, seeded: Record<TableName, number>, baseUrl: string): Outcome {
+	const isNew = (id: number, table = tableOf(id)): table is TableName =>
+		table !== undefined && id > ID_BASE[table] + seeded[table];
+	const ranks = newIdRanks(outcome, isNew);
+	const rename = (id: number) => (isNew(id) ? `${tableOf(id)}#new${ranks.get(id)}` : id);
+	const escaped = baseUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	const link = new RegExp(`${escaped}/storage/v1/object/public/exports/[0-9a-f]{32}\\.zip`, 'g');
+	const text = (value: string) =>
+		isTimestamp(value)
+			? value
+			: ARCHIVE_FILE.test(value)
+				? '<generated file>'
+				: value
+						.replace(link, '<generated link>')
+						.replace(SIX_DIGITS, (digits) => String(rename(Number(digits))));
+	const normalized = mapLeaves(outcome, (leaf) =>
+		typeof leaf === 'number' && Number.isInteger(leaf)
+			? rename(leaf)
+			: typeof leaf === 'string'
+				? text(leaf)
+				: leaf,
+	) as Outcome;
+	const place = (row: IDataObject) =>
+		typeof row.id === 'number' ? row.id : ID_SPAN * 10 + Number(String(row.id).split('#new')[1]);
+	for (const table of TABLES) normalized.tables[table].sort((a, b) => place(a) - place(b));
+	return normalized;
+}
+
+/**
+ * The rank of each new id: first the rows still there, as the run's error and output items name
+ * them, then as the tables show them; last the ids of rows gone (a group's jobs deleted again,
+ * which only its error names), so that they move no remaining row's rank.
+ */
+function newIdRanks(outcome: Outcome, isNew: (id: number) => boolean): Map<number, number> {
+	const ranks = new Map<number, number>();
+	const counts = { jobs: 0, options: 0, downloads: 0 };
+	const rank = (id: unknown) => {
+		if (typeof id !== 'number' || !isNew(id) || ranks.has(id)) return;
+		ranks.set(id, ++counts[tableOf(id) as TableName]);
+	};
+	const named: number[] = [];
+	mapLeaves([outcome.status, outcome.output], (leaf) => {
+		if (typeof leaf === 'number') named.push(leaf);
+		if (typeof leaf === 'string' && !isTimestamp(leaf))
+			for (const [digits] of leaf.matchAll(SIX_DIGITS)) named.push(Number(digits));
+		return leaf;
+	});
+	const kept = new Set(TABLES.flatMap((table) => outcome.tables[table].map((row) => row.id)));
+	named.filter((id) => kept.has(id)).forEach(rank);
+	const order = (id: unknown) =>
+		typeof id !== 'number' ? Infinity : isNew(id) ? ID_SPAN * 10 + (ranks.get(id) ?? ID_SPAN) : id;
+	for (const table of TABLES) {
+		const rows = [...outcome.tables[table]];
+		if (table === 'downloads') rows.sort((a, b) => order(a.job_id) - order(b.job_id) || 0);
+		for (const row of rows) rank(row.id);
+	}
+	named.forEach(rank);
+	return ranks;
+}
+
+function mapLeaves(value: unknown, leaf: (value: unknown) => unknown): unknown {
+	if (Array.isArray(value)) return value.map((element) => mapLeaves(element, leaf));
+	if (value && typeof value === 'object')
+		return Object.fromEntries(
+			Object.entries(value).map(([key, field]) => [key, mapLeaves(field, leaf)]),
+		);
+	return leaf(value);
+}
+
+/** Where two values differ: up to `max` paths with both values, none when they are equal. */
+export function differences(a: unknown, b: unknown, max = 8, path = '$'): string[] {
+	if (Object.is(a, b)) return [];
+	const bothObjects = a && b && typeof a === 'object' && typeof b === 'object';
+	if (!bothObjects || Array.isArray(a) !== Array.isArray(b))
+		return [`${path}: ${JSON.stringify(a)} ≠ ${JSON.stringify(b)}`];
+	const found: string[] = [];
+	if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length)
+		found.push(`${path}.length: ${a.length} ≠ ${b.length}`);
+	for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+		if (found.length >= max) break;
+		const [x, y] = [(a as IDataObject)[key], (b as IDataObject)[key]];
+		found.push(...differences(x, y, max - found.length, `${path}.${key}`));
+	}
+	return found;
+}
