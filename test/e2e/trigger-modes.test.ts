@@ -150,15 +150,24 @@ async function emitTwo(run: Run, since: number) {
 	return { first, second, firstAfter };
 }
 
-/** The scenario from activation on: each new download emitted exactly once, nothing else. */
-async function runScenario(setup: Setup): Promise<string> {
-	// Existed at activation, older than the look-back of a poll without state (1 min + 10 min).
+/**
+ * A fresh n8n for the scenario, its workflow not yet activated: a download there before it,
+ * older than the look-back of a poll without state (1 min + 10 min), and where the service's
+ * log stood.
+ */
+async function startLive(setup: Setup) {
 	const baseline = await finish(setup as Run, 'baseline', 30 * MINUTE);
 	const since = await setup.service.lastSeq();
 	const srv = await startWithCredentials(setup.env, credentialsFor(setup.service).slice(0, 1));
 	const live: Run = { ...setup, srv, workflow: {}, emitted: new Map() };
+	return { baseline, since, live };
+}
+
+/** The scenario from activation on: each new download emitted exactly once, nothing else. */
+async function runScenario(setup: Setup): Promise<string> {
+	const { baseline, since, live } = await startLive(setup);
 	try {
-		live.workflow = await activateScenarioWorkflow(srv, setup.scenario);
+		live.workflow = await activateScenarioWorkflow(live.srv, setup.scenario);
 		const { first, second, firstAfter } = await emitTwo(live, since);
 		// One more poll cycle, seen by what it emits (no fixed wait): a third download, and
 		// nothing that came before again.
@@ -190,12 +199,9 @@ const SLOW_JOBS_MS = 30_000;
  * exactly one execution, and the next one too.
  */
 async function runSlowPoll(setup: Setup): Promise<string> {
-	const baseline = await finish(setup as Run, 'baseline', 30 * MINUTE);
-	const since = await setup.service.lastSeq();
-	const srv = await startWithCredentials(setup.env, credentialsFor(setup.service).slice(0, 1));
-	const live: Run = { ...setup, srv, workflow: {}, emitted: new Map() };
+	const { baseline, since, live } = await startLive(setup);
 	try {
-		live.workflow = await activateScenarioWorkflow(srv, setup.scenario);
+		live.workflow = await activateScenarioWorkflow(live.srv, setup.scenario);
 		const activation = await waitForTriggerPoll(setup.service, since, 90_000, 'no activation poll');
 		const get = (path: string) => ({ method: 'GET', path });
 		await setup.service.fault({ match: get('/rest/v1/downloads'), delayMs: SLOW_DOWNLOADS_MS });
