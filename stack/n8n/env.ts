@@ -77,6 +77,11 @@ function fixedVariables(
 		GENERIC_TIMEZONE: 'UTC',
 		TZ: 'UTC',
 		DB_TYPE: 'sqlite',
+		// n8n pings its database every 2 s and, when a ping takes over 5 s, answers every REST call
+		// 503 "Database is not ready" until the next one: on a loaded 2-core machine a `SELECT 1`
+		// queued behind the pool's other queries took that long (an e2e run failed on it). The
+		// databases here are local files or a local Postgres: the ping waits a day, past any run.
+		DB_PING_INTERVAL_SECONDS: '86400',
 		NO_PROXY: [process.env.NO_PROXY, '127.0.0.1,localhost'].filter(Boolean).join(','),
 	};
 }

@@ -165,12 +165,7 @@ async function runManually(
 		throw new Error(`workflow ${workflowId} did not start: ${JSON.stringify(answer)}`);
 	const execution = await waitFor(
 		async () => {
-			// 503 "Database is not ready": n8n 1.x's database ping timed out on a loaded machine,
-			// for a moment; asked again.
-			const e = await client.execution(answer.executionId).catch((error: Error) => {
-				if (/ → 503 /.test(error.message)) return undefined;
-				throw error;
-			});
+			const e = await client.execution(answer.executionId);
 			// 1.x may store the final status a moment before the run data.
 			return !e || UNFINISHED.has(e.status) || !e.data?.resultData ? undefined : e;
 		},

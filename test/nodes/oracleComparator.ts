@@ -482,10 +482,19 @@ function newIdRanks(outcome: Outcome, isNew: (id: number) => boolean): Map<numbe
 	named.filter((id) => kept.has(id)).forEach(rank);
 	const order = (id: unknown) =>
 		typeof id !== 'number' ? Infinity : isNew(id) ? ID_SPAN * 10 + (ranks.get(id) ?? ID_SPAN) : id;
+	// Rows only the tables show, by what they hold (their references by rank), then by id: side by
+	// side, creates take ids in the order they arrive, which differs from run to run. A download
+	// by its job alone: its link is generated.
+	const content = (row: IDataObject) =>
+		JSON.stringify(
+			Object.entries(row)
+				.filter(([column]) => !['id', 'download_link'].includes(column) && !column.endsWith('_at'))
+				.map(([column, value]) => [column, column.endsWith('_id') ? order(value) : value]),
+		);
 	for (const table of TABLES) {
-		const rows = [...outcome.tables[table]];
-		if (table === 'downloads') rows.sort((a, b) => order(a.job_id) - order(b.job_id) || 0);
-		for (const row of rows) rank(row.id);
+		const rows = [...outcome.tables[table]].map((row) => ({ row, key: content(row) }));
+		rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+		for (const { row } of rows) rank(row.id);
 	}
 	named.forEach(rank);
 	return ranks;
