@@ -647,13 +647,15 @@ const REPLAY = {
 	...(process.env.WEX_ORACLE_NO_SHRINK ? { endOnFailure: true } : {}),
 };
 
-/** Per test: a bound for the shrinking of a failure (the runs take far less). */
-const TIME_LIMIT_MS = 120_000;
-const JEST_TIMEOUT_MS = 200_000;
+/**
+ * Per test, a bound that only a failure's shrinking comes near: no time limit on the runs
+ * themselves (under CI's load 110 workloads took over 120 s, about 25 s on an idle machine).
+ */
+const JEST_TIMEOUT_MS = 15 * 60_000;
 
 describe('Website Export node: both Batching settings against a one-by-one oracle (fast-check)', () => {
 	let trio: Trio;
-	/** The workload running: one interrupted by the time limit finishes before the next starts. */
+	/** The workload running: one a failed assertion left finishes before the next starts. */
 	let running: Promise<unknown> = Promise.resolve();
 
 	beforeAll(async () => {
@@ -684,7 +686,6 @@ describe('Website Export node: both Batching settings against a one-by-one oracl
 			...parameters,
 			...(RUNS ? { numRuns: RUNS } : {}),
 			...REPLAY,
-			plugins: [fc.interruptAfterTimeLimit(TIME_LIMIT_MS, { failOnInterrupt: true })],
 		});
 
 	it(
