@@ -15,6 +15,7 @@ import {
 	runThreeWays,
 	seededId,
 	startTrio,
+	UNREAD,
 	type FaultPlan,
 	type Observed,
 	type Outcome,
@@ -499,23 +500,29 @@ function itemsShowing({ status, output }: Outcome, message: string): number[] {
 }
 
 const DELETED_AGAIN =
-	/ ?The jobs created together for the items after it \(IDs ([^)]*)\) were deleted again\.$/;
+	/ ?The (jobs|options) created together for the items after it \(IDs ([^)]*)\) were deleted again\./;
 
 /**
- * Allowed difference 2, jobs created together. Automatic creates a group's jobs in one request
- * before any item's option or wait; when, without Continue On Fail, an item then fails, the jobs
- * of the items after it are deleted again, and its error names them (README, Operations): one by
- * one never created them. The sentence is taken out, and so are the download rows the service
- * wrote for those of them that finished meanwhile (downloads can only be read: no client can
- * delete them); the tables must match all the same.
+ * Allowed difference 2, rows created together. Automatic creates a group's rows in one request
+ * before any item's option or wait; when, without Continue On Fail, an item then fails, what was
+ * created for the items after it in its group is deleted again, and its error names it (README,
+ * Operations): one by one never created them. The sentence is taken out, and so are the download
+ * rows the service wrote for jobs of theirs that finished meanwhile (downloads can only be read:
+ * no client can delete them); the tables must match all the same. Where no answer told which rows
+ * the request created (its answer lost or without rows, and the lookup failed too), the error
+ * names those items instead (UNREAD), and their rows are left out of the tables (see
+ * oracleComparator.ts, `unreadRows`).
  * (Rows created by one request share `created_at`: on the services' frozen clock every row of a
  * run does, so that difference never shows. `recovered`: see oracleComparator.ts, `visible`.)
  */
 function withoutGroupNotes(outcome: Outcome, batching: Batching): Outcome {
 	if (batching !== 'automatic' || outcome.status === 'success') return outcome;
 	const { description, ...status } = outcome.status;
-	const deleted = DELETED_AGAIN.exec(String(description ?? ''))?.[1].split(', ') ?? [];
-	const rest = String(description ?? '').replace(DELETED_AGAIN, '');
+	const [, table, ids] = DELETED_AGAIN.exec(String(description ?? '')) ?? [];
+	const deleted = table === 'jobs' ? ids.split(', ') : [];
+	const rest = String(description ?? '')
+		.replace(DELETED_AGAIN, '')
+		.replace(new RegExp(` ?${UNREAD.source}`), '');
 	const downloads = outcome.tables.downloads.filter((row) => !deleted.includes(String(row.job_id)));
 	return {
 		...outcome,

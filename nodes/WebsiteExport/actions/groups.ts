@@ -11,6 +11,7 @@ import type {
 } from '../../shared/transport';
 import { errorForItem } from '../../shared/itemError';
 import { mapInOrder } from './mapInOrder';
+import { MAX_GROUP_SIZE } from './runOptions';
 import type { ItemResult, ItemRun, RunOptions } from './types';
 
 /** Items `0 … count-1` in consecutive groups of at most `size`. */
@@ -202,13 +203,15 @@ export async function createInGroups<Input>(
 				writes,
 				insert,
 			);
+		// Refused: nothing was written, and without Continue On Fail the first item stops the run.
+		const reached = 'rows' in result || how.continueOnFail ? indexes : indexes.slice(0, 1);
 		const rows =
 			'rows' in result
 				? result.rows
-				: indexes.map((index) =>
+				: reached.map((index) =>
 						errorForItem(result.refused.node, result.refused, runs[index].itemIndex),
 					);
-		indexes.forEach((index, place) => {
+		reached.forEach((index, place) => {
 			const row = rows[place];
 			created[index] = row instanceof Error ? row : [{ json: row }];
 		});
@@ -216,4 +219,85 @@ export async function createInGroups<Input>(
 	};
 	await forEachGroup(indexGroups(runs.length, how.groupSize), writes, insert);
 	return created;
+}
+
+/** What a group's requests created for the items after its first failed one (see stopAtFailure). */
+export interface CreatedTogether {
+	jobs?: number[];
+	options?: number[];
+	/** Jobs whose options were sent, deleted first by their job: an answer may not have told their ids. */
+	optionsOf?: number[];
+	/** The items whose rows the same request may have created, though no answer said which. */
+	unread?: { table: Table; itemIndexes: number[] };
+}
+
+/**
+ * Without Continue On Fail a run stops at its first failed item, as one by one would; grouped,
+ * the items after it in its group were sent with it: what was created for them (`together`) is
+ * deleted again, and the item's error says so, and names the items whose rows no answer told.
+ */
+export async function stopAtFailure(
+	runs: ItemRun[],
+	results: ItemResult[],
+	together: (failed: number) => CreatedTogether,
+): Promise<ItemResult[]> {
+	const failed = results.findIndex((result) => result instanceof Error);
+	if (failed < 0) return results;
+	const { client, itemIndex } = runs[failed];
+	const { jobs = [], options = [], optionsOf = [], unread } = together(failed);
+	// Options first: the service keeps a job an option names (a job left is named below).
+	await deleteAll(client, 'options', optionsOf, 'job_id');
+	const left = [
+		...(await deleteAll(client, 'options', options)),
+		...(await deleteAll(client, 'jobs', jobs)),
+	];
+	const [table, ids] = jobs.length > 0 ? ['jobs', jobs] : ['options', options];
+	const notes = [
+		ids.length > 0 && left.length === 0
+			? `The ${table} created together for the items after it (IDs ${ids.join(', ')}) were deleted again.`
+			: '',
+		left.length > 0
+			? `The ${table} created together for the items after it could not all be deleted again: delete ${left.join(', ')}.`
+			: '',
+		unread?.itemIndexes.length
+			? `The same request carried the ${unread.table} of ${unread.itemIndexes.map((index) => `[item ${index}]`).join(', ')}, and no answer said whether it created them: look for them with ${unread.table === 'jobs' ? 'Job' : 'Option'} → Get Many before running those items again.`
+			: '',
+	].filter(Boolean);
+	const error = results[failed] as Error;
+	const stopped = notes.length
+		? errorForItem(client.node, error, itemIndex, { note: notes.join(' ') })
+		: error;
+	return results.map((result, index) =>
+		index < failed ? result : index === failed ? stopped : undefined,
+	);
+}
+
+/** Of the items after `failed`, the ids of the records `results` hold and the items that failed. */
+export function laterResults(runs: ItemRun[], results: ItemResult[], failed: number) {
+	const ids: number[] = [];
+	const failedItems: number[] = [];
+	for (let index = failed + 1; index < results.length; index++) {
+		const result = results[index];
+		if (result instanceof Error) failedItems.push(runs[index].itemIndex);
+		if (Array.isArray(result)) ids.push(result[0].json.id as number);
+	}
+	return { ids, failedItems };
+}
+
+/** Deletes the records whose `column` is one of `values`, in groups within a request line; resolves to those left, named for the message. */
+async function deleteAll(
+	client: WebsiteExportClient,
+	table: Table,
+	values: number[],
+	column = 'id',
+) {
+	const deleted = new Set<number>();
+	for (const group of client.inGroups(table, column, values, MAX_GROUP_SIZE))
+		for (const value of await client.removeByIds(table, group, {}, column).catch(() => []))
+			deleted.add(value);
+	const how =
+		table === 'jobs' ? 'Option → Delete (its options) and Job → Delete' : 'Option → Delete';
+	return values
+		.filter((value) => !deleted.has(value))
+		.map((value) => `${table.slice(0, -1)} ${value} with ${how}`);
 }

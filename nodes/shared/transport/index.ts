@@ -1,5 +1,5 @@
 // Why: the client the operations use, one per execution: the service's tables as PostgREST serves them (select with keyset paging, insert, update, delete), over the request sender.
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { checkBaseUrl } from '../auth/baseUrl';
@@ -49,6 +49,11 @@ export class WebsiteExportClient {
 			});
 		const requests = new ServiceRequests(ctx, credentials.accessToken, options);
 		return new WebsiteExportClient(ctx, requests, baseUrl.url);
+	}
+
+	/** The node the client works for, for the errors it and its callers raise. */
+	get node(): INode {
+		return this.ctx.getNode();
 	}
 
 	/** The service's current time (its clock expires links and tokens). */
@@ -201,19 +206,25 @@ export class WebsiteExportClient {
 	}
 
 	/**
-	 * Deletes the rows with these ids (all there before: the caller read them) in one request and
-	 * returns the ids deleted: those the answer lists, or, when it lists none or came after a lost
-	 * attempt, those the same id list no longer finds (a request line no longer than the DELETE's).
+	 * Deletes the rows whose `column` (their id, by default) has one of these values, all there
+	 * before (the caller read them), in one request, and returns the values deleted: those the
+	 * answer lists, or, when it lists none or came after a lost attempt, those the same filter no
+	 * longer finds (a request line no longer than the DELETE's).
 	 */
-	async removeByIds(table: Table, ids: number[], options: CallOptions = {}): Promise<number[]> {
-		const filters: Filter[] = [{ column: 'id', operator: 'in', value: ids }];
+	async removeByIds(
+		table: Table,
+		ids: number[],
+		options: CallOptions = {},
+		column = 'id',
+	): Promise<number[]> {
+		const filters: Filter[] = [{ column, operator: 'in', value: ids }];
 		const url = this.restUrl(table, postgrest.buildFilterString(filters));
 		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
 		if (outcome.kind !== 'answer') throw outcome.error;
 		const rows = rowsOf<IDataObject>(outcome.response.body);
-		if (rows && !outcome.afterLostAnswer) return rows.map((row) => row.id as number);
+		if (rows && !outcome.afterLostAnswer) return rows.map((row) => row[column] as number);
 		const left = await this.selectAll(table, { filters, order: OLDEST_FIRST }, options);
-		const still = new Set(left.map((row) => row.id));
+		const still = new Set(left.map((row) => row[column]));
 		return ids.filter((id) => !still.has(id));
 	}
 

@@ -6,12 +6,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { Table } from '../../../shared/constants';
-import type { InsertRequest, WebsiteExportClient } from '../../../shared/transport';
+import type { InsertRequest } from '../../../shared/transport';
 import { errorForItem } from '../../../shared/itemError';
 import { validate } from '../../../shared/validation';
-import { createInGroups, runGroups } from '../groups';
-import { MAX_GROUP_SIZE } from '../runOptions';
+import { createInGroups, laterResults, runGroups, stopAtFailure } from '../groups';
 import { optionInsert } from '../option/create.operation';
 import {
 	MODE_LABELS,
@@ -147,7 +145,7 @@ async function createGroup(
 		});
 	}
 	if (how.continueOnFail) return finished;
-	return await undoAfterFailure.call(this, runs, finished, { jobs, options: created });
+	return await undoAfterFailure(runs, finished, { jobs, options: created });
 }
 
 const recordOf = (result: ItemResult) => (result as INodeExecutionData[])[0].json as JobRecord;
@@ -187,48 +185,21 @@ async function addOptions(
 }
 
 /**
- * Without Continue On Fail a run stops at the first failed item, as one by one would: the
- * options and jobs created in its group for the items after it are deleted again, and its error
- * says which.
+ * Without Continue On Fail: the run stops at the first failed item (stopAtFailure), and the jobs
+ * its group created for the items after it are deleted again, with the options sent for them.
  */
 async function undoAfterFailure(
-	this: IExecuteFunctions,
 	runs: Array<ItemRun<CreateInput>>,
 	results: ItemResult[],
 	created: { jobs: ItemResult[]; options: ItemResult[] },
 ): Promise<ItemResult[]> {
-	const failed = results.findIndex((result) => result instanceof Error);
-	if (failed < 0) return results;
-	const later = (made: ItemResult[]) =>
-		made
-			.slice(failed + 1)
-			.filter(Array.isArray)
-			.map(recordOf);
-	const jobs = later(created.jobs).map((job) => job.id);
-	const options = later(created.options).flatMap(({ option }) =>
-		option ? [(option as IDataObject).id as number] : [],
-	);
-	const { client, itemIndex } = runs[failed];
-	const left = [
-		...(await deleteAll(client, 'options', options)),
-		...(await deleteAll(client, 'jobs', jobs)),
-	];
-	const note =
-		left.length === 0
-			? `The jobs created together for the items after it (IDs ${jobs.join(', ')}) were deleted again.`
-			: `The jobs created together for the items after it could not all be deleted again: delete ${left.join(', ')} with Option → Delete and Job → Delete.`;
-	const error = results[failed] as Error;
-	const own = jobs.length > 0 ? errorForItem(this.getNode(), error, itemIndex, { note }) : error;
-	return results.map((result, index) =>
-		index < failed ? result : index === failed ? own : undefined,
-	);
-}
-
-/** Deletes the records `ids` in groups within a request line; resolves to those left, named for the message. */
-async function deleteAll(client: WebsiteExportClient, table: Table, ids: number[]) {
-	const deleted = new Set<number>();
-	for (const group of client.inGroups(table, 'id', ids, MAX_GROUP_SIZE))
-		for (const id of await client.removeByIds(table, group).catch(() => [])) deleted.add(id);
-	const noun = table === 'jobs' ? 'job' : 'option';
-	return ids.filter((id) => !deleted.has(id)).map((id) => `${noun} ${id}`);
+	return await stopAtFailure(runs, results, (failed) => {
+		const { ids, failedItems } = laterResults(runs, created.jobs, failed);
+		const optionsOf = runs.flatMap(({ input }, index) =>
+			index > failed && input.option && Array.isArray(created.jobs[index]) && created.options[index]
+				? [recordOf(created.jobs[index]).id]
+				: [],
+		);
+		return { jobs: ids, optionsOf, unread: { table: 'jobs', itemIndexes: failedItems } };
+	});
 }

@@ -7,7 +7,7 @@ import { collection } from '../../../shared/collection';
 import { jobIdOption, readJobId } from '../locator';
 import { shownFor } from '../resourceDescription';
 import type { InsertRequest } from '../../../shared/transport';
-import { createInGroups } from '../groups';
+import { createInGroups, laterResults, stopAtFailure } from '../groups';
 import type { ItemResult, ItemRun, RunOptions } from '../types';
 import { MODE_LABELS, modeFields, modeProperties, optionRow, readModeFields } from './mode';
 
@@ -41,11 +41,16 @@ export const optionInsert = ({ input, itemIndex }: ItemRun<IDataObject>): Insert
 	options: { itemIndex, ...optionLookup(input) },
 });
 
-/** Every item's option, in one POST per group of rows (groups.ts). */
+/** Every item's option, in one POST per group of rows; without Continue On Fail, up to the first failure (groups.ts). */
 export async function run(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<IDataObject>>,
 	how: RunOptions,
 ): Promise<ItemResult[]> {
-	return await createInGroups(runs, 'options', optionInsert, how);
+	const created = await createInGroups(runs, 'options', optionInsert, how);
+	if (how.continueOnFail) return created;
+	return await stopAtFailure(runs, created, (failed) => {
+		const { ids, failedItems } = laterResults(runs, created, failed);
+		return { options: ids, unread: { table: 'options', itemIndexes: failedItems } };
+	});
 }
