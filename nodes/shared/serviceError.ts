@@ -35,6 +35,9 @@ const asText = (value: unknown): string | undefined =>
 		? String(value)
 		: undefined;
 
+/** The first of `values` that is a text. */
+const firstText = (...values: unknown[]) => values.map(asText).find(Boolean);
+
 /** The first error that `match` accepts, under whatever n8n wrapped around it (`cause`). */
 export function findInChain(error: unknown, match: (candidate: AnyRecord) => boolean) {
 	let current = asRecord(error);
@@ -44,10 +47,6 @@ export function findInChain(error: unknown, match: (candidate: AnyRecord) => boo
 	}
 	return undefined;
 }
-
-/** The service's own sentence in an error body: PostgREST `message`, GoTrue `msg` / `error_description` / `error`. */
-const bodyMessage = (body: AnyRecord): string | undefined =>
-	asText(body.message) ?? asText(body.msg) ?? asText(body.error_description) ?? asText(body.error);
 
 function parseBody(data: unknown): AnyRecord | undefined {
 	if (data instanceof Uint8Array) return parseBody(Buffer.from(data).toString('utf8'));
@@ -74,14 +73,11 @@ const unreachable = (code?: string): ServiceFailure => ({
 	message: `The service could not be reached${code ? ` (${code})` : ''}`,
 });
 
-/**
- * The failure in an error thrown by n8n's request helpers: the service's own words and codes,
- * never the request (its headers carry the API key and the token, a login's body the password).
- */
+/** The failure in an error of n8n's request helpers: the service's own words and codes, never the request (its headers carry the key and token, a login's body the password). */
 export function readServiceFailure(error: unknown): ServiceFailure {
 	const login = findInChain(error, (e) => e.httpCode === LOGIN_FAILED);
 	if (login) {
-		const message = asText((login.messages as unknown[] | undefined)?.[0]) ?? asText(login.message);
+		const message = firstText((login.messages as unknown[] | undefined)?.[0], login.message);
 		return { message: message ?? 'Login failed', login: true };
 	}
 	const httpError = findInChain(error, (e) => !!asRecord(e.response) || typeof e.code === 'string');
@@ -90,23 +86,20 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 		const status = typeof response.status === 'number' ? response.status : undefined;
 		// Node's HTTP client gives header names in lower case.
 		const retryAfterMs = parseRetryAfter(asRecord(response.headers)?.['retry-after']);
-		const fallback = asText(response.statusText);
-		return { ...fromAnswer(status, parseBody(response.data), fallback), retryAfterMs };
+		return { ...fromAnswer(status, parseBody(response.data), response.statusText), retryAfterMs };
 	}
 	const flat = httpError ? undefined : asRecord(error);
 	if (flat && flat.cause === undefined) return readFlattenedApiError(flat);
 	return unreachable(asText(httpError?.code));
 }
 
-/** What an answer says: its status, and the service's own words and codes in its body. */
-function fromAnswer(status?: number, body: AnyRecord = {}, fallback?: string): ServiceFailure {
-	const message =
-		bodyMessage(body) ?? fallback ?? `The service answered with HTTP status ${status ?? 'unknown'}`;
+/** What an answer says: its status, and the service's own words and codes in its body (else `fallback`). */
+function fromAnswer(status?: number, body: AnyRecord = {}, fallback?: unknown): ServiceFailure {
+	// The service's own sentence: PostgREST `message`, GoTrue `msg` / `error_description` / `error`.
+	const own = firstText(body.message, body.msg, body.error_description, body.error, fallback);
+	const message = own ?? `The service answered with HTTP status ${status ?? 'unknown'}`;
 	// GoTrue's numeric `code` repeats the status; its `error_code` is the meaningful one.
-	const code =
-		asText(body.error_code) ??
-		asText(body.code) ??
-		(body.error !== message ? asText(body.error) : undefined);
+	const code = firstText(body.error_code, body.code, body.error !== message && body.error);
 	return { status, code, message, hint: asText(body.hint), details: asText(body.details) };
 }
 

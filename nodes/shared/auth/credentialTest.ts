@@ -20,7 +20,7 @@ export const API_KEY_REFUSED_MESSAGE =
 /** The legacy `helpers.request` of n8n's credential-test context in httpRequest's shape, non-2xx answers thrown alike. */
 function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHelper {
 	const httpRequest = async ({ method, url, qs, headers, body }: IHttpRequestOptions) => {
-		const response = (await context.helpers.request({
+		const { statusCode: status, body: data } = (await context.helpers.request({
 			method: method ?? 'GET',
 			uri: url,
 			qs,
@@ -32,7 +32,6 @@ function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHel
 			resolveWithFullResponse: true,
 			followRedirect: false,
 		})) as { statusCode: number; body: unknown };
-		const { statusCode: status, body: data } = response;
 		if (status >= 200 && status <= 299) return data;
 		throw Object.assign(new Error(`HTTP ${status}`), { response: { status, data } });
 	};
@@ -50,12 +49,11 @@ export async function websiteExportApiTest(
 	const data = credential.data ?? {};
 	const login = await requestToken(helper, data).catch((error: Error) => error);
 	if (login instanceof Error) return failed(login.message);
-	const { baseUrl, accessToken } = login;
 	try {
 		await helper.helpers.httpRequest({
-			url: `${baseUrl}/rest/v1/jobs`,
+			url: `${login.baseUrl}/rest/v1/jobs`,
 			qs: { select: 'id', limit: 1 },
-			headers: { apikey: String(data.apiKey ?? ''), Authorization: `Bearer ${accessToken}` },
+			headers: { apikey: String(data.apiKey ?? ''), Authorization: `Bearer ${login.accessToken}` },
 		});
 	} catch (error) {
 		const { status, code, message } = readServiceFailure(error);

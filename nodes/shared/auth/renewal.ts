@@ -16,24 +16,20 @@ function loginFailureMessage({ status, message }: ServiceFailure): string {
 	return `Login failed: the service answered HTTP ${status} (${message})`;
 }
 
-/**
- * Exchanges the credential's email and password for a 1-hour bearer token
- * (`/auth/v1/token?grant_type=password`). Every failure is a `loginFailed` error.
- */
+/** Exchanges the credential's email and password for a 1-hour bearer token; every failure is a `loginFailed` error. */
 export async function requestToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
 ): Promise<{ baseUrl: string; accessToken: string }> {
 	const baseUrl = checkBaseUrl(credentials.baseUrl);
 	if (!baseUrl.ok) throw loginFailed(baseUrl.reason);
-	const { email, password } = credentials;
 	const response = (await helper.helpers
 		.httpRequest({
 			method: 'POST',
 			url: `${baseUrl.url}/auth/v1/token`,
 			qs: { grant_type: 'password' },
 			headers: { apikey: String(credentials.apiKey ?? '') },
-			body: { email, password },
+			body: { email: credentials.email, password: credentials.password },
 			json: true,
 		})
 		.catch((error: unknown) => {
@@ -45,8 +41,6 @@ export async function requestToken(
 	throw loginFailed('Login failed: the token endpoint answered without an access token');
 }
 
-/** A request sent with the replaced token may meet its 401 until it times out, after the login began. */
-const SHARED_FOR_MS = REQUEST_TIMEOUT_MS;
 /** Logins remembered at once; a handful of credentials renew at the same moment in practice. */
 const MAX_SHARED_LOGINS = 50;
 
@@ -60,21 +54,17 @@ function renewalKey(credentials: ICredentialDataDecryptedObject): string {
 	return createHash('sha256').update(key).digest('hex');
 }
 
-/** Forgets logins older than SHARED_FOR_MS, and the oldest beyond MAX_SHARED_LOGINS (Map order is insertion order). */
-function forgetStale(now: number): void {
-	for (const [key, login] of sharedLogins) {
-		const stale = now - login.startedAt >= SHARED_FOR_MS || sharedLogins.size >= MAX_SHARED_LOGINS;
-		if (stale) sharedLogins.delete(key);
-	}
-}
-
 /** A new token for `credentials`, whose token the service refused: one login per credential and refused token, a failed one shared by those waiting, then forgotten. */
 export async function renewToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
 ): Promise<string> {
 	const now = Date.now();
-	forgetStale(now);
+	// A login is shared while a request sent with the token it replaced may meet its 401 (until that
+	// request times out); beyond MAX_SHARED_LOGINS the oldest go (a Map keeps insertion order).
+	for (const [old, login] of sharedLogins)
+		if (now - login.startedAt >= REQUEST_TIMEOUT_MS || sharedLogins.size >= MAX_SHARED_LOGINS)
+			sharedLogins.delete(old);
 	const key = renewalKey(credentials);
 	const running = sharedLogins.get(key);
 	if (running) return await running.accessToken;

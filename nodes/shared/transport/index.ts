@@ -3,6 +3,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { checkBaseUrl } from '../auth/baseUrl';
+import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, type Table } from '../constants';
 import { InsertRecovery, type InsertRequest } from './lostAnswer';
 import * as postgrest from './query';
@@ -14,8 +15,7 @@ import {
 	type TransportContext,
 } from './send';
 
-export { NEWEST_FIRST } from './query';
-export type { Filter, FilterValue, ListQuery, OrderBy } from './query';
+export { NEWEST_FIRST, type Filter, type FilterValue, type ListQuery, type OrderBy } from './query';
 export type { InsertRequest } from './lostAnswer';
 export type { CallOptions, ClientOptions, ServiceResponse } from './send';
 
@@ -29,15 +29,13 @@ const RETURN_ROWS = 'return=representation';
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
 
 export class WebsiteExportClient {
-	private readonly inserts: InsertRecovery;
+	private readonly inserts = new InsertRecovery(this);
 
 	private constructor(
 		private readonly ctx: TransportContext,
 		readonly requests: ServiceRequests,
 		readonly baseUrl: string,
-	) {
-		this.inserts = new InsertRecovery(ctx.getNode(), this);
-	}
+	) {}
 
 	/** Reads the credential's base URL once per execution and checks it before any request. */
 	static async connect(ctx: TransportContext, options: ClientOptions = {}) {
@@ -47,7 +45,7 @@ export class WebsiteExportClient {
 			throw new NodeOperationError(ctx.getNode(), baseUrl.reason, {
 				description: 'Open the Website Export credential and correct its Base URL.',
 			});
-		const requests = new ServiceRequests(ctx, credentials.accessToken, options);
+		const requests = new ServiceRequests(ctx, tokenExpiry(credentials.accessToken), options);
 		return new WebsiteExportClient(ctx, requests, baseUrl.url);
 	}
 
@@ -67,22 +65,14 @@ export class WebsiteExportClient {
 		return Buffer.byteLength(`GET ${pathname}${search} HTTP/1.1`);
 	}
 
-	/**
-	 * The longest request line this client sends with `filter`: a page of selectAll after the
-	 * largest id (a read, or the read-back of a write). A PATCH or DELETE by the same filter is
-	 * shorter: its method is at most 3 bytes longer, and it has no select, keyset, order or limit.
-	 */
+	/** The longest request line sent with `filter`, a selectAll page after the largest id: a PATCH or DELETE by it is shorter (a method ≤ 3 bytes longer; no select, keyset, order or limit). */
 	listLineBytes(table: Table, filter: Filter): number {
 		const after = { id: Number.MAX_SAFE_INTEGER };
 		const page = { filters: [filter], order: OLDEST_FIRST, limit: PAGE_SIZE, after };
 		return this.requestLineBytes(table, page);
 	}
 
-	/**
-	 * The one way rows are asked for by a set of values: `items` in consecutive groups of at most
-	 * `size` whose `column=in.(…)` request line (listLineBytes) fits the 8 KiB a gateway takes. A
-	 * value too long on its own goes alone, and meets the gateway's answer as it would one by one.
-	 */
+	/** `items` in consecutive groups of at most `size` whose `column=in.(…)` line (listLineBytes) fits a gateway's 8 KiB; a value too long goes alone. */
 	inGroups<T>(
 		table: Table,
 		column: string,
@@ -91,24 +81,19 @@ export class WebsiteExportClient {
 		valueOf: (item: T) => FilterValue = (item) => item as FilterValue,
 	): T[][] {
 		const fits = (group: T[]) =>
-			group.length === 1 ||
 			this.listLineBytes(table, { column, operator: 'in', value: group.map(valueOf) }) <=
-				MAX_REQUEST_LINE_BYTES;
+			MAX_REQUEST_LINE_BYTES;
 		const groups: T[][] = [];
 		for (let start = 0; start < items.length; ) {
-			let count = Math.min(size, items.length - start);
-			if (!fits(items.slice(start, start + count))) {
-				// The longest group that fits: lines grow with every value added.
-				let [fitting, over] = [1, count];
-				while (over - fitting > 1) {
-					const middle = Math.floor((fitting + over) / 2);
-					if (fits(items.slice(start, start + middle))) fitting = middle;
-					else over = middle;
-				}
-				count = fitting;
+			// The longest group that fits, by bisection: lines grow with every value added.
+			let [fitting, over] = [1, Math.min(size, items.length - start) + 1];
+			while (over - fitting > 1) {
+				const middle = Math.floor((fitting + over) / 2);
+				if (fits(items.slice(start, start + middle))) fitting = middle;
+				else over = middle;
 			}
-			groups.push(items.slice(start, start + count));
-			start += count;
+			groups.push(items.slice(start, start + fitting));
+			start += fitting;
 		}
 		return groups;
 	}
@@ -126,12 +111,7 @@ export class WebsiteExportClient {
 		return { rows: rowsOf<T>(response.body) ?? [], total };
 	}
 
-	/**
-	 * Every row matching `query` (or the first `max`) in its order, which ends with `id`: ⌈N / page
-	 * size⌉ requests. Pages follow by keyset (the rows after the last one received), so rows written
-	 * meanwhile never make a page repeat or skip a row. A silent `max-rows` cap shows in the first
-	 * page's count: the pages that follow ask for that many.
-	 */
+	/** Every row matching `query` (or the first `max`), in its order ending with `id`: pages follow by keyset, so rows written meanwhile are never repeated or skipped. */
 	async selectAll<T = IDataObject>(
 		table: Table,
 		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
@@ -165,11 +145,7 @@ export class WebsiteExportClient {
 		return rows.slice(0, max);
 	}
 
-	/**
-	 * Inserts rows in one request: PostgREST writes all or none (one transaction) and answers them
-	 * in the order sent. Refused: nothing was written. Otherwise each insert gets its row; when the
-	 * answer was lost or had none, the row a lookup finds or its item's error (lostAnswer.ts).
-	 */
+	/** Inserts rows in one transaction, answered in the order sent: refused, none was written; else each gets its row, or after a lost or empty answer a lookup's (lostAnswer.ts). */
 	async insertMany<T extends IDataObject = IDataObject>(
 		table: Table,
 		inserts: InsertRequest[],
@@ -205,12 +181,7 @@ export class WebsiteExportClient {
 		return rows ?? (await this.selectAll<T>(table, { filters, order: OLDEST_FIRST }, options));
 	}
 
-	/**
-	 * Deletes the rows whose `column` (their id, by default) has one of these values, all there
-	 * before (the caller read them), in one request, and returns the values deleted: those the
-	 * answer lists, or, when it lists none or came after a lost attempt, those the same filter no
-	 * longer finds (a request line no longer than the DELETE's).
-	 */
+	/** Deletes in one request the rows (read before) whose `column` has one of these values; returns those the answer lists or, if none or after a lost attempt, those no longer found. */
 	async removeByIds(
 		table: Table,
 		ids: number[],

@@ -1,5 +1,5 @@
 // Why: an insert is never sent twice (it could create a duplicate): when its answer was lost (a gateway error after the commit, a reset connection) or carried no rows, this finds the rows it created.
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../constants';
@@ -11,16 +11,11 @@ import { OLDEST_FIRST, type Filter } from './query';
 /** How far back from the request a row it created may be stamped (Date headers count whole seconds). */
 const INSERT_SLACK_MS = 2_000;
 
-export interface InsertOptions {
-	itemIndex?: number;
-	/** What the row is called in messages: `job`. */
-	noun: string;
-	/** Where the user can look for the row: `Job → Get Many with URL … and Email …`. */
-	findHint: string;
-}
-
-/** One row to insert, for one item. */
-export type InsertRequest = { body: IDataObject; options: InsertOptions };
+/** One row to insert, for one item; messages call it `noun` (`job`) and send the user to `findHint` (`Job → Get Many with URL … and Email …`). */
+export type InsertRequest = {
+	body: IDataObject;
+	options: { itemIndex?: number; noun: string; findHint: string };
+};
 
 /** The values of a body that a row it created must have: its strings, numbers, booleans and nulls. */
 const valuesOf = (body: IDataObject) =>
@@ -39,33 +34,22 @@ function rowsByValues<T extends IDataObject>(rows: T[], wanted: Array<Array<[str
 		for (const row of rows) {
 			// A column the row lacks matches no value sent (a body's values are never undefined).
 			const key = valuesKey(columns.map((c) => [c, row[c] ?? (c in row ? null : {})]));
-			const same = byKey.get(key);
-			if (same) same.push(row);
-			else byKey.set(key, [row]);
+			if (!byKey.get(key)?.push(row)) byKey.set(key, [row]);
 		}
 	return byKey;
 }
 
-/**
- * The rows an insert created are those with the values sent, created since the request was sent
- * and not already returned by this execution; identical bodies take them in the order sent.
- */
+/** An insert's rows are those with its values, created since it was sent and not yet returned by this execution; identical bodies take them in the order sent. */
 export class InsertRecovery {
 	/** Rows this execution's inserts returned: a lookup after a lost answer never hands one out twice. */
 	private readonly claimed = new Set<string>();
 
-	constructor(
-		private readonly node: INode,
-		private readonly client: WebsiteExportClient,
-	) {}
+	constructor(private readonly client: WebsiteExportClient) {}
 
 	/** Per set of values, the last insert of this execution that has them: the next one waits for it. */
 	private readonly latest = new Map<string, Promise<unknown>>();
 
-	/**
-	 * Runs `insert` once every earlier insert of this execution with some of the same values is
-	 * settled: identical rows created at once could not be told apart when their answers carry no rows.
-	 */
+	/** Runs `insert` once this execution's earlier inserts with some of its values are settled: identical rows created at once could not be told apart. */
 	async alone<R>(inserts: InsertRequest[], insert: () => Promise<R>): Promise<R> {
 		const keys = [...new Set(inserts.map(({ body }) => valuesKey(valuesOf(body))))];
 		const result = Promise.all(keys.map((key) => this.latest.get(key))).then(() => insert());
@@ -97,9 +81,10 @@ export class InsertRecovery {
 			created = rows.filter((row) => !this.claimed.has(`${table}:${String(row.id)}`));
 		} catch (error) {
 			// The lookup failed too: the first error tells what happened, each item's its own.
-			const failure = lost ?? new NodeApiError(this.node, error as JsonObject, { itemIndex });
+			const { node } = this.client;
+			const failure = lost ?? new NodeApiError(node, error as JsonObject, { itemIndex });
 			return inserts.map(
-				({ options }) => errorForItem(this.node, failure, options.itemIndex) as NodeApiError,
+				({ options }) => errorForItem(node, failure, options.itemIndex) as NodeApiError,
 			);
 		}
 		const wanted = inserts.map(({ body }) => valuesOf(body));
@@ -109,28 +94,26 @@ export class InsertRecovery {
 		for (const key of keys) sent.set(key, (sent.get(key) ?? 0) + 1);
 		// As many rows as inserts with these values, or none is handed out: rows are taken in order.
 		const unsure = new Set(keys.filter((key) => matching.get(key)?.length !== sent.get(key)));
-		return inserts.map(({ options }, place) => {
+		return inserts.map((insert, place) => {
 			const found = matching.get(keys[place]) ?? [];
-			if (unsure.has(keys[place])) return this.notFound(found, lost, options);
+			if (unsure.has(keys[place])) return this.notFound(found, insert, lost);
 			const row = found.shift() as T;
 			return this.claim(table, lost ? { ...row, recovered: true } : row);
 		});
 	}
 
 	/** The item's error when no row, or several, have its values. */
-	private notFound(found: IDataObject[], lost: NodeApiError | undefined, options: InsertOptions) {
-		const { itemIndex, noun, findHint } = options;
+	private notFound(found: IDataObject[], insert: InsertRequest, lost?: NodeApiError) {
+		const { itemIndex, noun, findHint } = insert.options;
 		const ids = found.map((row) => String(row.id)).join(', ');
-		const where = `Look for it with ${findHint} before running this item again.`;
 		const summary =
 			found.length === 0
 				? `No ${noun} with these values was created since the request was sent, so it was most likely not created.`
 				: `${found.length} ${noun}s with these values were created since the request was sent (IDs ${ids}): the node cannot tell which one is this item's.`;
 		const message = lost?.message ?? `The service accepted the ${noun} but did not return it`;
-		const description = lost
-			? `The service did not answer, and it may have created the ${noun}. ${summary} ${where}`
-			: `${summary} ${where}`;
-		const httpCode = lost?.httpCode ?? undefined;
-		return new NodeApiError(this.node, { message }, { message, description, httpCode, itemIndex });
+		const maybe = lost ? `The service did not answer, and it may have created the ${noun}. ` : '';
+		const description = `${maybe}${summary} Look for it with ${findHint} before running this item again.`;
+		const options = { message, description, httpCode: lost?.httpCode ?? undefined, itemIndex };
+		return new NodeApiError(this.client.node, { message }, options);
 	}
 }

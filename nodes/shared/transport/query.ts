@@ -59,11 +59,8 @@ export function buildQueryString(query: ListQuery): string {
 	const trees: string[] = [];
 	if (query.anyOf?.length)
 		trees.push(`or(${query.anyOf.map((f) => condition(f, true)).join(',')})`);
-	if (query.after) {
-		const keyset = keysetCondition(query.order ?? [], query.after);
-		if (keyset.startsWith('or(')) trees.push(keyset);
-		else parts.push(keyset);
-	}
+	const keyset = query.after && keysetCondition(query.order ?? [], query.after);
+	if (keyset) (keyset.startsWith('or(') ? trees : parts).push(keyset);
 	if (trees.length === 1) parts.push(`or=${encodeURIComponent(trees[0].slice(2))}`);
 	else if (trees.length > 1) parts.push(`and=${encodeURIComponent(`(${trees.join(',')})`)}`);
 	if (query.order?.length) {

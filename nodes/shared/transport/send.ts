@@ -72,14 +72,7 @@ function answerLost(failure: ServiceFailure): boolean {
 	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
-/** Of the service's methods (GET, POST, PATCH, DELETE), only POST creates: the others can be repeated. */
-const isIdempotent = (method: IHttpRequestMethods): boolean => method !== 'POST';
-
-/**
- * Milliseconds to wait before trying again, or undefined to give up. A 429 is retried for every
- * method (the gateway refused it unprocessed); 5xx and network failures only for idempotent ones:
- * a POST that may have reached the database is never sent again blindly (the error says so).
- */
+/** Milliseconds before trying again, or undefined to give up: after a 429 for any method (the gateway refused it unprocessed), after a 5xx or a network failure for all but POST (it may have created a row: the error says so). */
 export function retryDelay(
 	failure: ServiceFailure,
 	method: IHttpRequestMethods,
@@ -92,7 +85,7 @@ export function retryDelay(
 		status === undefined
 			? TRANSIENT_NETWORK_CODES.has(code ?? '')
 			: status >= 500 && status !== 501;
-	if (status !== 429 && !(isIdempotent(method) && failedOnTheWay)) return undefined;
+	if (status !== 429 && (method === 'POST' || !failedOnTheWay)) return undefined;
 	if (failure.retryAfterMs !== undefined)
 		return failure.retryAfterMs <= policy.maxRetryAfterMs ? failure.retryAfterMs : undefined;
 	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -109,8 +102,6 @@ export class ServiceRequests {
 	private serviceTime?: { service: number; local: number };
 	/** A 429 pauses every request of this execution, not just the one that got it. */
 	private pausedUntil = 0;
-	/** The stored token's expiry, by the service's clock as `exp` is. */
-	private tokenExpiresAt: number | undefined;
 	/** While set, one request is renewing the token and the others wait for it. */
 	private renewal: Promise<void> | undefined;
 	/** Requests on the wire now, and those waiting for one of the `inFlight` places. */
@@ -119,11 +110,10 @@ export class ServiceRequests {
 
 	constructor(
 		private readonly ctx: TransportContext,
-		accessToken: unknown,
+		/** The stored token's expiry (tokenExpiry), by the service's clock as `exp` is. */
+		private tokenExpiresAt: number | undefined,
 		private readonly options: ClientOptions,
-	) {
-		this.tokenExpiresAt = tokenExpiry(accessToken);
-	}
+	) {}
 
 	/** The service's time now; this machine's before any answer. Date counts whole seconds: up to 1 s early. */
 	serviceNow(): number {
@@ -150,7 +140,7 @@ export class ServiceRequests {
 			const lost = answerLost(failure);
 			const delay = retryDelay(failure, method, attempt, this.options.retry);
 			if (delay === undefined) {
-				const error = this.giveUp(failure, lost && !isIdempotent(method), attempt, options);
+				const error = this.giveUp(failure, lost && method === 'POST', attempt, options);
 				return { kind: lost ? 'lost' : 'refused', error };
 			}
 			afterLostAnswer ||= lost;
@@ -195,15 +185,13 @@ export class ServiceRequests {
 	}
 
 	/**
-	 * n8n logs in when the stored token is empty, and after a 401. While no valid token is known, one
-	 * request of the execution goes alone (n8n logs in and stores the token) and the others wait for
-	 * it: one login, where every request in flight would meet a 401 (or no token) and ask for one.
-	 * Returns what the request that goes alone calls once answered.
+	 * While no valid token is known, one request goes alone (n8n logs in, as for an empty token or
+	 * a 401, and stores the token) and the others wait: one login, not one per request in flight.
+	 * Returns what that request calls once answered.
 	 */
 	private async renewalGate(): Promise<(() => Promise<void>) | undefined> {
 		while (this.renewal) await this.renewal;
-		const expiresAt = this.tokenExpiresAt;
-		if (expiresAt !== undefined && this.serviceNow() < expiresAt - RENEWAL_MARGIN_MS) return;
+		if (this.serviceNow() < (this.tokenExpiresAt ?? -Infinity) - RENEWAL_MARGIN_MS) return;
 		let release = () => {};
 		this.renewal = new Promise<void>((resolve) => (release = resolve));
 		return async () => {
