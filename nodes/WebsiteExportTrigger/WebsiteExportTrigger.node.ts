@@ -9,7 +9,6 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { collection } from '../shared/collection';
-import { CREDENTIAL_NAME } from '../shared/constants';
 import { websiteExportApiTest } from '../shared/auth/credentialTest';
 import {
 	createdMs,
@@ -19,10 +18,9 @@ import {
 	withExpiry,
 	type DownloadRecord,
 } from '../shared/downloads';
-import { WebsiteExportClient } from '../shared/transport';
+import { WebsiteExportClient, type Filter } from '../shared/transport';
 import {
 	advance,
-	DATE_RESOLUTION_MS,
 	DOWNLOAD_ORDER,
 	isValid,
 	queryFilters,
@@ -31,7 +29,7 @@ import {
 	writeState,
 } from './cursor';
 import { longestPollGapMs } from './pollGap';
-import { beginPoll, endPoll, handedOnLately, triggerKey } from './runningPolls';
+import { beginPoll, endPoll, triggerKey } from './runningPolls';
 
 /** Job ids per `id=in.(…)` request at most (fewer where the request line would pass 8 KiB). */
 const JOBS_PER_REQUEST = 1000;
@@ -42,50 +40,24 @@ const SAMPLE_SCAN = 1000;
 /** The job columns a download item shows (and the filter reads). */
 const JOB_COLUMNS = ['id', 'url', 'email', 'status', 'files'];
 
-interface Settings {
-	includeJob: boolean;
-	/** Lower-cased; empty when the filter is off. */
-	jobUrlContains: string;
-	emitExisting: boolean;
-}
+type Settings = ReturnType<typeof readSettings>;
 
-function readSettings(ctx: IPollFunctions): Settings {
+function readSettings(ctx: IPollFunctions) {
 	const event = ctx.getNodeParameter('event', 'downloadReady') as string;
-	if (event !== 'downloadReady') {
+	if (event !== 'downloadReady')
 		throw new NodeOperationError(ctx.getNode(), `Unknown event "${event}"`, {
 			description: 'Choose Download Ready as the Event.',
 		});
-	}
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const contains = options.jobUrlContains;
-	if (contains !== undefined && typeof contains !== 'string') {
+	if (contains !== undefined && typeof contains !== 'string')
 		throw new NodeOperationError(ctx.getNode(), 'Invalid input: Job URL Contains must be text');
-	}
 	return {
 		includeJob: ctx.getNodeParameter('includeJob', true) as boolean,
+		/** Lower-cased; empty when the filter is off. */
 		jobUrlContains: (contains ?? '').trim().toLowerCase(),
 		emitExisting: options.emitExisting === true,
 	};
-}
-
-/** The jobs of `downloads`, by id: one `id=in.(…)` request for any usual poll (client.inGroups). */
-async function fetchJobs(
-	client: WebsiteExportClient,
-	downloads: DownloadRecord[],
-): Promise<Map<number, IDataObject>> {
-	const ids = [
-		...new Set(downloads.map((d) => d.job_id).filter((id): id is number => typeof id === 'number')),
-	];
-	const jobs = new Map<number, IDataObject>();
-	for (const group of client.inGroups('jobs', 'id', ids, JOBS_PER_REQUEST)) {
-		const rows = await client.selectAll('jobs', {
-			select: JOB_COLUMNS,
-			filters: [{ column: 'id', operator: 'in', value: group }],
-			order: [{ column: 'id' }],
-		});
-		for (const row of rows) jobs.set(row.id as number, row);
-	}
-	return jobs;
 }
 
 /**
@@ -99,42 +71,38 @@ async function downloadItems(
 	settings: Settings,
 	serviceNow: number,
 ): Promise<INodeExecutionData[]> {
+	const jobs = new Map<number, IDataObject>();
+	const ids = [...new Set(downloads.map((d) => d.job_id).filter((id) => typeof id === 'number'))];
+	// One `id=in.(…)` request for any usual poll (client.inGroups), none when no job is needed.
 	const needJobs = settings.includeJob || settings.jobUrlContains !== '';
-	const jobs =
-		needJobs && downloads.length > 0
-			? await fetchJobs(client, downloads)
-			: new Map<number, IDataObject>();
+	for (const group of needJobs ? client.inGroups('jobs', 'id', ids, JOBS_PER_REQUEST) : []) {
+		const filters: Filter[] = [{ column: 'id', operator: 'in', value: group }];
+		const query = { select: JOB_COLUMNS, filters, order: [{ column: 'id' }] };
+		for (const row of await client.selectAll('jobs', query)) jobs.set(row.id as number, row);
+	}
 	const items: INodeExecutionData[] = [];
 	for (const download of downloads) {
 		const job = download.job_id === null ? undefined : jobs.get(download.job_id);
-		if (
-			settings.jobUrlContains &&
-			!String(job?.url ?? '')
-				.toLowerCase()
-				.includes(settings.jobUrlContains)
-		)
-			continue;
+		const url = String(job?.url ?? '').toLowerCase();
+		if (!url.includes(settings.jobUrlContains)) continue; // a filter that is off is '': always in
 		const json: IDataObject = withExpiry(download, serviceNow);
-		if (settings.includeJob) {
+		if (settings.includeJob)
 			json.job = job
 				? { url: job.url, email: job.email, status: job.status, files: job.files }
 				: null;
-		}
 		items.push({ json });
 	}
 	return items;
 }
 
 /**
- * The service's time, the latest it can be: a link is emitted only if still valid then. Read from
- * the Date header of the service's answer, so that this machine's clock being off does not make
- * the trigger emit expired links or drop valid ones. Without a Date header (a proxy that strips
- * it) this machine's clock is all there is: then a clock that is ahead drops links in their
- * last minutes, one that is behind emits links that expired as many minutes ago.
+ * The service's time, the latest it can be (the Date header counts whole seconds): a link is
+ * emitted only if still valid then. Read from the service's answers, so that this machine's clock
+ * being off neither emits expired links nor drops valid ones. Without a Date header (a proxy
+ * strips it) only this machine's clock is left: one that is ahead drops links in their last
+ * minutes, one that is behind emits links that expired as many minutes ago.
  */
-function latestServiceNow(client: WebsiteExportClient): number {
-	return client.serviceNow() + DATE_RESOLUTION_MS;
-}
+const latestServiceNow = (client: WebsiteExportClient) => client.serviceNow() + 1_000;
 
 /** Fetch Test Event: the most recent download with a valid link (and a matching job), if any. */
 async function sample(
@@ -142,13 +110,12 @@ async function sample(
 	client: WebsiteExportClient,
 	settings: Settings,
 ): Promise<INodeExecutionData[]> {
-	const query = {
-		filters: [windowFilter(Date.now())],
-		order: DOWNLOAD_ORDER.map((o) => ({ ...o, descending: true })),
-	};
-	const recent = await client.selectAll<DownloadRecord>('downloads', query, {
-		max: settings.jobUrlContains ? SAMPLE_SCAN : 1,
-	});
+	const order = DOWNLOAD_ORDER.map((o) => ({ ...o, descending: true }));
+	const recent = await client.selectAll<DownloadRecord>(
+		'downloads',
+		{ filters: [windowFilter(Date.now())], order },
+		{ max: settings.jobUrlContains ? SAMPLE_SCAN : 1 },
+	);
 	const serviceNow = latestServiceNow(client);
 	const valid = recent.filter((download) => isValid(download, serviceNow));
 	const items = await downloadItems(client, valid, settings, serviceNow);
@@ -171,7 +138,7 @@ async function newDownloads(
 	ctx: IPollFunctions,
 	client: WebsiteExportClient,
 	settings: Settings,
-	{ handedOn }: { handedOn: Record<string, number> },
+	handedOn: Record<string, number>,
 ): Promise<{ items: INodeExecutionData[]; fresh: DownloadRecord[] }> {
 	const staticData = ctx.getWorkflowStaticData('node');
 	const state = readState(staticData);
@@ -180,19 +147,10 @@ async function newDownloads(
 		order: DOWNLOAD_ORDER,
 	});
 	const serviceNow = latestServiceNow(client);
-	let step: ReturnType<typeof advance<DownloadRecord>>;
-	try {
-		// Poll Times is n8n's own parameter of every polling node (not in this description).
-		const lookbackMs = stateLossLookbackMs(longestPollGapMs(ctx.getNode().parameters.pollTimes));
-		const { emitExisting } = settings;
-		step = advance(state, rows, serviceNow, { emitExisting, lookbackMs, handedOn });
-	} catch (error) {
-		// A download the trigger cannot date is never skipped silently: the poll fails and names it.
-		throw error instanceof UnreadableTimestampError
-			? unreadableTimestampApiError(ctx.getNode(), error)
-			: error;
-	}
-	const { fresh, next } = step;
+	// Poll Times is n8n's own parameter of every polling node (not in this description).
+	const lookbackMs = stateLossLookbackMs(longestPollGapMs(ctx.getNode().parameters.pollTimes));
+	const { emitExisting } = settings;
+	const { fresh, next } = advance(state, rows, serviceNow, { emitExisting, lookbackMs, handedOn });
 	const items = await downloadItems(client, fresh, settings, serviceNow);
 	// Only now, with every request done: a poll that fails leaves the state as it was.
 	writeState(staticData, next);
@@ -218,10 +176,10 @@ export class WebsiteExportTrigger implements INodeType {
 			'Starts the workflow when a website export has finished and its download link is ready',
 		documentationUrl: 'https://github.com/website-export/n8n-nodes-website-export#trigger',
 		defaults: { name: 'Website Export Trigger' },
+		credentials: [{ name: 'websiteExportApi', required: true, testedBy: 'websiteExportApiTest' }],
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_NAME, required: true, testedBy: 'websiteExportApiTest' }],
 		properties: [
 			{
 				displayName: 'Event',
@@ -280,23 +238,27 @@ export class WebsiteExportTrigger implements INodeType {
 
 		const node = this.getNode();
 		const key = triggerKey(this.getWorkflow().id, node.id || node.name, client.baseUrl);
-		const token = beginPoll(key, startedAt);
+		const running = beginPoll(key, startedAt);
 		// Another poll of this trigger is under way: it emits what it finds, and the first poll after
 		// it everything since (the state is a cursor). Waiting for it would pile polls up behind a
 		// slow service.
-		if (token === undefined) return null;
+		if (running === undefined) return null;
 		let handed: Record<string, number> | undefined;
 		try {
-			const { items, fresh } = await newDownloads(this, client, settings, {
-				handedOn: handedOnLately(key, startedAt),
-			});
+			const { items, fresh } = await newDownloads(this, client, settings, running.handedOn);
 			// Past its budget, n8n's task scheduler may drop what this poll returns: then it handed
 			// nothing on, and later polls must not take its downloads as seen.
 			if (withinBudget(this, startedAt))
 				handed = Object.fromEntries(fresh.map((row) => [String(row.id), createdMs(row)]));
 			return items.length > 0 ? [items] : null;
+		} catch (error) {
+			// A download the trigger cannot date (`advance` reads every row's first) is never skipped
+			// silently: the poll fails and names it.
+			throw error instanceof UnreadableTimestampError
+				? unreadableTimestampApiError(node, error)
+				: error;
 		} finally {
-			endPoll(key, token, Date.now(), handed);
+			endPoll(key, running.token, Date.now(), handed);
 		}
 	}
 }

@@ -1,10 +1,4 @@
-/**
- * The trigger's memory between polls, as pure functions: which rows to ask for, which of the
- * rows received are new, and what to remember. No request, no clock: the node passes "now".
- *
- * The state lives in the node's workflow static data, so it must stay small, JSON-safe and
- * correct even when n8n does not save it (see `advance`).
- */
+// Why: the trigger's memory between polls, as pure functions (no request, no clock: the node passes "now"): which rows to ask for, which are new, what to remember.
 import type { IDataObject } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
@@ -16,20 +10,18 @@ import type { Filter, OrderBy } from '../shared/transport';
  * How far before the newest `created_at` seen every poll looks again.
  *
  * Postgres stamps `created_at` with the start of the inserting transaction, so a row can become
- * visible after rows with a later stamp: a slow transaction, or a read replica that lags. A row
- * that becomes visible at most OVERLAP_MS after its own `created_at` is always caught, whatever
- * the polling interval (the cursor never passes the service's clock at the previous poll).
- * Such delays are milliseconds to seconds in practice; 10 minutes leaves a wide margin, and costs
- * only re-reading the downloads of those 10 minutes on each poll (already-seen ids are dropped).
+ * visible after rows with a later stamp (a slow transaction, a lagging read replica). A row
+ * visible at most OVERLAP_MS after its own `created_at` is always caught, whatever the polling
+ * interval (the cursor never passes the service's clock at the previous poll). Such delays are
+ * milliseconds to seconds; 10 minutes leaves a wide margin, and costs only re-reading those
+ * 10 minutes' downloads on each poll (already-seen ids are dropped).
  */
 export const OVERLAP_MS = 10 * 60_000;
-
-/** The HTTP Date header counts whole seconds: the service's clock may be up to this much later. */
-export const DATE_RESOLUTION_MS = 1_000;
 
 /** Stable order, so paging never skips a row: same-timestamp rows are ordered by id. */
 export const DOWNLOAD_ORDER: OrderBy[] = [{ column: 'created_at' }, { column: 'id' }];
 
+/** Kept in the node's workflow static data: small, JSON-safe, and correct even when n8n does not save it (see `advance`). */
 export interface CursorState extends IDataObject {
 	version: 1;
 	/** The newest `created_at` seen, in ms: a value from the service, never from this machine's clock. */
@@ -41,15 +33,12 @@ export interface CursorState extends IDataObject {
 	seen: Record<string, number>;
 }
 
-const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The state in the node's static data, or undefined when there is none (or it is not ours). */
 export function readState(data: IDataObject): CursorState | undefined {
 	const { version, newest, seen } = data;
-	if (version !== 1 || !isObject(seen)) return undefined;
+	const isRecord = typeof seen === 'object' && seen !== null && !Array.isArray(seen);
+	if (version !== 1 || !isRecord || !Object.values(seen).every(Number.isFinite)) return undefined;
 	if (newest !== null && !Number.isFinite(newest)) return undefined;
-	if (!Object.values(seen).every(Number.isFinite)) return undefined;
 	return { version, newest: newest as number | null, seen: seen as Record<string, number> };
 }
 
@@ -66,14 +55,9 @@ export function writeState(data: IDataObject, state: CursorState): void {
  */
 export function queryFilters(state: CursorState | undefined, localNow: number): Filter[] {
 	const filters = [windowFilter(localNow)];
-	if (state?.newest != null) {
-		filters.unshift({
-			column: 'created_at',
-			operator: 'gte',
-			value: isoInstant(state.newest - OVERLAP_MS),
-		});
-	}
-	return filters;
+	if (state?.newest == null) return filters;
+	const from = isoInstant(state.newest - OVERLAP_MS);
+	return [{ column: 'created_at', operator: 'gte', value: from }, ...filters];
 }
 
 /** Whether the download's link still works at `serviceNow` (the service's clock). */
@@ -86,57 +70,47 @@ export const isValid = (download: DownloadRecord, serviceNow: number) =>
  * n8n keeps a poll's state only when the poll emitted (or, with durable poll cursors, not the
  * activation poll's), so "no state" does not mean "first poll ever". A download that finished
  * after the last poll whose state was lost is at most one poll gap old (plus a late commit's
- * overlap) at the next poll: it is new then. Downloads older than that, at the first poll,
- * are the baseline (they existed before activation) and are only remembered.
+ * overlap) at the next poll: it is new then. Older downloads, at the first poll, are the
+ * baseline (they existed before activation) and are only remembered.
  */
 export const stateLossLookbackMs = (pollGapMs: number) => pollGapMs + OVERLAP_MS;
 
-export interface Advance<T> {
-	/** Rows new to this trigger and still valid, in the order received. */
-	fresh: T[];
-	/** What to remember once `fresh` has been handed on. */
-	next: CursorState;
-}
-
 /**
- * Sorts the rows of one poll into new ones and the state after them.
+ * Sorts the rows of one poll into `fresh` (new to this trigger and still valid, in the order
+ * received) and `next`, the state to remember once they have been handed on.
  *
- * - No state (the first poll, or a poll after one whose state n8n did not keep): valid rows
- *   created within `lookbackMs` of `serviceNow` are new, and older rows are the baseline,
- *   remembered (with `emitExisting`, every valid row is new). The new rows are **not emitted by
- *   this poll**: they are left unseen in its state, whose cursor reaches back to them, and the
- *   next poll that starts from a state emits them. A poll without state may be one whose state n8n
- *   is about to overwrite: n8n 2.41's task scheduler starts the minute polls before it saves the
- *   activation poll's state, and that save replaces whatever an early minute poll saved. Had that
- *   poll emitted, the next one would emit the same downloads again.
+ * - No state (the first poll, or one after a poll whose state n8n did not keep): valid rows
+ *   created within `lookbackMs` of `serviceNow` are new (with `emitExisting`, every valid row),
+ *   older ones are the baseline, remembered. The new rows are **not emitted by this poll**: they
+ *   are left unseen in its state, whose cursor reaches back to them, for the next poll that starts
+ *   from a state. A poll without state may be one whose state n8n is about to overwrite (n8n 2.41's
+ *   task scheduler starts the minute polls before it saves the activation poll's state, and that
+ *   save replaces an early minute poll's): had it emitted, the next poll would emit them again.
  * - Otherwise every valid row whose id is not remembered is new: late commits inside the
  *   overlap, rows sharing a timestamp and rows a poll without state left, included.
  *
  * The state only grows by rows received and shrinks by rows the next query cannot return (older
  * than the overlap) or that can never be emitted (expired). So the state of ANY earlier poll is
- * a correct starting point, as long as it holds every id emitted since: that is what n8n
- * guarantees, since a poll that emits saves its state with the execution. Losing the state of
- * a poll that emitted nothing only makes the next poll read a longer stretch again.
+ * a correct starting point, as long as it holds every id emitted since: n8n guarantees that, as
+ * a poll that emits saves its state with the execution. Losing the state of a poll that emitted
+ * nothing only makes the next poll read a longer stretch again.
  *
  * `handedOn` (id → `created_at`): downloads another poll of this trigger handed on that the state
  * may not hold yet (under n8n's task scheduler a poll reads a copy of the state, which can
- * predate the save of the poll before). A row with such an id and the same `created_at` is
- * taken as seen, never as new.
- *
- * `serviceNow` is the service's time (the latest it can be): a row is emitted only if its link
- * is still valid then.
+ * predate the save of the poll before): a row with such an id and `created_at` is seen, not new.
+ * `serviceNow` is the service's time (the latest it can be): a row is emitted only if valid then.
  */
 export function advance<T extends DownloadRecord>(
 	state: CursorState | undefined,
 	rows: T[],
 	serviceNow: number,
 	options: { emitExisting: boolean; lookbackMs: number; handedOn?: Record<string, number> },
-): Advance<T> {
+): { fresh: T[]; next: CursorState } {
 	const seen = { ...(state?.seen ?? {}) };
 	let newest = state?.newest ?? null;
 	const fresh: T[] = [];
 	/** The oldest `created_at` a poll without state leaves for the next poll. */
-	let leftFrom: number | null = null;
+	let leftFrom = Infinity;
 	for (const row of rows) {
 		const key = String(row.id);
 		if (key in seen) continue;
@@ -146,16 +120,16 @@ export function advance<T extends DownloadRecord>(
 			(state !== undefined || options.emitExisting || created >= serviceNow - options.lookbackMs);
 		if (isNew && isValid(row, serviceNow)) {
 			if (state === undefined) {
-				leftFrom = leftFrom === null ? created : Math.min(leftFrom, created);
+				leftFrom = Math.min(leftFrom, created);
 				continue;
 			}
 			fresh.push(row);
 		}
 		seen[key] = created;
-		newest = newest === null ? created : Math.max(newest, created);
+		newest = Math.max(newest ?? created, created);
 	}
 	// The next query starts no later than the rows left for it.
-	if (leftFrom !== null) newest = newest === null ? leftFrom : Math.min(newest, leftFrom);
+	if (leftFrom < Infinity) newest = Math.min(newest ?? leftFrom, leftFrom);
 	for (const [key, created] of Object.entries(seen)) {
 		const beforeOverlap = newest !== null && created < newest - OVERLAP_MS;
 		if (beforeOverlap || created + DOWNLOAD_VALIDITY_MS <= serviceNow) delete seen[key];

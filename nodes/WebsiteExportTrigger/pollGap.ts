@@ -1,16 +1,10 @@
-/**
- * The longest time between two polls that the node's Poll Times allow: a poll without state
- * looks back that far (plus the overlap), so that a state n8n did not keep costs re-reading,
- * never a skipped download.
- */
+// Why: the longest gap between two polls the node's Poll Times allow: a poll without state looks back that far (plus the overlap), so a lost state costs re-reading, never a skipped download.
 import { toCronExpression, type TriggerTime } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
 
 const MINUTE = 60_000;
 const DAY_SECONDS = 86_400;
-
-const POLL_MODES = new Set(['everyMinute', 'everyHour', 'everyDay', 'everyWeek', 'everyMonth']);
 
 /**
  * For n8n's `pollTimes` ({ item: [...] }): polls happen at every time of every entry, so the
@@ -34,13 +28,10 @@ export function longestPollGapMs(pollTimes: unknown): number {
 
 /** An entry toCronExpression reads (it reads `cronExpression` for any other). */
 function isPollTime(item: object): item is TriggerTime {
-	const { mode, unit, cronExpression } = item as {
-		mode?: unknown;
-		unit?: unknown;
-		cronExpression?: unknown;
-	};
+	const { mode, unit, cronExpression } = item as Record<string, unknown>;
 	if (mode === 'everyX') return unit === 'minutes' || unit === 'hours';
-	return POLL_MODES.has(String(mode)) || typeof cronExpression === 'string';
+	const modes = ['everyMinute', 'everyHour', 'everyDay', 'everyWeek', 'everyMonth'];
+	return modes.includes(String(mode)) || typeof cronExpression === 'string';
 }
 
 /**
@@ -53,9 +44,7 @@ export function cronGapMs(expression: string): number {
 	if (fields.length !== 6) return DOWNLOAD_VALIDITY_MS;
 	const [second, minute, hour, ...days] = fields;
 	if (days.some((field) => field !== '*' && field !== '?')) return DOWNLOAD_VALIDITY_MS;
-	const seconds = values(second, 60);
-	const minutes = values(minute, 60);
-	const hours = values(hour, 24);
+	const [seconds, minutes, hours] = [values(second, 60), values(minute, 60), values(hour, 24)];
 	if (!seconds?.length || !minutes?.length || !hours?.length) return DOWNLOAD_VALIDITY_MS;
 	const times: number[] = [];
 	for (const h of hours)

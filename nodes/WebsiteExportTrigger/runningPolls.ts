@@ -4,13 +4,13 @@
  * How long the downloads a poll handed on are held against the state a later poll reads.
  *
  * n8n's task scheduler gives each poll its own copy of the static data, loaded from the database
- * just before the poll starts, and saves the copy of a poll that emits as it emits. A poll that
- * starts right after another one ended may thus read a copy from before that one's save; a
- * minute covers that gap many times over. Not longer: a poll whose result n8n discarded (the
- * workflow deactivated or re-published while it ran) handed nothing on, and the state later
- * polls read rightly lacks its downloads.
+ * just before the poll starts, and saves the copy of a poll that emits as it emits: a poll that
+ * starts right after another one ended may read a copy from before that one's save. A minute
+ * covers that gap many times over. Not longer: a poll whose result n8n discarded (the workflow
+ * deactivated or re-published while it ran) handed nothing on, and the state later polls read
+ * rightly lacks its downloads.
  */
-export const HANDED_ON_WINDOW_MS = 60_000;
+const HANDED_ON_WINDOW_MS = 60_000;
 
 interface TriggerPolls {
 	/** The poll of this trigger under way, if any. */
@@ -31,13 +31,15 @@ export const triggerKey = (workflowId: string | undefined, nodeId: string, baseU
 	JSON.stringify([workflowId ?? '', nodeId, baseUrl]);
 
 /**
- * Starts a poll of the trigger: its token, or undefined while another poll of the same trigger
- * is under way. Forgets what has left the window, for every trigger (a deleted workflow leaves
- * nothing behind for long).
+ * Starts a poll of the trigger: its token, and the downloads the trigger's polls handed on within
+ * the window (id → created_at); undefined while another poll of the same trigger is under way.
+ * Forgets what has left the window, for every trigger (a deleted workflow leaves nothing behind
+ * for long).
  */
-export function beginPoll(key: string, localNow: number): symbol | undefined {
+export function beginPoll(key: string, localNow: number) {
 	for (const [other, polls] of triggers) {
-		forgetOld(polls, localNow);
+		for (const [id, { at }] of Object.entries(polls.handedOn))
+			if (at <= localNow - HANDED_ON_WINDOW_MS) delete polls.handedOn[id];
 		if (polls.running === undefined && Object.keys(polls.handedOn).length === 0)
 			triggers.delete(other);
 	}
@@ -45,15 +47,9 @@ export function beginPoll(key: string, localNow: number): symbol | undefined {
 	if (polls.running !== undefined) return undefined;
 	polls.running = Symbol(key);
 	triggers.set(key, polls);
-	return polls.running;
-}
-
-/** The downloads the trigger's polls handed on within the window: id → created_at. */
-export function handedOnLately(key: string, localNow: number): Record<string, number> {
-	const polls = triggers.get(key);
-	if (polls === undefined) return {};
-	forgetOld(polls, localNow);
-	return Object.fromEntries(Object.entries(polls.handedOn).map(([id, x]) => [id, x.created]));
+	const handedOn: Record<string, number> = {};
+	for (const [id, { created }] of Object.entries(polls.handedOn)) handedOn[id] = created;
+	return { token: polls.running, handedOn };
 }
 
 /**
@@ -71,9 +67,4 @@ export function endPoll(
 	polls.running = undefined;
 	for (const [id, created] of Object.entries(handed))
 		polls.handedOn[id] = { created, at: localNow };
-}
-
-function forgetOld(polls: TriggerPolls, localNow: number): void {
-	for (const [id, { at }] of Object.entries(polls.handedOn))
-		if (at <= localNow - HANDED_ON_WINDOW_MS) delete polls.handedOn[id];
 }
