@@ -2,26 +2,18 @@
 import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-/** What an item's error may say beyond the answer's own words. */
-export interface ItemErrorOptions {
-	/** A sentence added to the error's details, for this item only. */
-	note?: string;
-}
-
-const joined = (description: string | null | undefined, note?: string) =>
-	[description, note].filter(Boolean).join(' ') || undefined;
-
 /**
  * A new error for item `itemIndex` that says what `error` says (message, details, HTTP status),
- * plus `note`: never `error` itself, so that what one item's error gains no other item shows.
+ * plus `note` (a sentence for this item only): never `error` itself, so that what one item's
+ * error gains no other item shows.
  */
 export function errorForItem(
 	node: INode,
 	error: Error & { description?: string | null },
 	itemIndex: number | undefined,
-	{ note }: ItemErrorOptions = {},
+	{ note }: { note?: string } = {},
 ): Error {
-	const description = joined(error.description, note);
+	const description = [error.description, note].filter(Boolean).join(' ') || undefined;
 	if (error instanceof NodeApiError) {
 		const { message, httpCode } = error;
 		const options = { message, description, httpCode: httpCode ?? undefined, itemIndex };

@@ -1,8 +1,4 @@
-/**
- * Reads the service's timestamps, whatever form they take: the service does not fix `created_at`'s
- * format (downloads type it `any`), and a `timestamp` column without a time zone means UTC here,
- * never the n8n host's zone.
- */
+// Why: the service's timestamps come in many forms (it does not fix `created_at`'s format; downloads type it `any`), and one without a time zone means UTC here, never the n8n host's zone.
 import { DateTime } from 'luxon';
 
 const UTC = { zone: 'utc' };

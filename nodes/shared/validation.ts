@@ -29,29 +29,26 @@ export const recordId = z
 			.max(Number.MAX_SAFE_INTEGER, 'is too large'),
 	);
 
-/** An http(s) address with a host, as the service downloads it. */
-export const webAddress = z
-	.string()
-	.regex(WHOLE_CHARACTERS, HALF_CHARACTER)
-	.trim()
-	.min(1, 'is required')
-	.max(2048, 'is longer than 2048 characters')
-	.refine((value) => {
-		try {
-			const url = new URL(value);
-			return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-		} catch {
-			return false;
-		}
-	}, 'must be a full http:// or https:// address, e.g. https://example.com');
+/** Required text of at most `max` characters, trimmed, that can be sent. */
+const required = (max: number) =>
+	z
+		.string()
+		.regex(WHOLE_CHARACTERS, HALF_CHARACTER)
+		.trim()
+		.min(1, 'is required')
+		.max(max, `is longer than ${max} characters`);
 
-export const emailAddress = z
-	.string()
-	.regex(WHOLE_CHARACTERS, HALF_CHARACTER)
-	.trim()
-	.min(1, 'is required')
-	.max(254, 'is longer than 254 characters')
-	.email('must be an email address, e.g. name@example.com');
+/** An http(s) address with a host, as the service downloads it. */
+export const webAddress = required(2048).refine((value) => {
+	try {
+		const url = new URL(value);
+		return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+	} catch {
+		return false;
+	}
+}, 'must be a full http:// or https:// address, e.g. https://example.com');
+
+export const emailAddress = required(254).email('must be an email address, e.g. name@example.com');
 
 /** Text that can be sent, at most `max` characters. */
 export const text = (max: number) =>

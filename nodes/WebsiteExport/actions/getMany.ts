@@ -1,4 +1,4 @@
-// Why: what every Get Many shares: Return All / Limit in the editor, its reader, and rows as output items.
+// Why: what every Get Many shares: Return All / Limit in the editor, its reader, its filters, and one listing per item as output items.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -7,7 +7,10 @@ import type {
 } from 'n8n-workflow';
 import { z } from 'zod';
 
+import type { Table } from '../../shared/constants';
+import type { Filter, FilterValue, OrderBy } from '../../shared/transport';
 import { validate } from '../../shared/validation';
+import { eachItem } from './groups';
 
 /** Return All / Limit, as every n8n "Get Many" operation offers them. */
 export const returnAllOrLimit: INodeProperties[] = [
@@ -22,8 +25,8 @@ export const returnAllOrLimit: INodeProperties[] = [
 		displayName: 'Limit',
 		name: 'limit',
 		type: 'number',
-		typeOptions: { minValue: 1 },
 		default: 50,
+		typeOptions: { minValue: 1 },
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
 	},
@@ -38,6 +41,25 @@ export function readResultLimit(this: IExecuteFunctions, itemIndex: number): num
 	});
 }
 
+/** An `eq` filter per column given a value, in the order given; the columns left undefined filter nothing. */
+export const equalTo = (values: Record<string, FilterValue | undefined>): Filter[] =>
+	Object.entries(values).flatMap(([column, value]) =>
+		value === undefined ? [] : [{ column, operator: 'eq' as const, value }],
+	);
+
 /** Records as the node's output items. */
 export const toItems = (records: IDataObject[]): INodeExecutionData[] =>
 	records.map((json) => ({ json }));
+
+/** What one Get Many item asks for. */
+export interface ListInput {
+	filters: Filter[];
+	order: OrderBy[];
+	max?: number;
+}
+
+/** One listing of `table` per item (groups.ts), its rows as output items. */
+export const listEach = (table: Table) =>
+	eachItem<ListInput>(async function ({ client, itemIndex, input: { max, ...query } }) {
+		return toItems(await client.selectAll(table, query, { itemIndex, max }));
+	});

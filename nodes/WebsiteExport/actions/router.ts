@@ -32,16 +32,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const continueOnFail = this.continueOnFail();
 
 	// Every item is read and validated before the first request: a bad item sends nothing at all.
-	const prepared = items.map(
-		(_, itemIndex): { input: unknown } | { failed: INodeExecutionData[] } => {
-			try {
-				return { input: operation.prepare.call(this, itemIndex) as unknown };
-			} catch (error) {
-				if (continueOnFail) return { failed: asErrorItem(error as Error, itemIndex) };
-				throw asNodeError.call(this, error, itemIndex);
-			}
-		},
-	);
+	const prepared = items.map((_, itemIndex) => {
+		try {
+			return { input: operation.prepare.call(this, itemIndex) as unknown };
+		} catch (error) {
+			if (continueOnFail) return { failed: asErrorItem(error as Error, itemIndex) };
+			throw asNodeError.call(this, error, itemIndex);
+		}
+	});
 	const how = readRunOptions.call(this, continueOnFail);
 	const client = await WebsiteExportClient.connect(this, { inFlight: how.inFlight });
 	const runs = items.flatMap((item, itemIndex) => {
@@ -68,19 +66,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 }
 
 /** The output of a failed item under Continue On Fail: its message and details, paired to it. */
-function asErrorItem(
-	error: Error & { description?: unknown },
-	itemIndex: number,
-): INodeExecutionData[] {
-	return [
-		{
-			json: {
-				error: error.message,
-				...(error.description ? { details: error.description as string } : {}),
-			},
-			pairedItem: { item: itemIndex },
-		},
-	];
+function asErrorItem(error: Error & { description?: unknown }, item: number): INodeExecutionData[] {
+	const details = error.description ? { details: error.description as string } : {};
+	return [{ json: { error: error.message, ...details }, pairedItem: { item } }];
 }
 
 /** The error as n8n shows it, pointing at the item: service answers as NodeApiError, the rest as NodeOperationError. */

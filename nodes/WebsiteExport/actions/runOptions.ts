@@ -16,6 +16,7 @@ export const runOptionsProperty: INodeProperties = collection('Options', 'option
 		displayName: 'Batching',
 		name: 'batching',
 		type: 'options',
+		default: 'automatic',
 		options: [
 			{
 				name: 'Automatic',
@@ -29,7 +30,6 @@ export const runOptionsProperty: INodeProperties = collection('Options', 'option
 				description: 'Each item goes to the service on its own, as the HTTP Request node sends it',
 			},
 		],
-		default: 'automatic',
 		description: 'How input items are grouped into requests to the service',
 		hint: 'Automatic needs far fewer requests; a request the service fails fails every item in it',
 	},
@@ -37,8 +37,8 @@ export const runOptionsProperty: INodeProperties = collection('Options', 'option
 		displayName: 'Items per Request',
 		name: 'itemsPerRequest',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_GROUP_SIZE },
 		default: MAX_GROUP_SIZE,
+		typeOptions: { minValue: 1, maxValue: MAX_GROUP_SIZE },
 		displayOptions: { hide: { batching: ['perItem'] } },
 		description: 'The most items sent in one request; fewer when the request would pass 8 KiB',
 	},
@@ -46,8 +46,8 @@ export const runOptionsProperty: INodeProperties = collection('Options', 'option
 		displayName: 'Requests in Flight',
 		name: 'requestsInFlight',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_IN_FLIGHT },
 		default: DEFAULT_IN_FLIGHT,
+		typeOptions: { minValue: 1, maxValue: MAX_IN_FLIGHT },
 		description: 'How many requests the node sends to the service at once',
 		hint: 'Without On Error: Continue, writes go one request at a time, so that nothing is sent after a failed item',
 	},
@@ -57,15 +57,11 @@ export const runOptionsProperty: INodeProperties = collection('Options', 'option
 export function readRunOptions(this: IExecuteFunctions, continueOnFail: boolean): RunOptions {
 	const option = (name: string, fallback: unknown) =>
 		this.getNodeParameter(`options.${name}`, 0, fallback);
-	const whole = (value: unknown, fallback: number, max: number) =>
-		Math.min(max, Math.max(1, Math.floor(Number(value)) || fallback));
+	// A whole number from 1 to `max`; `fallback` when it is not one.
+	const count = (name: string, fallback: number, max: number) =>
+		Math.min(max, Math.max(1, Math.floor(Number(option(name, fallback))) || fallback));
 	const perItem = option('batching', 'automatic') === 'perItem';
-	const inFlight = option('requestsInFlight', DEFAULT_IN_FLIGHT);
-	return {
-		continueOnFail,
-		inFlight: whole(inFlight, DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT),
-		groupSize: perItem
-			? 1
-			: whole(option('itemsPerRequest', MAX_GROUP_SIZE), MAX_GROUP_SIZE, MAX_GROUP_SIZE),
-	};
+	const inFlight = count('requestsInFlight', DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT);
+	const groupSize = perItem ? 1 : count('itemsPerRequest', MAX_GROUP_SIZE, MAX_GROUP_SIZE);
+	return { continueOnFail, inFlight, groupSize };
 }

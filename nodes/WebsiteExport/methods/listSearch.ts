@@ -1,7 +1,4 @@
-/**
- * "From List" of the record ID fields: the service searches (PostgREST filters) and pages
- * (keyset, newest first), so a long account is never read whole to fill a dropdown.
- */
+// Why: "From List" of the record ID fields: the service searches (PostgREST filters) and pages (keyset, newest first), so a long account is never read whole to fill a dropdown.
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { DateTime } from 'luxon';
@@ -74,55 +71,36 @@ const SEARCHES: Record<Table, Search> = {
 	},
 };
 
-async function search(
-	this: ILoadOptionsFunctions,
-	resource: Table,
-	filter?: string,
-	paginationToken?: string,
-): Promise<INodeListSearchResult> {
-	const spec = SEARCHES[resource];
-	const client = await WebsiteExportClient.connect(this);
-	const text = (filter ?? '').trim();
-	const after = paginationToken
-		? (JSON.parse(paginationToken) as Record<string, unknown>)
-		: undefined;
-	const page = await client.select<IDataObject>(resource, {
-		select: spec.select,
-		...(text ? spec.narrow(text) : {}),
-		order: NEWEST_FIRST,
-		limit: PAGE,
-		after,
-	});
-	const last = page.rows[page.rows.length - 1];
-	return {
-		results: page.rows.map((row) => ({ name: spec.name(row), value: String(row.id) })),
-		paginationToken:
-			page.rows.length === PAGE && last
-				? JSON.stringify({ created_at: last.created_at, id: last.id })
-				: undefined,
+/** The listSearch method of one table, for the node's `methods`. */
+const searchIn = (table: Table) =>
+	async function (
+		this: ILoadOptionsFunctions,
+		filter?: string,
+		paginationToken?: string,
+	): Promise<INodeListSearchResult> {
+		const spec = SEARCHES[table];
+		const client = await WebsiteExportClient.connect(this);
+		const text = (filter ?? '').trim();
+		const after = paginationToken
+			? (JSON.parse(paginationToken) as Record<string, unknown>)
+			: undefined;
+		const page = await client.select<IDataObject>(table, {
+			select: spec.select,
+			...(text ? spec.narrow(text) : {}),
+			order: NEWEST_FIRST,
+			limit: PAGE,
+			after,
+		});
+		const last = page.rows[page.rows.length - 1];
+		return {
+			results: page.rows.map((row) => ({ name: spec.name(row), value: String(row.id) })),
+			paginationToken:
+				page.rows.length === PAGE && last
+					? JSON.stringify({ created_at: last.created_at, id: last.id })
+					: undefined,
+		};
 	};
-}
 
-export async function searchJobs(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-) {
-	return await search.call(this, 'jobs', filter, paginationToken);
-}
-
-export async function searchOptions(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-) {
-	return await search.call(this, 'options', filter, paginationToken);
-}
-
-export async function searchDownloads(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-) {
-	return await search.call(this, 'downloads', filter, paginationToken);
-}
+export const searchJobs = searchIn('jobs');
+export const searchOptions = searchIn('options');
+export const searchDownloads = searchIn('downloads');

@@ -17,7 +17,9 @@ export interface JobRecord extends IDataObject {
  * Job states. The service documents only `finished`; the others are the ones an export
  * passes through (queued → running → finished or failed), as the emulator implements them.
  */
-export const JOB_STATUSES = ['queued', 'running', 'finished', 'failed'] as const;
+export const status = z.enum(['queued', 'running', 'finished', 'failed'], {
+	errorMap: () => ({ message: 'must be one of queued, running, finished, failed' }),
+});
 
 export const STATUS_OPTIONS = [
 	{ name: 'Failed', value: 'failed', description: 'The export could not be made' },
@@ -29,10 +31,6 @@ export const STATUS_OPTIONS = [
 	{ name: 'Queued', value: 'queued', description: 'Waiting to start' },
 	{ name: 'Running', value: 'running', description: 'The site is being downloaded' },
 ];
-
-export const status = z.enum(JOB_STATUSES, {
-	errorMap: () => ({ message: 'must be one of queued, running, finished, failed' }),
-});
 
 /** The fields a job is created with; update accepts any of them. */
 export const jobFields = z.object({ url: webAddress, email: emailAddress });

@@ -1,16 +1,13 @@
 // Why: Job → Get Many: export jobs, filtered by creation time, email, status or URL, newest or oldest first.
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';
 
-import type { Filter, OrderBy } from '../../../shared/transport';
 import { nonEmpty, text, validate } from '../../../shared/validation';
-import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
+import { equalTo, listEach, readResultLimit, returnAllOrLimit, type ListInput } from '../getMany';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
-import { eachItem } from '../groups';
-import type { ItemRun } from '../types';
-import { instant, STATUS_OPTIONS, status } from './fields';
+import { instant, JOB_LABELS, STATUS_OPTIONS, status } from './fields';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -42,8 +39,8 @@ const properties: INodeProperties[] = [
 			displayName: 'Status',
 			name: 'status',
 			type: 'options',
-			options: STATUS_OPTIONS,
 			default: 'finished',
+			options: STATUS_OPTIONS,
 			description: 'Only jobs in this state',
 			hint: 'The service documents only Finished; Queued, Running and Failed are the states an export passes through',
 		},
@@ -61,11 +58,11 @@ const properties: INodeProperties[] = [
 		displayName: 'Sort',
 		name: 'sort',
 		type: 'options',
+		default: 'newest',
 		options: [
 			{ name: 'Newest First', value: 'newest', description: 'Most recently created jobs first' },
 			{ name: 'Oldest First', value: 'oldest', description: 'Jobs in the order they were created' },
 		],
-		default: 'newest',
 		description: 'Order of the jobs; with a Limit, which ones are returned',
 	},
 ];
@@ -84,75 +81,29 @@ const filterSchema = (zone: string) =>
 		}),
 	});
 
-interface ListInput {
-	filters: Filter[];
-	order: OrderBy[];
-	max?: number;
-}
+/** The filters, as the editor names them. */
+const FILTERS = { ...JOB_LABELS, createdAfter: 'Created After', createdBefore: 'Created Before' };
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
-	const raw = this.getNodeParameter('filters', itemIndex, {}) as Record<string, unknown>;
-	const wanted = validate(
-		this,
-		filterSchema(this.getTimezone()),
-		{
-			status: nonEmpty(raw.status),
-			url: nonEmpty(raw.url),
-			email: nonEmpty(raw.email),
-			createdAfter: nonEmpty(raw.createdAfter),
-			createdBefore: nonEmpty(raw.createdBefore),
-			sort: this.getNodeParameter('sort', itemIndex, 'newest'),
-		},
-		itemIndex,
-		{
-			status: 'Status',
-			url: 'URL',
-			email: 'Email',
-			createdAfter: 'Created After',
-			createdBefore: 'Created Before',
-			sort: 'Sort',
-		},
-	);
-	if (wanted.createdAfter && wanted.createdBefore && wanted.createdAfter >= wanted.createdBefore) {
-		throw new NodeOperationError(
-			this.getNode(),
-			'Created After must be earlier than Created Before',
-			{
-				itemIndex,
-				description: `No job can match ${wanted.createdAfter} ≤ created < ${wanted.createdBefore} [item ${itemIndex}]`,
-			},
-		);
+	const raw = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const given: IDataObject = { sort: this.getNodeParameter('sort', itemIndex, 'newest') };
+	for (const name of Object.keys(FILTERS)) given[name] = nonEmpty(raw[name]);
+	const schema = filterSchema(this.getTimezone());
+	const wanted = validate(this, schema, given, itemIndex, { ...FILTERS, sort: 'Sort' });
+	const { createdAfter, createdBefore } = wanted;
+	if (createdAfter && createdBefore && createdAfter >= createdBefore) {
+		const message = 'Created After must be earlier than Created Before';
+		const description = `No job can match ${createdAfter} ≤ created < ${createdBefore} [item ${itemIndex}]`;
+		throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
 	}
-	const filters: Filter[] = [];
-	for (const column of ['status', 'url', 'email'] as const) {
-		const value = wanted[column];
-		if (value !== undefined) filters.push({ column, operator: 'eq', value });
-	}
-	if (wanted.createdAfter)
-		filters.push({ column: 'created_at', operator: 'gte', value: wanted.createdAfter });
-	if (wanted.createdBefore)
-		filters.push({ column: 'created_at', operator: 'lt', value: wanted.createdBefore });
+	const filters = equalTo({ status: wanted.status, url: wanted.url, email: wanted.email });
+	if (createdAfter) filters.push({ column: 'created_at', operator: 'gte', value: createdAfter });
+	if (createdBefore) filters.push({ column: 'created_at', operator: 'lt', value: createdBefore });
 	// The id breaks ties between jobs created in the same instant, so pages never overlap.
 	const descending = wanted.sort === 'newest';
-	const order = [
-		{ column: 'created_at', descending },
-		{ column: 'id', descending },
-	];
+	const order = ['created_at', 'id'].map((column) => ({ column, descending }));
 	return { filters, order, max: readResultLimit.call(this, itemIndex) };
 }
 
-async function execute(
-	this: IExecuteFunctions,
-	{ client, itemIndex, input }: ItemRun<ListInput>,
-): Promise<INodeExecutionData[]> {
-	return toItems(
-		await client.selectAll(
-			'jobs',
-			{ filters: input.filters, order: input.order },
-			{ itemIndex, max: input.max },
-		),
-	);
-}
-
-/** One listing per item (groups.ts). */
-export const run = eachItem(execute);
+/** One listing per item. */
+export const run = listEach('jobs');

@@ -11,6 +11,8 @@ import { readValues } from '../groups';
 import type { ItemRun, RunOptions } from '../types';
 import type { JobRecord } from './fields';
 
+const whileWaiting = { show: { waitForCompletion: [true] } };
+
 export const waitProperties: INodeProperties[] = [
 	{
 		displayName: 'Wait for Completion',
@@ -25,20 +27,20 @@ export const waitProperties: INodeProperties[] = [
 		displayName: 'Timeout (Seconds)',
 		name: 'timeout',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 86400 },
 		default: 600,
+		typeOptions: { minValue: 1, maxValue: 86400 },
 		description: 'How long to wait at most for the export to finish',
 		hint: 'Then the item fails with the job ID; the export goes on and Get can fetch it later',
-		displayOptions: { show: { waitForCompletion: [true] } },
+		displayOptions: whileWaiting,
 	},
 	{
 		displayName: 'Check Every (Seconds)',
 		name: 'pollInterval',
 		type: 'number',
-		typeOptions: { minValue: 1 },
 		default: 5,
+		typeOptions: { minValue: 1 },
 		description: "How often to ask the service for the job's status while waiting",
-		displayOptions: { show: { waitForCompletion: [true] } },
+		displayOptions: whileWaiting,
 	},
 ];
 
@@ -47,66 +49,47 @@ export interface WaitSettings {
 	intervalSeconds: number;
 }
 
+/** From 1 s to 24 h, checked after what `seconds` checks first. */
+const upToADay = (seconds: z.ZodNumber) =>
+	seconds.min(1, 'must be at least 1').max(86400, 'must be at most 86400 (24 hours)');
 const waitSchema = z.object({
-	timeoutSeconds: z
-		.number()
-		.int('must be a whole number')
-		.min(1, 'must be at least 1')
-		.max(86400, 'must be at most 86400 (24 hours)'),
-	intervalSeconds: z
-		.number()
-		.min(1, 'must be at least 1')
-		.max(86400, 'must be at most 86400 (24 hours)'),
+	timeoutSeconds: upToADay(z.number().int('must be a whole number')),
+	intervalSeconds: upToADay(z.number()),
 });
 
 /** The wait settings of one item, or undefined when Wait for Completion is off. */
 export function readWait(this: IExecuteFunctions, itemIndex: number): WaitSettings | undefined {
 	if (!this.getNodeParameter('waitForCompletion', itemIndex, false)) return undefined;
-	return validate(
-		this,
-		waitSchema,
-		{
-			timeoutSeconds: this.getNodeParameter('timeout', itemIndex, 600),
-			intervalSeconds: this.getNodeParameter('pollInterval', itemIndex, 5),
-		},
-		itemIndex,
-		{ timeoutSeconds: 'Timeout (Seconds)', intervalSeconds: 'Check Every (Seconds)' },
-	);
+	const settings = {
+		timeoutSeconds: this.getNodeParameter('timeout', itemIndex, 600),
+		intervalSeconds: this.getNodeParameter('pollInterval', itemIndex, 5),
+	};
+	const labels = { timeoutSeconds: 'Timeout (Seconds)', intervalSeconds: 'Check Every (Seconds)' };
+	return validate(this, waitSchema, settings, itemIndex, labels);
 }
 
 /** Out of time: the job goes on, and the error tells how to fetch it later. */
 function timedOut(
 	context: IExecuteFunctions,
-	job: JobRecord,
+	{ id, status }: JobRecord,
 	settings: WaitSettings,
 	itemIndex: number,
 ): NodeOperationError {
-	const { id } = job;
 	const state =
-		job.status === 'finished'
-			? 'finished, but its download link is not there yet,'
-			: `still ${job.status}`;
-	return new NodeOperationError(
-		context.getNode(),
-		`Job ${id} is ${state} after ${settings.timeoutSeconds} s`,
-		{
-			itemIndex,
-			description: `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`,
-		},
-	);
+		status === 'finished' ? 'finished, but its download link is not there yet,' : `still ${status}`;
+	const message = `Job ${id} is ${state} after ${settings.timeoutSeconds} s`;
+	const description = `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`;
+	return new NodeOperationError(context.getNode(), message, { itemIndex, description });
 }
 
 /** The service's verdict that the export failed. */
 function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: number): NodeApiError {
-	return new NodeApiError(
-		context.getNode(),
-		{ message: 'failed', job_id: job.id, status: job.status } as JsonObject,
-		{
-			message: `The export of job ${job.id} failed`,
-			description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
-			itemIndex,
-		},
-	);
+	const answer = { message: 'failed', job_id: job.id, status: job.status } as JsonObject;
+	return new NodeApiError(context.getNode(), answer, {
+		message: `The export of job ${job.id} failed`,
+		description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
+		itemIndex,
+	});
 }
 
 /** The jobs waited for together, as each check leaves them: the newest row of each, and each result once settled. */

@@ -32,12 +32,12 @@ export function readModeFields(
 	itemIndex: number,
 	prefix = '',
 ): IDataObject {
-	const field = (name: string) => this.getNodeParameter(prefixed(prefix, name), itemIndex, '');
-	const mode = field('mode');
+	const entered = (name: string) => this.getNodeParameter(prefixed(prefix, name), itemIndex, '');
+	const mode = entered('mode');
 	return {
 		mode,
-		relative_path: mode === 'relative' ? field('relativePath') : undefined,
-		replace_url: mode === 'absolute' ? field('replaceUrl') : undefined,
+		relative_path: mode === 'relative' ? entered('relativePath') : undefined,
+		replace_url: mode === 'absolute' ? entered('replaceUrl') : undefined,
 	};
 }
 
@@ -49,16 +49,16 @@ export function modeProperties(prefix = ''): INodeProperties[] {
 			displayName: 'Mode',
 			name: modeName,
 			type: 'options',
-			options: MODE_OPTIONS,
 			default: 'offline',
+			options: MODE_OPTIONS,
 			description: 'How links inside the exported site are treated',
 		},
 		{
 			displayName: 'Relative Path',
 			name: prefixed(prefix, 'relativePath'),
 			type: 'string',
-			required: true,
 			default: '',
+			required: true,
 			placeholder: 'e.g. /docs/',
 			description: 'Path the links are made relative to',
 			displayOptions: { show: { [modeName]: ['relative'] } },
@@ -67,8 +67,8 @@ export function modeProperties(prefix = ''): INodeProperties[] {
 			displayName: 'Replace URL',
 			name: prefixed(prefix, 'replaceUrl'),
 			type: 'string',
-			required: true,
 			default: '',
+			required: true,
 			placeholder: 'e.g. https://mirror.example.com',
 			description: 'Address the links are rewritten to',
 			displayOptions: { show: { [modeName]: ['absolute'] } },
