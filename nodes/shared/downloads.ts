@@ -1,4 +1,4 @@
-/** What every node says about a download: when its created_at was, when its link expires. */
+// Why: what every node says about a download: when its created_at was, when its link expires.
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -7,9 +7,8 @@ import { isoInstant, parseTimestamp } from './timestamps';
 import type { Filter } from './transport';
 
 /**
- * A query's 24 h bound is computed before any answer, with this machine's clock, which may be
- * off from the service's: it reaches back this much further so that no valid row is left out.
- * The extra (expired) rows are dropped by the service's clock. Tolerates clocks 10 minutes apart.
+ * A query's 24 h bound uses this machine's clock, which may be off from the service's (by up to
+ * this much): it reaches back further, and the rows expired by the service's clock are dropped.
  */
 export const CLOCK_MARGIN_MS = 10 * 60_000;
 
@@ -29,9 +28,12 @@ export interface DownloadRecord extends IDataObject {
 	download_link: string;
 }
 
+/** What the times of a download are read from. */
+type Dated = Pick<DownloadRecord, 'id' | 'created_at'>;
+
 /** A download whose created_at cannot be read: named, never skipped silently. */
 export class UnreadableTimestampError extends Error {
-	constructor(readonly download: Pick<DownloadRecord, 'id' | 'created_at'>) {
+	constructor(readonly download: Dated) {
 		super(
 			`Download ${String(download.id)} has a created_at the node cannot read: ${JSON.stringify(download.created_at)}`,
 		);
@@ -57,22 +59,17 @@ export function unreadableTimestampApiError(
 }
 
 /** Milliseconds since the epoch of the download's created_at; throws when it cannot be read. */
-export function createdMs(download: Pick<DownloadRecord, 'id' | 'created_at'>): number {
+export function createdMs(download: Dated): number {
 	const ms = parseTimestamp(download.created_at);
 	if (Number.isNaN(ms)) throw new UnreadableTimestampError(download);
 	return ms;
 }
 
 /** When the link of a download stops working: created_at + 24 h (README, Operations). */
-export function expiresAt(download: Pick<DownloadRecord, 'id' | 'created_at'>): number {
-	return createdMs(download) + DOWNLOAD_VALIDITY_MS;
-}
+export const expiresAt = (download: Dated): number => createdMs(download) + DOWNLOAD_VALIDITY_MS;
 
 /** The download as the nodes output it: its fields plus `expires_at` and `is_expired`, judged at `serviceNow`. */
-export function withExpiry<T extends Pick<DownloadRecord, 'id' | 'created_at'>>(
-	download: T,
-	serviceNow: number,
-) {
+export function withExpiry<T extends Dated>(download: T, serviceNow: number) {
 	const expires = expiresAt(download);
 	return { ...download, expires_at: isoInstant(expires), is_expired: serviceNow >= expires };
 }

@@ -1,6 +1,6 @@
 // Why: the Download resource: its operations and its Operation selector.
 import type { Operation } from '../types';
-import { resourceDescription } from '../resourceDescription';
+import { recordOperationOptions, resourceDescription } from '../resourceDescription';
 import * as downloadArchive from './downloadArchive.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
@@ -18,18 +18,9 @@ export const description = resourceDescription(
 			description: 'Download the exported website as a ZIP file (binary data)',
 			action: 'Download the archive of an export',
 		},
-		{
-			name: 'Get',
-			value: 'get',
-			description: 'Get a download link',
-			action: 'Get a download link',
-		},
-		{
-			name: 'Get Many',
-			value: 'getAll',
-			description: 'Get many download links',
-			action: 'Get many download links',
-		},
+		...recordOperationOptions({ one: 'a download link', many: 'download links' }).filter(
+			(option) => String(option.value) in operations,
+		),
 	],
 	'getAll',
 );

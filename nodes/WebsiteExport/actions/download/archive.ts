@@ -1,41 +1,32 @@
 // Why: the archive download in one place: the link (and its expiry) of a download, redirects followed one hop at a time, storage's error bodies read from the stream.
-import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { findInChain } from '../../../shared/serviceError';
 import type { ServiceResponse } from '../../../shared/transport';
 import { webAddress } from '../../../shared/validation';
 import type { ItemRun } from '../types';
-import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
-import type { Selection } from '../selectBy';
+import type { ArchiveInput } from './downloadArchive.operation';
 
 /** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
-export type ByteStream = Exclude<
-	Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0],
-	Buffer
->;
+type ByteStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
 
-export interface Archive {
-	stream: ByteStream;
-}
-
-/** Where an archive comes from, and how messages name it. */
-export interface ArchiveTarget {
+/** Where an item's archive comes from, and how messages name its link. */
+interface ArchiveTarget {
 	/** The output item's JSON, before the file's name and size. */
 	json: INodeExecutionData['json'];
 	link: string;
 	subject: string;
-	fallbackName: string;
+	fileName: string;
 }
 
 const MAX_REDIRECTS = 5;
 
 /** An archive comes as a stream, within 30 minutes; redirects come back to be followed here. */
 const ARCHIVE_REQUEST = {
-	encoding: 'stream',
-	json: false,
-	disableFollowRedirect: true,
-	timeout: 30 * 60_000,
+	http: { encoding: 'stream', json: false, disableFollowRedirect: true, timeout: 30 * 60_000 },
+	onFailure: redirectOrErrorBody,
 } as const;
 /** Storage's error bodies are short: this much of one is read for its message. */
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
@@ -43,133 +34,131 @@ const MAX_ERROR_BODY_BYTES = 16 * 1024;
 const VALIDITY_NOTE =
 	'Links are valid for 24 hours after the job finished: run the job again to get a new link.';
 
-const formatDate = (ms: number) =>
-	new Date(ms)
-		.toISOString()
-		.replace('T', ' ')
-		.replace(/\.\d+Z$/, ' UTC');
+type ErrorOptions = ConstructorParameters<typeof NodeApiError>[2];
 
-/** The download Download By: ID names. */
-export const downloadSelection = (id: number): Selection => ({
-	filters: [{ column: 'id', operator: 'eq', value: id }],
-	label: `download with ID ${id}`,
-});
+/** An archive's failure as n8n shows a service answer; `cause` is its short form. */
+const archiveError = (ctx: IExecuteFunctions, cause: string, options: ErrorOptions) =>
+	new NodeApiError(ctx.getNode(), { message: cause }, options);
 
-/** Download By: ID, its record read already (downloadArchive.operation.ts); an expired link refused. */
-export async function linkOfDownload(
-	this: IExecuteFunctions,
-	run: ItemRun,
-	id: number,
-	row: IDataObject,
-): Promise<ArchiveTarget> {
-	const { itemIndex } = run;
-	const download = withExpiry(row as DownloadRecord, run.client.serviceNow());
-	const subject = `The download link of download ${id}`;
-	if (download.is_expired) {
-		throw new NodeApiError(
-			this.getNode(),
-			{ message: 'link expired' },
-			{
-				message: `${subject} expired on ${formatDate(Date.parse(download.expires_at))}`,
-				description: VALIDITY_NOTE,
-				httpCode: '410',
-				itemIndex,
-			},
-		);
+/** The link's last path segment, e.g. `site-42.zip`; `fallback` when it has none. */
+function archiveFileName(link: string, fallback: string): string {
+	try {
+		const segment = decodeURIComponent(new URL(link).pathname.split('/').pop() ?? '');
+		const name = segment.replace(/[\p{Cc}<>:"/\\|?*]/gu, '_').trim();
+		return name && name !== '.' && name !== '..' ? name : fallback;
+	} catch {
+		return fallback;
 	}
-	if (!webAddress.safeParse(download.download_link).success) {
-		throw new NodeApiError(
-			this.getNode(),
-			{ message: 'no link' },
-			{
-				message: `Download ${id} has no valid download link`,
-				description: 'The service stored no http(s) address for it.',
-				itemIndex,
-			},
-		);
-	}
-	const fallbackName = `website-export-${id}.zip`;
-	return { json: download, link: download.download_link, subject, fallbackName };
-}
-
-/** Download By: Link. No request; whether the link still works shows when it is opened. */
-export function linkFromInput(link: string): ArchiveTarget {
-	const fallbackName = 'website-export.zip';
-	return { json: { download_link: link }, link, subject: 'The download link', fallbackName };
 }
 
 /**
- * Opens the archive as a stream, for n8n's binary data store: an archive of any size never sits
- * in memory. Storage's "not found" (400/404) means the link has expired or was removed.
+ * The item's link. By ID its download `row` was read already (downloadArchive.operation.ts) and
+ * an expired link is refused; By Link whether the link still works shows when it is opened.
  */
-export async function openArchive(
+function archiveTarget(
+	this: IExecuteFunctions,
+	{ client, itemIndex, input }: ItemRun<ArchiveInput>,
+	row?: IDataObject,
+): ArchiveTarget {
+	if (input.downloadBy === 'link') {
+		const link = input.downloadLink;
+		const fileName = archiveFileName(link, 'website-export.zip');
+		return { json: { download_link: link }, link, subject: 'The download link', fileName };
+	}
+	const id = input.downloadId;
+	const download = withExpiry(row as DownloadRecord, client.serviceNow());
+	const subject = `The download link of download ${id}`;
+	const expiredOn = download.expires_at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+	if (download.is_expired)
+		throw archiveError(this, 'link expired', {
+			message: `${subject} expired on ${expiredOn}`,
+			description: VALIDITY_NOTE,
+			httpCode: '410',
+			itemIndex,
+		});
+	const link = download.download_link;
+	if (!webAddress.safeParse(link).success)
+		throw archiveError(this, 'no link', {
+			message: `Download ${id} has no valid download link`,
+			description: 'The service stored no http(s) address for it.',
+			itemIndex,
+		});
+	const fileName = archiveFileName(link, `website-export-${id}.zip`);
+	return { json: download, link, subject, fileName };
+}
+
+/**
+ * Opens the link. n8n's own redirect handling would carry the key and the token to wherever the
+ * link points; here each hop is a request of its own, so the credential decides for each host.
+ */
+async function openLink(
 	this: IExecuteFunctions,
 	{ client, itemIndex }: ItemRun,
 	link: string,
 	subject: string,
-): Promise<Archive> {
+): Promise<ByteStream> {
+	// A link the storage refuses (400, 404) has expired or was removed; any other error as it is.
 	const get = async (url: string) =>
-		await client.requests.request('GET', url, {
-			itemIndex,
-			http: ARCHIVE_REQUEST,
-			onFailure: redirectOrErrorBody,
-		});
-	let response: ServiceResponse;
-	try {
-		response = await followRedirects.call(this, get, link, itemIndex);
-	} catch (error) {
-		throw refusedLink(this.getNode(), error, subject, itemIndex);
-	}
-	return { stream: response.body as ByteStream };
-}
-
-/** A link the storage refuses (400, 404) has expired or was removed: said so; any other error as it is. */
-function refusedLink(node: INode, error: unknown, subject: string, itemIndex: number): unknown {
-	if (!(error instanceof NodeApiError && (error.httpCode === '400' || error.httpCode === '404')))
-		return error;
-	return new NodeApiError(
-		node,
-		{ message: error.message },
-		{
-			message: `${subject} no longer works: the storage answered "${error.message}"`,
-			description: `The archive has expired or was removed. ${VALIDITY_NOTE}`,
-			httpCode: error.httpCode,
-			itemIndex,
-		},
-	);
-}
-
-/**
- * n8n's own redirect handling would carry the key and the token along to wherever the link
- * points; here each hop is a request of its own, so the credential decides anew for each host.
- */
-async function followRedirects(
-	this: IExecuteFunctions,
-	get: (url: string) => Promise<ServiceResponse>,
-	link: string,
-	itemIndex: number,
-): Promise<ServiceResponse> {
+		await client.requests
+			.request('GET', url, { ...ARCHIVE_REQUEST, itemIndex })
+			.catch((error: Error) => {
+				const status = error instanceof NodeApiError ? error.httpCode : null;
+				if (status !== '400' && status !== '404') throw error;
+				throw archiveError(this, error.message, {
+					message: `${subject} no longer works: the storage answered "${error.message}"`,
+					description: `The archive has expired or was removed. ${VALIDITY_NOTE}`,
+					httpCode: status,
+					itemIndex,
+				});
+			});
 	let target = link;
 	let response = await get(target);
 	for (let hops = 0; response.statusCode >= 300 && response.statusCode < 400; hops++) {
 		const location = String(response.headers.location);
 		const next = URL.canParse(location, target) ? new URL(location, target) : undefined;
-		if (hops === MAX_REDIRECTS || !next || !['https:', 'http:'].includes(next.protocol)) {
-			throw new NodeApiError(
-				this.getNode(),
-				{ message: 'redirect refused' },
-				{
-					message:
-						'The archive link redirects too often, or to something that is not an http(s) address',
-					httpCode: String(response.statusCode),
-					itemIndex,
-				},
-			);
-		}
+		if (hops === MAX_REDIRECTS || !next || !['https:', 'http:'].includes(next.protocol))
+			throw archiveError(this, 'redirect refused', {
+				message:
+					'The archive link redirects too often, or to something that is not an http(s) address',
+				httpCode: String(response.statusCode),
+				itemIndex,
+			});
 		target = next.toString();
 		response = await get(target);
 	}
-	return response;
+	return response.body as ByteStream;
+}
+
+/**
+ * One item's archive, streamed into n8n's binary data store: an archive of any size never sits
+ * in memory. By ID `row` is its download, read for the group's items at once.
+ */
+export async function downloadArchive(
+	this: IExecuteFunctions,
+	run: ItemRun<ArchiveInput>,
+	row?: IDataObject,
+): Promise<INodeExecutionData[]> {
+	const { json, link, subject, fileName } = archiveTarget.call(this, run, row);
+	const stream = await openLink.call(this, run, link, subject);
+	let binary;
+	try {
+		binary = await this.helpers.prepareBinaryData(stream, fileName, 'application/zip');
+	} catch (error) {
+		(stream as { destroy?: () => void }).destroy?.(); // frees the connection when storing failed
+		throw archiveError(this, 'interrupted', {
+			message: `The archive download was interrupted (${(error as Error).message})`,
+			description:
+				"The archive did not arrive in full or could not be stored. Run the node again while the link is valid (24 hours after the job finished); if it keeps failing, check the free disk space of n8n's binary data storage.",
+			itemIndex: run.itemIndex,
+		});
+	}
+	// What was stored (axios decompresses an encoded response, so Content-Length may differ).
+	// n8n 1.x does not count the bytes it stored: its binary data service knows them.
+	const fileSize =
+		binary.bytes ??
+		(binary.id ? (await this.helpers.getBinaryMetadata(binary.id)).fileSize : undefined);
+	const output = { ...json, fileName, ...(fileSize !== undefined && { fileSize }) };
+	return [{ json: output, binary: { [run.input.binaryPropertyName]: binary } }];
 }
 
 /**
@@ -183,12 +172,9 @@ async function redirectOrErrorBody(error: unknown): Promise<ServiceResponse | un
 		| undefined;
 	if (!answer) return undefined;
 	const status = Number(answer.status);
-	if (status >= 300 && status < 400) {
-		const headers = answer.headers ?? {};
-		const location = headers.location ?? headers.Location;
-		if (location !== undefined)
-			return { body: undefined, headers: { location }, statusCode: status };
-	}
+	const location = answer.headers?.location ?? answer.headers?.Location;
+	if (status >= 300 && status < 400 && location !== undefined)
+		return { body: undefined, headers: { location }, statusCode: status };
 	const body = answer.data as
 		| (AsyncIterable<Uint8Array | string> & { destroy?(): void })
 		| undefined;

@@ -38,14 +38,11 @@ interface ListInput {
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const raw = this.getNodeParameter('filters', itemIndex, {}) as { jobId?: unknown };
-	const wanted = validate(this, filterSchema, { jobId: readJobId(raw.jobId) }, itemIndex, {
+	const { jobId } = validate(this, filterSchema, { jobId: readJobId(raw.jobId) }, itemIndex, {
 		jobId: 'Job ID',
 	});
-	const filters: Filter[] = [];
-	if (wanted.jobId !== undefined)
-		filters.push({ column: 'job_id', operator: 'eq', value: wanted.jobId });
 	return {
-		filters,
+		filters: jobId === undefined ? [] : [{ column: 'job_id', operator: 'eq', value: jobId }],
 		onlyValid: this.getNodeParameter('onlyValidLinks', itemIndex, true) as boolean,
 		max: readResultLimit.call(this, itemIndex),
 	};
@@ -55,10 +52,9 @@ async function execute(
 	this: IExecuteFunctions,
 	{ client, itemIndex, input }: ItemRun<ListInput>,
 ): Promise<INodeExecutionData[]> {
-	// Validity is the service's verdict, by its clock (the Date of the answer that carried the
-	// rows). The query may only narrow by this machine's clock, so it reaches back further
-	// (windowFilter) and the rows expired by the service's clock are dropped. Newest first, they
-	// are the last ones: a Limit still gets the newest valid rows.
+	// Validity is the service's verdict, by its clock (the Date of the answer with the rows). The
+	// query narrows by this machine's clock, reaching back further (windowFilter); the rows then
+	// expired are the last ones, newest first, so dropping them leaves a Limit the newest valid.
 	const filters = input.onlyValid ? [...input.filters, windowFilter(Date.now())] : input.filters;
 	const rows = await client.selectAll<DownloadRecord>(
 		'downloads',
