@@ -99,6 +99,25 @@ describe('Website Export node: each item one by one', () => {
 		},
 	);
 
+	it('starts no more than Requests in Flight − 1 items after a failing one whose answer is slow', async () => {
+		// The first read (item 0's, the missing job) answers last: the reads of items 1 and 2 free
+		// their places long before, and must not let items 3 and after start meanwhile.
+		const jobs = await addJobs(service, sites(8));
+		const parameters = byId('job', 'get', '={{ $json.id }}', {
+			options: { batching: 'perItem', requestsInFlight: 3 },
+		});
+		// A run that logs in first: with a valid token stored, the reads go side by side at once.
+		await runJson(service, parameters, { items: itemsOf({ id: jobs[0].id }) });
+		service.emulator.fault({ match: { method: 'GET', path: /\/jobs/ }, delayMs: 1500 });
+		const since = service.emulator.log.length;
+		const ids = [999_999_999, ...jobs.map((job) => job.id)];
+		const error = await runError(service, parameters, {
+			items: itemsOf(...ids.map((id) => ({ id }))),
+		});
+		expect(error.message).toBe('No job with ID 999999999 was found');
+		expect(calls(service, since).length).toBeLessThanOrEqual(3);
+	});
+
 	it('finds every record behind a silent row cap that comes without a count', async () => {
 		// A proxy that drops `Prefer` (no count=exact) in front of a service capping answers at 50 rows.
 		service.emulator.settings.maxRows = 50;

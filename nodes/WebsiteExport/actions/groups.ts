@@ -3,16 +3,42 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import type {
-	Filter,
-	FilterValue,
-	InsertRequest,
-	WebsiteExportClient,
-} from '../../shared/transport';
+import type { FilterValue, InsertRequest, WebsiteExportClient } from '../../shared/transport';
 import { errorForItem } from '../../shared/itemError';
-import { mapInOrder } from './mapInOrder';
 import { MAX_GROUP_SIZE } from './runOptions';
-import type { ItemResult, ItemRun, RunOptions } from './types';
+import type { ItemResult, ItemRun, Operation, RunOptions } from './types';
+
+/**
+ * Runs `work` over `inputs` with at most `limit` promises in flight and returns the results in
+ * input order. `work` is expected to settle every input itself; if it throws, no new input is
+ * started and, once the ones in flight have settled, the error of the earliest failed input is
+ * rethrown: the one a sequential run would have stopped at, whichever failed first in time.
+ */
+async function mapInOrder<T, R>(
+	inputs: readonly T[],
+	limit: number,
+	work: (input: T, index: number) => Promise<R>,
+): Promise<R[]> {
+	const results = new Array<R>(inputs.length);
+	let next = 0;
+	let failure: { error: unknown; index: number } | undefined;
+	const lane = async () => {
+		while (failure === undefined && next < inputs.length) {
+			const index = next++;
+			try {
+				results[index] = await work(inputs[index], index);
+			} catch (error) {
+				// Another lane may have failed meanwhile (TypeScript narrows `failure` to undefined here).
+				const earlier = failure as { index: number } | undefined;
+				if (earlier === undefined || index < earlier.index) failure = { error, index };
+			}
+		}
+	};
+	const width = Math.max(1, Math.min(Math.floor(limit) || 1, inputs.length));
+	await Promise.all(Array.from({ length: width }, lane));
+	if (failure) throw failure.error;
+	return results;
+}
 
 /** Items `0 … count-1` in consecutive groups of at most `size`. */
 export const indexGroups = (count: number, size: number): number[][] =>
@@ -47,9 +73,20 @@ export async function forEachGroup<G>(
 		return false;
 	}
 	let failed = false;
-	await mapInOrder(groups, how.inFlight, async (group) => {
-		if (failed && !how.continueOnFail) return;
-		if (await work(group)) failed = true;
+	// Without Continue On Fail group k starts only once every group up to k − inFlight is done,
+	// not as soon as any place is free: a slow group holds back the groups after it, so that when
+	// it fails no more than Requests in Flight − 1 groups after it have started (README, Batching).
+	const doneUpTo: Array<Promise<unknown>> = [];
+	await mapInOrder(groups, how.inFlight, async (group, index) => {
+		let finish = () => {};
+		const own = new Promise<void>((resolve) => (finish = resolve));
+		doneUpTo[index] = Promise.all([own, doneUpTo[index - 1]]);
+		if (!how.continueOnFail) await doneUpTo[index - how.inFlight];
+		try {
+			if (!failed || how.continueOnFail) failed = (await work(group)) || failed;
+		} finally {
+			finish();
+		}
 	});
 	return failed;
 }
@@ -94,6 +131,15 @@ export const eachItem = <Input>(
 		return await forEachItem(runs, how, (one) => execute.call(this, one));
 	};
 
+/** The run of an operation whose items go in groups (Items per Request): `work` per group, as runGroups. */
+export const groupedRun = <Input>(
+	writes: boolean,
+	work: Operation<Input>['run'],
+): Operation<Input>['run'] =>
+	async function (runs, how) {
+		return await runGroups(runs, { ...how, writes }, (group) => work.call(this, group, how));
+	};
+
 /** One value an item selects by, in the column it names. */
 export interface WantedValue {
 	column: string;
@@ -107,24 +153,13 @@ const BY_ID = [{ column: 'id' }];
 const rowKey = (value: unknown) =>
 	typeof value === 'number' ? `n:${value}` : `s:${String(value)}`;
 
-/** Rows by their value of `column`, one pass. */
-function rowsByKey(rows: IDataObject[], column: string): Map<string, IDataObject[]> {
-	const byKey = new Map<string, IDataObject[]>();
-	for (const row of rows) {
-		const same = byKey.get(rowKey(row[column])) ?? [];
-		same.push(row);
-		byKey.set(rowKey(row[column]), same);
-	}
-	return byKey;
-}
-
-/** A selected value in its column, as a map key. */
-const selectedKey = (column: string, value: FilterValue) => `${column}\u0000${String(value)}`;
-
 const valueKeys = (value: FilterValue) =>
 	Number.isFinite(Number(value)) && String(value).trim() !== ''
 		? [`s:${String(value)}`, `n:${Number(value)}`]
 		: [`s:${String(value)}`];
+
+/** A selected value in its column, as a map key. */
+const selectedKey = ({ column, value }: WantedValue) => `${column}\u0000${String(value)}`;
 
 /**
  * The rows each wanted value names, in the fewest reads: per column, its distinct values in
@@ -138,46 +173,36 @@ export async function readValues(
 	wanted: WantedValue[],
 	how: RunOptions,
 ): Promise<Array<IDataObject[] | Error>> {
+	// Each distinct value once, read for the first item that names it.
+	const distinct = new Map<string, WantedValue>();
+	for (const want of wanted)
+		if (!distinct.has(selectedKey(want))) distinct.set(selectedKey(want), want);
+	const reads = [...new Set(wanted.map(({ column }) => column))].flatMap((column) => {
+		const values = [...distinct.values()].filter((want) => want.column === column);
+		return client.inGroups(table, column, values, how.groupSize, ({ value }) => value);
+	});
 	const found = new Map<string, IDataObject[] | Error>();
-	const firstItem = new Map<string, number>();
-	const byColumn = new Map<string, FilterValue[]>();
-	for (const { column, value, itemIndex } of wanted) {
-		const key = selectedKey(column, value);
-		if (firstItem.has(key)) continue;
-		firstItem.set(key, itemIndex);
-		const values = byColumn.get(column) ?? [];
-		values.push(value);
-		byColumn.set(column, values);
-	}
-	const reads = [...byColumn].flatMap(([column, values]) =>
-		client
-			.inGroups(table, column, values, how.groupSize)
-			.map((group) => ({ column, values: group })),
-	);
-	const read = async ({ column, values }: { column: string; values: FilterValue[] }) => {
-		const itemIndex = firstItem.get(selectedKey(column, values[0]));
-		const query = { filters: [inFilter(column, values)], order: BY_ID };
+	const read = async (group: WantedValue[]): Promise<void> => {
+		const [{ column, itemIndex }] = group;
+		const filter = { column, operator: 'in' as const, value: group.map(({ value }) => value) };
+		const query = { filters: [filter], order: BY_ID };
 		const rows = await client.selectAll(table, query, { itemIndex }).catch((e: Error) => e);
-		if (rows instanceof Error && values.length > 1 && itemsRefused(rows)) {
-			await mapInOrder(values, how.inFlight, (value) => read({ column, values: [value] }));
+		if (rows instanceof Error && group.length > 1 && itemsRefused(rows)) {
+			await mapInOrder(group, how.inFlight, async (one) => await read([one]));
 			return;
 		}
-		const byKey = rows instanceof Error ? undefined : rowsByKey(rows, column);
-		for (const value of values)
+		const byKey = new Map<string, IDataObject[]>();
+		for (const row of rows instanceof Error ? [] : rows)
+			byKey.set(rowKey(row[column]), [...(byKey.get(rowKey(row[column])) ?? []), row]);
+		for (const want of group)
 			found.set(
-				selectedKey(column, value),
-				byKey ? valueKeys(value).flatMap((key) => byKey.get(key) ?? []) : (rows as Error),
+				selectedKey(want),
+				rows instanceof Error ? rows : valueKeys(want.value).flatMap((key) => byKey.get(key) ?? []),
 			);
 	};
 	await mapInOrder(reads, how.inFlight, read);
-	return wanted.map(({ column, value }) => found.get(selectedKey(column, value)) ?? []);
+	return wanted.map((want) => found.get(selectedKey(want)) ?? []);
 }
-
-const inFilter = (column: string, values: FilterValue[]): Filter => ({
-	column,
-	operator: 'in',
-	value: values,
-});
 
 /**
  * Creates: one POST per group of rows, written all or none (one transaction). A refused group

@@ -1,6 +1,5 @@
 // Why: Select By, the record Get, Update and Delete act on: the fields each resource may be selected by, the editor properties, and the reader of one item's choice.
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
 import type { Filter } from '../../shared/transport';
@@ -133,27 +132,4 @@ export function readSelection(
 						`${noun} with ${parsed.selectField} "${parsed.selectValue}"`,
 					];
 	return { filters: [{ column, operator: 'eq', value }], label };
-}
-
-export interface SelectedPatch {
-	selection: Selection;
-	patch: IDataObject;
-}
-
-/** Update's input: the record Select By names and an already validated patch, which must change something. */
-export function readSelectedPatch(
-	this: IExecuteFunctions,
-	noun: Resource,
-	itemIndex: number,
-	patch: IDataObject,
-): SelectedPatch {
-	// An empty PATCH would be a request that changes nothing: an input error, caught before sending.
-	if (Object.values(patch).every((value) => value === undefined)) {
-		throw new NodeOperationError(
-			this.getNode(),
-			'Nothing to update: add at least one field under Update Fields',
-			{ itemIndex },
-		);
-	}
-	return { selection: readSelection.call(this, noun, itemIndex), patch };
 }

@@ -1,35 +1,30 @@
-// Why: Get, Update and Delete of every resource act on the one record Select By names: reading exactly one per item (in groups), updating it, deleting it.
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+// Why: Get, Update and Delete of every resource act on the one record Select By names: read exactly one per item (in groups), then updated or deleted in waves, each item's result as one by one gives it.
+import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { collection } from '../../shared/collection';
 import type { Table } from '../../shared/constants';
-import { readValues, runGroups } from './groups';
+import { forEachGroup, groupedRun, itemsRefused, readValues } from './groups';
 import { shownFor } from './resourceDescription';
-import {
-	readSelectedPatch,
-	readSelection,
-	selectByProperties,
-	type SelectedPatch,
-	type Selection,
-} from './selectBy';
-import { writeSelected, type SelectedWrite } from './selectedWrites';
+import { readSelection, selectByProperties, type Selection } from './selectBy';
 import type { ItemResult, ItemRun, Operation, Resource, RunOptions } from './types';
 
 /**
- * The one record a selection names. Under row-level security a record of another account is
- * invisible, so "not found" covers both cases; a field value shared by several records is
- * refused rather than guessed.
+ * The one record of an item's read, or its error: the read's own, or "not found" / "ambiguous".
+ * Under row-level security a record of another account is invisible, so "not found" covers both
+ * cases; a field value shared by several records is refused rather than guessed.
  */
-export function requireOne<T extends IDataObject>(
-	this: IExecuteFunctions,
-	rows: T[],
+function theOne(
+	node: INode,
+	rows: IDataObject[] | Error,
 	selection: Selection,
 	itemIndex: number,
-): T {
+): IDataObject | Error {
+	if (rows instanceof Error) return rows;
 	if (rows.length === 1) return rows[0];
 	const missing = rows.length === 0;
-	throw new NodeApiError(
-		this.getNode(),
+	return new NodeApiError(
+		node,
 		{ message: missing ? 'not found' : 'ambiguous' },
 		{
 			message: missing
@@ -44,9 +39,16 @@ export function requireOne<T extends IDataObject>(
 	);
 }
 
+/** What an item reads: the value of the one column its selection filters. */
+const wantedOf = ({ itemIndex }: ItemRun, { filters: [{ column, value }] }: Selection) => ({
+	column,
+	value: value as string | number,
+	itemIndex,
+});
+
 /**
  * The one record each selection names, or the item's error, read in groups of values
- * (groups.ts): `present` shapes what the item shows (a download with its expiry).
+ * (groups.ts).
  */
 export async function readSelected<Input>(
 	ctx: IExecuteFunctions,
@@ -55,20 +57,11 @@ export async function readSelected<Input>(
 	selectionOf: (input: Input) => Selection,
 	how: RunOptions,
 ): Promise<Array<IDataObject | Error>> {
-	const wanted = runs.map(({ input, itemIndex }) => {
-		const [{ column, value }] = selectionOf(input).filters;
-		return { column, value: value as string | number, itemIndex };
-	});
+	const wanted = runs.map((run) => wantedOf(run, selectionOf(run.input)));
 	const found = await readValues(runs[0].client, table, wanted, how);
-	return runs.map((run, index) => {
-		const rows = found[index];
-		if (rows instanceof Error) return rows;
-		try {
-			return requireOne.call(ctx, rows, selectionOf(run.input), run.itemIndex);
-		} catch (error) {
-			return error as Error;
-		}
-	});
+	return runs.map(({ input, itemIndex }, index) =>
+		theOne(ctx.getNode(), found[index], selectionOf(input), itemIndex),
+	);
 }
 
 /** Get: the selected record, as stored, then as `present` shows it (a download with its expiry). */
@@ -76,97 +69,223 @@ export function getOperation(
 	resource: Resource,
 	present: (this: IExecuteFunctions, row: IDataObject, run: ItemRun) => IDataObject = (row) => row,
 ): Operation<Selection> {
-	const table: Table = `${resource}s`;
 	return {
 		description: shownFor(resource, 'get', selectByProperties(resource)),
 		prepare(itemIndex) {
 			return readSelection.call(this, resource, itemIndex);
 		},
-		async run(runs, how): Promise<ItemResult[]> {
-			const reads = { ...how, writes: false };
-			return await runGroups(runs, reads, async (group) => await getEach.call(this, group, how));
-		},
+		// The items of one group (Items per Request), read together.
+		run: groupedRun(false, async function (runs, how) {
+			const found = await readSelected(this, runs, `${resource}s`, (input) => input, how);
+			return runs.map((run, index) => {
+				const row = found[index];
+				if (row instanceof Error) return row;
+				try {
+					return [{ json: present.call(this, row, run) }];
+				} catch (error) {
+					return error as Error; // e.g. a created_at the node cannot read
+				}
+			});
+		}),
 	};
+}
 
-	/** The items of one group (Items per Request), read together. */
-	async function getEach(
-		this: IExecuteFunctions,
-		runs: Array<ItemRun<Selection>>,
-		how: RunOptions,
-	): Promise<ItemResult[]> {
-		const found = await readSelected(this, runs, table, (input) => input, how);
-		return runs.map((run, index) => {
-			const row = found[index];
-			if (row instanceof Error) return row;
-			try {
-				return [{ json: present.call(this, row, run) }];
-			} catch (error) {
-				return error as Error; // e.g. a created_at the node cannot read
-			}
-		});
-	}
+/** An item of Update (the fields to set) or Delete (no patch). */
+interface SelectedPatch {
+	selection: Selection;
+	patch?: IDataObject;
 }
 
 /** Delete: removes the selected record and returns it as it was, marked `deleted: true`. */
-export function deleteOperation(resource: Resource): Operation<Selection> {
-	const table: Table = `${resource}s`;
-	const write: SelectedWrite<Selection> = {
-		table,
-		selectionOf: (selection) => selection,
-		columnsSet: () => [],
-		keyOf: () => 'delete',
-		async writeIds({ client, itemIndex }, ids, before) {
-			const deleted = await client.removeByIds(table, ids, { itemIndex });
-			return new Map(deleted.map((id) => [id, { deleted: true, ...before.get(id) }]));
-		},
-		requireOne(rows, run) {
-			return requireOne.call(this, rows, run.input, run.itemIndex);
-		},
-	};
+export function deleteOperation(resource: Resource): Operation<SelectedPatch> {
 	return {
 		description: shownFor(resource, 'delete', selectByProperties(resource)),
 		prepare(itemIndex) {
-			return readSelection.call(this, resource, itemIndex);
+			return { selection: readSelection.call(this, resource, itemIndex) };
 		},
-		async run(runs, how) {
-			return await writeSelected.call(this, runs, write, how);
-		},
+		run: async (runs, how) => await writeSelected(runs, `${resource}s`, how),
 	};
 }
 
+const NOTHING_TO_UPDATE = 'Nothing to update: add at least one field under Update Fields';
+
 /**
- * Update: the fields under Update Fields, read and validated by `readPatch`, applied to the
- * selected record; returns the record as stored.
+ * Update: the fields under Update Fields (`fields`), read and validated by `readPatch`, applied
+ * to the selected record; returns the record as stored.
  */
 export function updateOperation(
 	resource: Resource,
-	updateFields: INodeProperties[],
+	fields: INodeProperties[],
 	readPatch: (this: IExecuteFunctions, fields: IDataObject, itemIndex: number) => IDataObject,
 ): Operation<SelectedPatch> {
-	const table: Table = `${resource}s`;
-	const write: SelectedWrite<SelectedPatch> = {
-		table,
-		selectionOf: ({ selection }) => selection,
-		columnsSet: ({ patch }) => Object.keys(patch).filter((key) => patch[key] !== undefined),
-		keyOf: ({ patch }) => JSON.stringify(patch),
-		async writeIds({ client, itemIndex, input }, ids) {
-			const filters = [{ column: 'id', operator: 'in' as const, value: ids }];
-			const rows = await client.update(table, filters, input.patch, { itemIndex });
-			return new Map(rows.map((row) => [row.id as number, row]));
-		},
-		requireOne(rows, run) {
-			return requireOne.call(this, rows, run.input.selection, run.itemIndex);
-		},
-	};
+	const updateFields = collection('Update Fields', 'updateFields', 'Add Field', fields);
 	return {
-		description: shownFor(resource, 'update', [...selectByProperties(resource), ...updateFields]),
+		description: shownFor(resource, 'update', [...selectByProperties(resource), updateFields]),
 		prepare(itemIndex) {
-			const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-			const patch = readPatch.call(this, fields, itemIndex);
-			return readSelectedPatch.call(this, resource, itemIndex, patch);
+			const values = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+			const patch = readPatch.call(this, values, itemIndex);
+			// An empty PATCH would be a request that changes nothing: an input error, caught before sending.
+			if (Object.values(patch).every((value) => value === undefined))
+				throw new NodeOperationError(this.getNode(), NOTHING_TO_UPDATE, { itemIndex });
+			return { selection: readSelection.call(this, resource, itemIndex), patch };
 		},
-		async run(runs, how) {
-			return await writeSelected.call(this, runs, write, how);
-		},
+		run: async (runs, how) => await writeSelected(runs, `${resource}s`, how),
 	};
+}
+
+/** Where a run of Update or Delete stands. */
+interface WriteRun {
+	runs: Array<ItemRun<SelectedPatch>>;
+	table: Table;
+	how: RunOptions;
+	/** Each item's read (its rows or its error), and the wave it was made in. */
+	reads: Array<{ rows: IDataObject[] | Error; wave: number } | undefined>;
+	/** The last wave that wrote a record (by id) or set a column (by name): a read before it may be stale. */
+	changedIn: Map<unknown, number>;
+	results: ItemResult[];
+}
+
+/** A record an item of a wave writes, as read. */
+type Target = { index: number; record: IDataObject };
+
+/**
+ * Update or Delete, each item's result as one by one gives it. Items go in waves: a wave ends
+ * before an item whose read an earlier item of the wave could change (it matched a record that
+ * one writes, or it selects by a column that one sets), so that every read sees the writes of
+ * the items before it. Stale reads are read again only as far ahead as twice the last wave, so
+ * that items cut one wave each cost a read and a write each, not a read of all that follow.
+ */
+async function writeSelected(
+	runs: Array<ItemRun<SelectedPatch>>,
+	table: Table,
+	how: RunOptions,
+): Promise<ItemResult[]> {
+	const results = new Array<ItemResult>(runs.length);
+	const state: WriteRun = { runs, table, how, reads: [], changedIn: new Map(), results };
+	// Without Continue On Fail reads go at most Requests in Flight groups ahead of the item being
+	// written: after a failed item, no more is read than one by one with as many reads in flight.
+	const window = how.continueOnFail ? runs.length : how.inFlight * how.groupSize;
+	for (let start = 0, wave = 0, ahead = window; start < runs.length; wave++) {
+		await readStale(state, start, Math.min(runs.length, start + ahead), wave);
+		const { end, targets, stopped } = planWave(state, start, wave);
+		const failed = await writeWave(state, targets);
+		if (!how.continueOnFail && (stopped || failed)) break;
+		ahead = Math.min(window, 2 * (end - start));
+		start = end;
+	}
+	return results;
+}
+
+/** Whether an item's read still holds: made, and no wave since wrote its records or set its column (an error holds). */
+function readHolds({ runs, reads, changedIn }: WriteRun, index: number): boolean {
+	const read = reads[index];
+	if (read === undefined || read.rows instanceof Error) return read !== undefined;
+	const since = (key: unknown) => (changedIn.get(key) ?? -1) >= read.wave;
+	const column = runs[index].input.selection.filters[0].column;
+	return !since(column) && !read.rows.some((row) => since(row.id));
+}
+
+/** Reads, in groups, the selections of the items `start … end-1` whose read does not hold. */
+async function readStale(state: WriteRun, start: number, end: number, wave: number) {
+	const { runs, table, how, reads } = state;
+	const indexes: number[] = [];
+	for (let index = start; index < end; index++) if (!readHolds(state, index)) indexes.push(index);
+	const wanted = indexes.map((index) => wantedOf(runs[index], runs[index].input.selection));
+	const found = await readValues(runs[0].client, table, wanted, how);
+	indexes.forEach((index, place) => (reads[index] = { rows: found[place], wave }));
+}
+
+/**
+ * The wave from `start`: its items' records (or their not-found, ambiguous or read errors), up to
+ * an item whose read a write of the wave may change; what the wave writes is noted in changedIn.
+ */
+function planWave(state: WriteRun, start: number, wave: number) {
+	const { runs, how, reads, results, changedIn } = state;
+	const targets: Target[] = [];
+	for (let index = start; index < runs.length; index++) {
+		// Not read yet (beyond the reads ahead), or changed by a write of this wave.
+		if (!readHolds(state, index)) return { end: index, targets, stopped: false };
+		const { client, input, itemIndex } = runs[index];
+		const record = theOne(client.node, reads[index]!.rows, input.selection, itemIndex);
+		if (record instanceof Error) {
+			results[index] = record;
+			// Without Continue On Fail nothing is sent after a failed item.
+			if (!how.continueOnFail) return { end: index + 1, targets, stopped: true };
+			continue;
+		}
+		targets.push({ index, record });
+		changedIn.set(record.id, wave);
+		const { patch = {} } = input;
+		for (const key of Object.keys(patch)) if (patch[key] !== undefined) changedIn.set(key, wave);
+	}
+	return { end: runs.length, targets, stopped: false };
+}
+
+/**
+ * The wave's writes in groups of ids: with Continue On Fail, all items of the same patch
+ * together, side by side (no item of a wave changes another's); without it, consecutive items of
+ * the same patch, one group after another, none after a failed item. Resolves to whether an item
+ * failed.
+ */
+async function writeWave(state: WriteRun, targets: Target[]): Promise<boolean> {
+	const { runs, table, how } = state;
+	const patchOf = (place: number) => JSON.stringify(runs[targets[place].index].input.patch);
+	const samePatch = new Map<unknown, Target[]>();
+	let run = 0;
+	targets.forEach((target, place) => {
+		if (place > 0 && patchOf(place) !== patchOf(place - 1)) run++;
+		const key = how.continueOnFail ? patchOf(place) : run;
+		if (!samePatch.get(key)?.push(target)) samePatch.set(key, [target]);
+	});
+	const groups = [...samePatch.values()].flatMap((same) =>
+		runs[0].client.inGroups(table, 'id', same, how.groupSize, ({ record }) => record.id as number),
+	);
+	const send = async (group: Target[]) => await writeGroup(state, group, send);
+	return await forEachGroup(groups, { ...how, writes: true }, send);
+}
+
+/** Writes `records` (as read) in one request: the rows as updated, or as deleted, marked `deleted: true`. */
+async function writeRecords(
+	{ client, itemIndex, input }: ItemRun<SelectedPatch>,
+	table: Table,
+	records: IDataObject[],
+): Promise<IDataObject[]> {
+	const ids = records.map(({ id }) => id as number);
+	const inIds = { column: 'id', operator: 'in' as const, value: ids };
+	if (input.patch) return await client.update(table, [inIds], input.patch, { itemIndex });
+	const deleted = new Set(await client.removeByIds(table, ids, { itemIndex }));
+	return records
+		.filter(({ id }) => deleted.has(id as number))
+		.map((row) => ({ deleted: true, ...row }));
+}
+
+/** One request for `targets`; a refused one is sent again item by item (`resend`). Resolves to whether an item failed. */
+async function writeGroup(
+	{ runs, table, how, results }: WriteRun,
+	targets: Target[],
+	resend: (targets: Target[]) => Promise<boolean>,
+): Promise<boolean> {
+	const records = targets.map(({ record }) => record);
+	const written = await writeRecords(runs[targets[0].index], table, records).catch(
+		(error: Error) => error,
+	);
+	if (written instanceof Error && targets.length > 1 && itemsRefused(written))
+		return await forEachGroup(
+			targets.map((target) => [target]),
+			{ ...how, writes: true },
+			resend,
+		);
+	const byId = new Map(written instanceof Error ? [] : written.map((row) => [row.id, row]));
+	for (const { index, record } of targets) {
+		const { client, input, itemIndex } = runs[index];
+		const row = byId.get(record.id);
+		// Not written: gone since it was read (another client deleted it), as one by one would meet it.
+		results[index] =
+			written instanceof Error
+				? written
+				: row
+					? [{ json: row }]
+					: (theOne(client.node, [], input.selection, itemIndex) as Error);
+	}
+	return targets.some(({ index }) => results[index] instanceof Error);
 }

@@ -9,7 +9,7 @@ import type {
 import type { InsertRequest } from '../../../shared/transport';
 import { errorForItem } from '../../../shared/itemError';
 import { validate } from '../../../shared/validation';
-import { createInGroups, laterResults, runGroups, stopAtFailure } from '../groups';
+import { createInGroups, groupedRun, laterResults, stopAtFailure } from '../groups';
 import { optionInsert } from '../option/create.operation';
 import {
 	MODE_LABELS,
@@ -108,14 +108,7 @@ const jobInsert = ({ input, itemIndex }: ItemRun<CreateInput>): InsertRequest =>
  * waited for together. Without Continue On Fail the run stops at the group of the first failed
  * item, and what was created for the items after it in that group is deleted again.
  */
-export async function run(
-	this: IExecuteFunctions,
-	runs: Array<ItemRun<CreateInput>>,
-	how: RunOptions,
-): Promise<ItemResult[]> {
-	const writes = { ...how, writes: true };
-	return await runGroups(runs, writes, async (group) => await createGroup.call(this, group, how));
-}
+export const run = groupedRun(true, createGroup);
 
 /** One group's jobs, options and waits (see run). */
 async function createGroup(

@@ -1,7 +1,6 @@
 // Why: Option → Update: changes the mode, its path or address, or the job of the one export option Select By names.
 import { z } from 'zod';
 
-import { collection } from '../../../shared/collection';
 import { nonEmpty, recordId, validate, webAddress } from '../../../shared/validation';
 import { jobIdOption, readJobId } from '../locator';
 import { updateOperation } from '../selectedRecord';
@@ -27,34 +26,32 @@ const patchSchema = z
 export const { description, prepare, run } = updateOperation(
 	'option',
 	[
-		collection('Update Fields', 'updateFields', 'Add Field', [
-			jobIdOption('Job the option belongs to'),
-			{
-				displayName: 'Mode',
-				name: 'mode',
-				type: 'options',
-				options: MODE_OPTIONS,
-				default: 'offline',
-				description: 'How links inside the exported site are treated',
-				hint: 'Relative needs a Relative Path, Absolute a Replace URL',
-			},
-			{
-				displayName: 'Relative Path',
-				name: 'relativePath',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. /docs/',
-				description: 'Path the links are made relative to (mode Relative)',
-			},
-			{
-				displayName: 'Replace URL',
-				name: 'replaceUrl',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. https://mirror.example.com',
-				description: 'Address the links are rewritten to (mode Absolute)',
-			},
-		]),
+		jobIdOption('Job the option belongs to'),
+		{
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'options',
+			options: MODE_OPTIONS,
+			default: 'offline',
+			description: 'How links inside the exported site are treated',
+			hint: 'Relative needs a Relative Path, Absolute a Replace URL',
+		},
+		{
+			displayName: 'Relative Path',
+			name: 'relativePath',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. /docs/',
+			description: 'Path the links are made relative to (mode Relative)',
+		},
+		{
+			displayName: 'Replace URL',
+			name: 'replaceUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. https://mirror.example.com',
+			description: 'Address the links are rewritten to (mode Absolute)',
+		},
 	],
 	function (fields, itemIndex) {
 		return validate(
