@@ -43,6 +43,33 @@ describe('Website Export node: Batching → Automatic', () => {
 		expect(batched.output.map((item) => item.pairedItem)).toEqual(ids.map((_, item) => ({ item })));
 	});
 
+	it('stays at the limit in bulk: 1 000 creates in 1 request, 2 000 gets in at most 3, 1 000 deletes in 2', async () => {
+		const methods = (since: number) => restSince(service, since).map((e) => e.method);
+		let since = service.emulator.log.length;
+		const create = { resource: 'job', operation: 'create', url: '={{ $json.url }}' };
+		const created = await runNode(
+			service,
+			{ ...create, email: '={{ $json.email }}' },
+			{ items: itemsOf(...sites(1000)) },
+		);
+		expect(methods(since)).toEqual(['POST']);
+		const ids = created.map((item) => item.json.id);
+		// 2 000 distinct ids: a request line holds some 900 of them within 8 KiB.
+		const more = await addJobs(service, sites(1000, 'https://more'));
+		since = service.emulator.log.length;
+		const got = await runNode(service, byId('job', 'get', '={{ $json.id }}'), {
+			items: itemsOf(...[...ids, ...more.map((job) => job.id)].map((id) => ({ id }))),
+		});
+		expect(got).toHaveLength(2000);
+		expect(methods(since).length).toBeLessThanOrEqual(3);
+		since = service.emulator.log.length;
+		await runNode(service, byId('job', 'delete', '={{ $json.id }}'), {
+			items: itemsOf(...ids.map((id) => ({ id }))),
+		});
+		expect(methods(since)).toEqual(['GET', 'DELETE']);
+		expect(await service.emulator.count('jobs')).toBe(1000);
+	});
+
 	it('gives each missing or ambiguous selection its own error, as one request per item does', async () => {
 		const jobs = await addJobs(service, [
 			...sites(3),
