@@ -1,10 +1,9 @@
-// Why: Select By, the record Get, Update and Delete act on: the fields each resource may be selected by, the editor properties, and the reader of one item's choice.
+// Why: picking a record: Select By (the record Get, Update and Delete act on: by its locator or another field), the locators (From List, searched by the service; By ID; a job also By URL), their editor properties and readers.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
 import type { Filter } from '../../shared/transport';
-import { recordId, text, validate } from '../../shared/validation';
-import { capitalize, readLocatorValue, recordLocatorProperty } from './locator';
+import { nonEmpty, recordId, text, validate } from '../../shared/validation';
 import type { Resource } from './types';
 
 /** The fields besides the ID that Select By may name a record by, for every resource. */
@@ -133,3 +132,83 @@ export function readSelection(
 					];
 	return { filters: [{ column, operator: 'eq', value }], label };
 }
+
+export const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+const SEARCH_METHODS: Record<Resource, string> = {
+	job: 'searchJobs',
+	option: 'searchOptions',
+	download: 'searchDownloads',
+};
+
+/** A record picked From List (searched and paged by the service, newest first), By ID, or By URL where offered. */
+function locatorProperty(noun: Resource, name: string, byUrl: boolean): INodeProperties {
+	const byId = {
+		displayName: 'By ID',
+		name: 'id',
+		type: 'string' as const,
+		placeholder: 'e.g. 42',
+		validation: [
+			{
+				type: 'regex' as const,
+				properties: {
+					regex: '^\\s*[1-9]\\d*\\s*$',
+					errorMessage: 'Not a valid ID: a whole number greater than 0',
+				},
+			},
+		],
+	};
+	const byUrlMode = {
+		displayName: 'By URL',
+		name: 'url',
+		type: 'string' as const,
+		placeholder: 'e.g. https://example.com',
+		hint: 'The exact URL the job was created with; it must match one job',
+	};
+	return {
+		displayName: capitalize(noun),
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		description: `The ${noun} to use`,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: `Select ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}...`,
+				typeOptions: { searchListMethod: SEARCH_METHODS[noun], searchable: true },
+			},
+			byId,
+			...(byUrl ? [byUrlMode] : []),
+		],
+	};
+}
+
+/** The record an operation acts on; a job can also be picked By URL, which must match exactly one job. */
+export function recordLocatorProperty(
+	noun: Resource,
+	name: string,
+	show: Record<string, string[]> = {},
+): INodeProperties {
+	const displayOptions = Object.keys(show).length > 0 ? { displayOptions: { show } } : {};
+	return { ...locatorProperty(noun, name, noun === 'job'), required: true, ...displayOptions };
+}
+
+/** The Job ID of a collection (options and downloads belong to a job): no By URL, as a URL may name several jobs. */
+export const jobIdOption = (description: string): INodeProperties => ({
+	...locatorProperty('job', 'jobId', false),
+	description,
+});
+
+/** The picked record's ID and how it was picked; a plain value (e.g. an AI tool's argument) counts as By ID. */
+export function readLocatorValue(raw: unknown): { mode: string; value: unknown } {
+	if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'value' in raw) {
+		const locator = raw as { mode?: string; value?: unknown };
+		return { mode: locator.mode ?? 'id', value: locator.value };
+	}
+	return { mode: 'id', value: raw };
+}
+
+/** A Job ID option's value, for validation with `recordId`; empty means not given. */
+export const readJobId = (raw: unknown): unknown => nonEmpty(readLocatorValue(raw).value);

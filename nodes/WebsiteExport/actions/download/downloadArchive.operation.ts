@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { recordId, validate, webAddress } from '../../../shared/validation';
-import { readLocatorValue, recordLocatorProperty } from '../locator';
+import { readLocatorValue, recordLocatorProperty } from '../selectBy';
 import { shownFor } from '../resourceDescription';
 import { forEachItem, runGroups } from '../groups';
 import { readSelected } from '../selectedRecord';

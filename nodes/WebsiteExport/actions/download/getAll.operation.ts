@@ -6,7 +6,7 @@ import { windowFilter, withExpiry, type DownloadRecord } from '../../../shared/d
 import { NEWEST_FIRST, type Filter } from '../../../shared/transport';
 import { recordId, validate } from '../../../shared/validation';
 import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
-import { jobIdOption, readJobId } from '../locator';
+import { jobIdOption, readJobId } from '../selectBy';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
 import { eachItem } from '../groups';

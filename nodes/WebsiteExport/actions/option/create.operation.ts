@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import { recordId, validate } from '../../../shared/validation';
 import { collection } from '../../../shared/collection';
-import { jobIdOption, readJobId } from '../locator';
+import { jobIdOption, readJobId } from '../selectBy';
 import { shownFor } from '../resourceDescription';
 import type { InsertRequest } from '../../../shared/transport';
 import { createInGroups, laterResults, stopAtFailure } from '../groups';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { recordId, validate } from '../../../shared/validation';
 import { collection } from '../../../shared/collection';
 import { equalTo, listEach, readResultLimit, returnAllOrLimit, type ListInput } from '../getMany';
-import { jobIdOption, readJobId } from '../locator';
+import { jobIdOption, readJobId } from '../selectBy';
 import { shownFor } from '../resourceDescription';
 import { MODE_OPTIONS } from './mode';
 

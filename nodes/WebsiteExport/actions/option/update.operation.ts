@@ -2,7 +2,7 @@
 import { z } from 'zod';
 
 import { nonEmpty, recordId, validate, webAddress } from '../../../shared/validation';
-import { jobIdOption, readJobId } from '../locator';
+import { jobIdOption, readJobId } from '../selectBy';
 import { updateOperation } from '../selectedRecord';
 import { MODE_LABELS, MODE_OPTIONS, relativePath } from './mode';
 
