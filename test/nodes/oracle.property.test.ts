@@ -597,7 +597,7 @@ function compare(workload: Workload, batching: Batching, expected: Observed, act
 	const onTheirWay = inFlight * (perItem ?? 0);
 	if (!continueOnFail && perItem && actual.reads > expected.reads + onTheirWay)
 		found.push(
-			`reads sent: ${actual.reads}; one by one: ${expected.reads} (+ ${onTheirWay} in flight)`,
+			`reads started: ${actual.reads}; one by one: ${expected.reads} (+ ${onTheirWay} in flight)`,
 		);
 	if (oneAtATime && actual.recovered !== expected.recovered)
 		found.push(`items recovered: ${actual.recovered}; one by one: ${expected.recovered}`);

@@ -88,7 +88,7 @@ export interface Observed {
 	outcome: Outcome;
 	/** Each write sent, `POST jobs 201`, sorted. */
 	writes: string[];
-	/** The reads sent (an archive's too), but empty pages after the first. */
+	/** The reads started (an archive's too): their first pages, whatever pages a row cap adds (followUp). */
 	reads: number;
 	/** Items marked `recovered: true` (left out of `outcome`). */
 	recovered: number;
@@ -401,18 +401,19 @@ function requestsOf(log: LogEntry[]) {
 	const writes = answered.filter((entry) => entry.method !== 'GET');
 	return {
 		writes: writes.map((entry) => `${entry.method} ${entry.table} ${entry.status}`).sort(),
-		reads: answered.filter((entry) => entry.method === 'GET' && !emptyFollowUp(entry)).length,
+		reads: answered.filter((entry) => entry.method === 'GET' && !followUp(entry)).length,
 		faulted: sent.filter((entry) => entry.faulted).map((entry) => `${entry.method} ${entry.path}`),
 	};
 }
 
 /**
- * A page after the first that brought no rows: how a reader learns that rows have ended where no
- * count tells it (the oracle always, the node without one); what a user counts is the reads that
- * brought rows, and each first page.
+ * A page after the first (offset or keyset): a read goes on with as many pages as the service's
+ * row cap makes it, whoever reads (the oracle always reads on to an empty page, the node where
+ * no count tells it the rows have ended). What the comparison counts is the reads started: each
+ * first page.
  */
-const emptyFollowUp = ({ query, responseBytes }: { query: string; responseBytes: number }) =>
-	responseBytes <= 2 && /(^|&)(offset=[1-9]|id=(gt|lt)\.|or=|and=)/.test(query);
+const followUp = ({ query }: { query: string }) =>
+	/(^|&)(offset=[1-9]|id=(gt|lt)\.|or=|and=)/.test(query);
 
 const withoutNulls = (value: IDataObject) =>
 	Object.fromEntries(
