@@ -256,7 +256,9 @@ async function createOne(s: Session, task: OracleTask, item: IDataObject) {
 						.join(' ');
 					throw failure;
 				});
-	const done = task.wait ? await waitFor(s, job, task.wait) : job;
+	// README, Lost answers: a job found after a lost answer is `recovered`, waited for or not.
+	const marked = job.recovered ? { recovered: true } : {};
+	const done = task.wait ? { ...(await waitFor(s, job, task.wait)), ...marked } : job;
 	return [{ json: option ? { ...done, option } : done }];
 }
 

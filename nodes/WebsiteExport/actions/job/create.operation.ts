@@ -132,9 +132,13 @@ async function createGroup(
 		);
 		waits.forEach(({ index, result }, place) => {
 			const done = waited[place];
-			const { option } = recordOf(result);
+			// A job found after its create's answer was lost stays marked so once waited for.
+			const { option, recovered } = recordOf(result);
 			finished[index] =
-				done && (done instanceof Error ? done : [{ json: withOption(done, option) }]);
+				done &&
+				(done instanceof Error
+					? done
+					: [{ json: withOption(recovered ? { ...done, recovered } : done, option) }]);
 		});
 	}
 	if (how.continueOnFail) return finished;
