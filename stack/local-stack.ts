@@ -146,7 +146,7 @@ async function prepareInParallel(
 		() => {
 			log(
 				`  n8n runtime: not cached yet. The first start installs Node ${cache.nodeVersion} and n8n ${cache.n8nVersion} from the npm registry,\n` +
-					`  once (the README's Getting started says how long it takes), 3 GB in ${cache.root.replace(os.homedir(), '~')}.`,
+					`  once (docs/local-service.md says how long it takes), 3 GB in ${cache.root.replace(os.homedir(), '~')}.`,
 			);
 			slow = setInterval(
 				() => log(`  n8n runtime: still installing (${seconds(Date.now() - t)})`),
