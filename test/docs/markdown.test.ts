@@ -125,6 +125,15 @@ describe('the documentation', () => {
 		expect(measure.average).toBeLessThanOrEqual(20);
 	});
 
+	it('starts every page of docs/ with its title and a two-line summary', () => {
+		const pages = files.filter((file) => file.startsWith('docs/'));
+		const unsummed = pages.filter(
+			(page) =>
+				!/^# .+\n\n(?!```|[#|!-])[^\n]+\n(?!```|[#|!-])[^\n]+\n\n/.test(tree.read(page) ?? ''),
+		);
+		expect(unsummed).toEqual([]);
+	});
+
 	it('keeps every page of docs/ plain: no sentence over 50 words', () => {
 		const pages = files.filter((file) => file.startsWith('docs/'));
 		const over = pages.flatMap((page) =>
