@@ -12,6 +12,7 @@ import {
 	collectFinishedExecutions,
 	countIds,
 	insertFinishedDownloads,
+	pollingEvery10s,
 	triggerEmission,
 	waitForTriggerPoll,
 } from '../e2e/trigger-runs';
@@ -55,7 +56,7 @@ const WF = {
 		],
 	),
 };
-const trigger: Json = workflowFile('trigger-download-ready');
+const trigger: Json = pollingEvery10s(workflowFile('trigger-download-ready'));
 
 const q = useCluster([...Object.values(WF), trigger]);
 // The trigger's activation poll (its baseline) comes before anything is created.
