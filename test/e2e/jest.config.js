@@ -13,11 +13,11 @@ module.exports = {
 	transformIgnorePatterns: unit.transformIgnorePatterns,
 	moduleNameMapper: unit.moduleNameMapper,
 	// Each file has its own service and n8n user folder (suite.ts): two run side by side, one mostly
-	// waiting for the trigger's minute polls while the other runs workflows (a third worker
+	// waiting for the trigger's polls while the other runs workflows (a third worker
 	// overloaded the machine under test:all: n8n answered "Database is not ready").
 	maxWorkers: 2,
 	testSequencer: '<rootDir>/test/e2e/sequencer.js',
-	// The trigger's scenarios wait for n8n's minute polls.
+	// A bound for a failure: a test waits for events (a poll, an execution), each with its own bound.
 	testTimeout: 6 * 60_000,
 	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 	globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',

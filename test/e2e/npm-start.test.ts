@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 import * as n8n from '../../stack/n8n/lib';
+import { CLUSTER_ENV } from '../../stack/service/database';
 import { REPO, copyUserFolder, onN8n1, report, seconds } from './suite';
 
 /** Every process below `root` (by /proc's parent pids), whatever group it moved to. */
@@ -54,6 +55,8 @@ startTest.each(['Ctrl-C', 'a closed terminal'])(
 		// -e: the command's exit status; -f: its output as it comes; /dev/null: no typescript file.
 		const terminal = execa('script', ['-qefc', command, '/dev/null'], {
 			cwd: REPO,
+			// Its own Postgres, as a newcomer's npm start has (not the run's shared cluster).
+			env: { [CLUSTER_ENV]: undefined },
 			stdin: 'pipe',
 			reject: false,
 		});

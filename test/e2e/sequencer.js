@@ -1,6 +1,7 @@
 // Why: the e2e files in the order that fills two jest workers best (a fresh clone has no timings
-// for jest's own order): the trigger modes (about 5 minutes, mostly minute polls) take one worker,
-// the others follow one another on the second, `npm start`'s test last on whichever frees first.
+// for jest's own order): the trigger modes (four n8n side by side, mostly waiting for their polls)
+// take one worker, the others follow one another on the second, `npm start`'s test last on
+// whichever frees first.
 const Sequencer = require('@jest/test-sequencer').default;
 
 const ORDER = ['trigger-modes', 'shared-n8n', 'editor-n8n', 'npm-start'];

@@ -3,7 +3,8 @@
 // scheduler (each poll rebuilds the workflow from the database), the scheduler with durable poll
 // cursors (the activation poll commits nothing), and n8n's default mode across a restart; and
 // when a poll outlasts the interval, so that the next one starts before it ends (issue 42). Each
-// scenario has its own copy of the trigger workflow (its own static data) and its own `n8n start`.
+// scenario has its own copy of the trigger workflow (its own static data, polling every 10 s) and
+// its own `n8n start`.
 import assert from 'node:assert/strict';
 
 import * as n8n from '../../stack/n8n/lib';
@@ -14,6 +15,8 @@ import {
 	countIds,
 	insertFinishedDownloads,
 	isTriggerPoll,
+	POLL_EVERY_MS,
+	pollingEvery10s,
 	triggerEmission,
 	waitForTriggerPoll,
 } from './trigger-runs';
@@ -48,16 +51,16 @@ const SCENARIOS: Scenario[] = [
 	{ key: 'restart', name: "n8n's default mode across a restart", env: {}, restart: true },
 ];
 const MINUTE = 60_000;
-// A download finished after activation may wait for the second minute poll: one without a state
-// leaves it to the next (durable cursors keep no activation state).
-const CYCLE_TIMEOUT_MS = 210_000;
+// A bound for a failure, not a wait: a download finished after activation may wait for the second
+// poll (one without a state leaves it to the next: durable cursors keep no activation state).
+const CYCLE_TIMEOUT_MS = 120_000;
 
 /**
  * The scenario's copy of the trigger example, created and activated on its n8n as the editor does
  * (its own id, its own static data), watching only its own downloads.
  */
 async function activateScenarioWorkflow(srv: N8nServer, scenario: Scenario): Promise<Json> {
-	const { nodes, connections, settings } = workflowFile('trigger-download-ready');
+	const { nodes, connections, settings } = pollingEvery10s(workflowFile('trigger-download-ready'));
 	const trigger = nodes.find((node: Json) => node.type.endsWith('.websiteExportTrigger'));
 	trigger.parameters.options = {
 		...trigger.parameters.options,
@@ -187,16 +190,16 @@ async function runScenario(setup: Setup): Promise<string> {
 	}
 }
 
-/** The slow poll's answers, held back by the service: each under the node's 60 s request timeout. */
-const SLOW_DOWNLOADS_MS = 45_000;
-const SLOW_JOBS_MS = 30_000;
+/** The slow poll's answers, held back by the service: 25 s in all, two and a half poll intervals. */
+const SLOW_DOWNLOADS_MS = 15_000;
+const SLOW_JOBS_MS = 10_000;
 
 /**
  * Issue 42 in n8n's default mode (n8n fires each poll from its cron tick without waiting for the
- * one before, all on the same static data): the first minute poll after activation held at the
- * service (its downloads read after 45 s, its jobs read after 30 s) while a download finishes, so
- * that it ends about 75 s after it started and n8n's next tick polls meanwhile. That download in
- * exactly one execution, and the next one too.
+ * one before, all on the same static data): the first poll after activation held at the service
+ * (its downloads read after 15 s, its jobs read after 10 s) while a download finishes, so that it
+ * ends about 25 s after it started and n8n's next ticks poll meanwhile. That download in exactly
+ * one execution, and the next one too.
  */
 async function runSlowPoll(setup: Setup): Promise<string> {
 	const { baseline, since, live } = await startLive(setup);
@@ -211,7 +214,7 @@ async function runSlowPoll(setup: Setup): Promise<string> {
 				(await setup.service.log()).find(
 					(e) => e.seq > activation.seq && isTriggerPoll(e) && e.delayedMs > 0,
 				),
-			{ timeoutMs: 90_000, intervalMs: 250, failure: () => new Error('no slow minute poll') },
+			{ timeoutMs: 90_000, intervalMs: 250, failure: () => new Error('no slow poll') },
 		);
 		// Finished while the slow poll waits: the service reads the rows once the wait is over.
 		const during = await finish(live, 'during-slow-poll');
@@ -229,16 +232,16 @@ async function runSlowPoll(setup: Setup): Promise<string> {
 		const log = await setup.service.log();
 		const jobs = log.find((e) => e.seq > slow.seq && e.table === 'jobs' && e.delayedMs > 0);
 		const lastedMs = (jobs?.at ?? slow.at) + (jobs?.delayedMs ?? 0) - slow.at;
-		assert.ok(lastedMs > MINUTE, `the slow poll lasted ${lastedMs} ms: no overlap`);
+		assert.ok(lastedMs > POLL_EVERY_MS, `the slow poll lasted ${lastedMs} ms: no overlap`);
 		const next = log.find((e) => e.seq > slow.seq && isTriggerPoll(e));
-		return `the minute poll held ${SLOW_DOWNLOADS_MS / 1000} s + ${SLOW_JOBS_MS / 1000} s lasted ${(lastedMs / 1000).toFixed(0)} s; the next poll that asked the service came ${(((next?.at ?? NaN) - slow.at) / 1000).toFixed(0)} s after it; #${during.id} (finished during it) once; #${after.id} (the cycle after) once; #${baseline.id} (there at activation) never; ${executions.length} executions`;
+		return `the poll held ${SLOW_DOWNLOADS_MS / 1000} s + ${SLOW_JOBS_MS / 1000} s lasted ${(lastedMs / 1000).toFixed(0)} s; the next poll that asked the service came ${(((next?.at ?? NaN) - slow.at) / 1000).toFixed(0)} s after it; #${during.id} (finished during it) once; #${after.id} (the cycle after) once; #${baseline.id} (there at activation) never; ${executions.length} executions`;
 	} finally {
 		await live.srv.stop();
 	}
 }
 
 // The task scheduler and durable poll cursors are n8n 2.41's; 1.x has neither. The scenarios wait
-// for n8n's minute polls side by side, each with its own copy of n8n's database and its own fresh
+// for n8n's polls side by side, each with its own copy of n8n's database and its own fresh
 // service (whose request log tells its trigger's polls).
 const modeTest = onN8n1 ? test.skip : test.concurrent;
 const SLOW_POLL: Scenario = {

@@ -14,6 +14,28 @@ export interface ExecutionSource {
 	execution(id: string): Promise<Json>;
 }
 
+/** How often the live scenarios' trigger polls: every 10 s (n8n's Every Minute would wait a minute per cycle). */
+export const POLL_EVERY_MS = 10_000;
+
+/**
+ * `workflow` (a copy of a workflow file) with its trigger polling every 10 s: six Poll Times
+ * entries in n8n's Custom mode, `0 * * * * *`, `10 * * * * *`, …, each once a minute. n8n refuses a
+ * seconds field other than a single number (2.x: isSubMinuteCron; 1.x: one with `*`), not a list
+ * of entries; each still polls once a minute, so the node's look-back is Every Minute's.
+ */
+export function pollingEvery10s(workflow: Json): Json {
+	const item = Array.from({ length: 60_000 / POLL_EVERY_MS }, (_, i) => ({
+		mode: 'custom',
+		cronExpression: `${(i * POLL_EVERY_MS) / 1000} * * * * *`,
+	}));
+	const nodes = workflow.nodes.map((node: Json) =>
+		node.type.endsWith('.websiteExportTrigger')
+			? { ...node, parameters: { ...node.parameters, pollTimes: { item } } }
+			: node,
+	);
+	return { ...workflow, nodes };
+}
+
 /** Whether a request-log entry is a trigger poll: downloads in ascending (created_at, id) order — no operation asks for that. */
 export const isTriggerPoll = (e: LogEntry): boolean =>
 	e.kind === 'rest' &&

@@ -3,7 +3,7 @@
 // over three poll cycles (each download exactly once), and n8n's own credential test.
 // Required by editor-n8n.test.ts at its top level, after its workflow runs: the hook below starts
 // the live trigger before the file's first test, on a service of its own (its polls add nothing to
-// the workflow runs' request counts), so that its minute polls go on while every workflow runs.
+// the workflow runs' request counts), so that its polls (every 10 s) go on while workflows run.
 import assert from 'node:assert/strict';
 
 import * as n8n from '../../stack/n8n/lib';
@@ -14,6 +14,7 @@ import {
 	countIds,
 	insertFinishedDownloads,
 	isTriggerPoll,
+	pollingEvery10s,
 	waitForTriggerPoll,
 } from './trigger-runs';
 import {
@@ -37,7 +38,8 @@ import {
 	credentialsFor,
 } from './suite';
 
-const CYCLE_TIMEOUT_MS = 150_000; // n8n polls every minute at most: one cycle ≤ 60 s plus the run
+// A bound for a failure, not a wait: one cycle is a poll interval (10 s) plus the run.
+const CYCLE_TIMEOUT_MS = 120_000;
 
 /** One execution of the live trigger as the test reads it. */
 interface TriggerExecution {
@@ -73,12 +75,15 @@ const insertDownloads = (labels: string[], ageMs = 0) =>
 		jobMs: JOB_MS,
 	});
 
-/** The trigger example saved as the editor saves it, with a credential of its own for `triggerService`, then activated by its toggle. */
+/**
+ * The trigger example saved as the editor saves it (polling every 10 s), with a credential of its
+ * own for `triggerService`, then activated by its toggle.
+ */
 async function saveTriggerWorkflow(server: N8nServer): Promise<Json> {
 	const [{ type, data }] = credentialsFor(triggerService);
 	const credential = { name: 'Website Export (the live trigger)', type, data };
 	const [saved] = await saveActiveWithCredential(server, credential, [
-		workflowFile('trigger-download-ready'),
+		pollingEvery10s(workflowFile('trigger-download-ready')),
 	]);
 	return saved;
 }
@@ -229,7 +234,7 @@ describe('the live trigger, polling while the workflows run', () => {
 			`poll statuses ${polls.map((e) => e.status)}`,
 		);
 		report(
-			`${cycles.join('; ')}; each exactly once, baseline #${baseline.id} never; ${polls.length} polls (activation + one a minute)`,
+			`${cycles.join('; ')}; each exactly once, baseline #${baseline.id} never; ${polls.length} polls (activation + one every 10 s)`,
 		);
 	});
 

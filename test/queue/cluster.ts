@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-// Why: what the queue-mode test files share: each file's own cluster (Postgres, Redis, main + 2
-// workers) and service stand-in, its workflows saved and activated on main, and the reads of
-// the executions the workers ran; files share nothing, so they run side by side in any order.
+// Why: what the queue-mode tests share: the file's cluster (Postgres, Redis, main + 2 workers) and
+// service stand-in, its workflows saved and activated on main, and the reads of the executions the
+// workers ran.
 import * as n8n from '../../stack/n8n/lib';
 import * as queue from '../../stack/n8n/queue';
 import * as services from '../../stack/n8n/services';

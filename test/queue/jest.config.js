@@ -1,5 +1,5 @@
-// Queue mode on jest (npm run test:queue): each test file starts its own n8n cluster (Postgres,
-// Redis, main + workers, cluster.ts), two side by side; no shared n8n of the e2e run.
+// Queue mode on jest (npm run test:queue): one test file on one n8n cluster (Postgres, Redis, main
+// + workers, cluster.ts), a worker killed last; no shared n8n of the e2e run.
 const e2e = require('../e2e/jest.config.js');
 
 /** @type {import('jest').Config} */

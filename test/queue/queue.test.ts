@@ -1,9 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the pack in n8n's queue mode (Postgres, Redis, main + 2 workers), which the e2e run's single
 // sqlite process cannot show: webhook executions spread over workers, an archive in database
-// mode, the trigger on main (a worker killed mid-run: worker-kill.test.ts, on a cluster of its
-// own). One fresh service for the file: the scenarios tell their rows apart by email (a trigger
-// running across a reset would meet reused ids).
+// mode, the trigger on main, and last a worker killed mid-run (worker-kill.scenarios.ts). One
+// cluster and one fresh service for them all: the scenarios tell their rows apart by email (a
+// trigger running across a reset would meet reused ids).
 import assert from 'node:assert/strict';
 
 import * as n8n from '../../stack/n8n/lib';
@@ -12,6 +12,7 @@ import {
 	collectFinishedExecutions,
 	countIds,
 	insertFinishedDownloads,
+	pollingEvery10s,
 	triggerEmission,
 	waitForTriggerPoll,
 } from '../e2e/trigger-runs';
@@ -30,6 +31,7 @@ import {
 	waitExecutions,
 	webhookWorkflow,
 } from './cluster';
+import { kill, workerKill } from './worker-kill.scenarios';
 
 const EXECUTIONS = 200;
 const WF = {
@@ -55,9 +57,9 @@ const WF = {
 		],
 	),
 };
-const trigger: Json = workflowFile('trigger-download-ready');
+const trigger: Json = pollingEvery10s(workflowFile('trigger-download-ready'));
 
-const q = useCluster([...Object.values(WF), trigger]);
+const q = useCluster([...Object.values(WF), trigger, kill]);
 // The trigger's activation poll (its baseline) comes before anything is created.
 beforeAll(
 	() =>
@@ -227,3 +229,6 @@ test('the trigger on main emits each new download once (executions on workers)',
 		`${rows.length} downloads each emitted once in ${executions.length} trigger execution(s), run on workers ${onWorkers.join(' / ')}`,
 	);
 });
+
+// Last: the cluster is one worker short after it.
+describe('a worker killed mid-run', () => workerKill(q));
