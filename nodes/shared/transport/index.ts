@@ -24,8 +24,10 @@ const PAGE_SIZE = 1000;
 /** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
 const RETURN_ROWS = 'return=representation';
+/** Every answer read as rows is checked to be a JSON list of records (answerShape.ts). */
+const ROWS = 'rows' as const;
 
-/** The rows of an answer; undefined when it carried none (a 201 or 204 without a body). */
+/** The rows of a checked answer; undefined when it carried none (a 201 or 204 without a body). */
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
 
 export class WebsiteExportClient {
@@ -106,7 +108,7 @@ export class WebsiteExportClient {
 	): Promise<{ rows: T[]; total?: number }> {
 		const prefer = options.count ? 'count=exact' : undefined;
 		const url = this.restUrl(table, postgrest.buildQueryString(query));
-		const response = await this.requests.request('GET', url, { ...options, prefer });
+		const response = await this.requests.request('GET', url, { ...options, prefer, expect: ROWS });
 		const total = postgrest.parseContentRangeTotal(response.headers['content-range']);
 		return { rows: rowsOf<T>(response.body) ?? [], total };
 	}
@@ -151,7 +153,8 @@ export class WebsiteExportClient {
 		inserts: InsertRequest[],
 	): Promise<{ refused: NodeApiError } | { rows: Array<T | NodeApiError> }> {
 		const body = inserts.map((insert) => insert.body);
-		const request = { itemIndex: inserts[0].options.itemIndex, body, prefer: RETURN_ROWS };
+		const { itemIndex } = inserts[0].options;
+		const request = { itemIndex, body, prefer: RETURN_ROWS, expect: ROWS };
 		return await this.inserts.alone(inserts, async () => {
 			const sentAt = Date.now();
 			const outcome = await this.requests.send('POST', this.restUrl(table), request);
@@ -175,7 +178,7 @@ export class WebsiteExportClient {
 		const unfiltered = 'Refusing to update or delete without a filter';
 		if (filters.length === 0) throw new NodeOperationError(this.ctx.getNode(), unfiltered);
 		const url = this.restUrl(table, postgrest.buildFilterString(filters));
-		const request = { ...options, body: patch, prefer: RETURN_ROWS };
+		const request = { ...options, body: patch, prefer: RETURN_ROWS, expect: ROWS };
 		const response = await this.requests.request('PATCH', url, request);
 		const rows = rowsOf<T>(response.body);
 		return rows ?? (await this.selectAll<T>(table, { filters, order: OLDEST_FIRST }, options));
@@ -190,7 +193,8 @@ export class WebsiteExportClient {
 	): Promise<number[]> {
 		const filters: Filter[] = [{ column, operator: 'in', value: ids }];
 		const url = this.restUrl(table, postgrest.buildFilterString(filters));
-		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
+		const request = { ...options, prefer: RETURN_ROWS, expect: ROWS };
+		const outcome = await this.requests.send('DELETE', url, request);
 		if (outcome.kind !== 'answer') throw outcome.error;
 		const rows = rowsOf<IDataObject>(outcome.response.body);
 		if (rows && !outcome.afterLostAnswer) return rows.map((row) => row[column] as number);
