@@ -27,6 +27,19 @@ const RETURN_ROWS = 'return=representation';
 /** Every answer read as rows is checked to be a JSON list of records (answerShape.ts). */
 const ROWS = 'rows' as const;
 
+/** `max`: the most rows wanted. */
+export type SelectAllOptions = CallOptions & { max?: number };
+
+/**
+ * What page 1 tells of the most rows a page gives: all asked for, at least as many; fewer while
+ * the count says more match, the server's own cap; fewer without a count, nothing yet.
+ */
+function learnedCap(got: number, asked: number, total: number | undefined): number | undefined {
+	if (got >= asked) return asked;
+	if (total === undefined) return undefined;
+	return total > got ? got : asked;
+}
+
 /** The rows of a checked answer; undefined when it carried none (a 201 or 204 without a body). */
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
 
@@ -113,35 +126,32 @@ export class WebsiteExportClient {
 		return { rows: rowsOf<T>(response.body) ?? [], total };
 	}
 
-	/** Every row matching `query` (or the first `max`), in its order ending with `id`: pages follow by keyset, so rows written meanwhile are never repeated or skipped. */
+	/**
+	 * Every row matching `query` (or the first `max`), in its order ending with `id`: pages follow
+	 * by keyset, so a row that matches from the first page to the last is returned once; one
+	 * written meanwhile may be or not. It stops on evidence of the end only, never on page 1's
+	 * count: rows updated into the filter meanwhile come on top of that count.
+	 */
 	async selectAll<T = IDataObject>(
 		table: Table,
 		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
-		options: CallOptions & { max?: number } = {},
+		options: SelectAllOptions = {},
 	): Promise<T[]> {
 		const max = options.max ?? Infinity;
 		const rows: T[] = [];
-		let stride = PAGE_SIZE;
-		let total: number | undefined;
+		/** The most rows a page gives, once known: the server's own cap, or what was asked. */
+		let cap: number | undefined;
 		let after: Record<string, unknown> | undefined;
 		for (;;) {
-			const limit = Math.min(stride, max - rows.length);
+			const limit = Math.min(cap ?? PAGE_SIZE, max - rows.length);
 			const count = after === undefined;
 			const page = await this.select<T>(table, { ...query, limit, after }, { ...options, count });
 			rows.push(...page.rows);
-			if (count) {
-				total = page.total;
-				// A first page shorter than asked while more rows exist: the server's own cap.
-				if (page.rows.length < limit && total !== undefined && page.rows.length < total)
-					stride = page.rows.length;
-			}
-			// A short page ends the rows only beside a count: without one (a proxy that drops
-			// `Prefer`) it may be a silent cap, so the rows after it are asked for until none come.
-			const short = page.rows.length < Math.min(stride, limit);
-			const ended = page.rows.length === 0 || (short && total !== undefined);
-			// Rows inserted after the count come after every row counted (or before the first, when
-			// newest first): having as many as were counted means every counted row is here.
-			if (ended || rows.length >= max || (total !== undefined && rows.length >= total)) break;
+			cap ??= learnedCap(page.rows.length, limit, count ? page.total : undefined);
+			// The end: an empty page, or one shorter than a page gives (without a count a short
+			// first page may be a silent cap, so the rows after it are asked for until none come).
+			const short = cap !== undefined && page.rows.length < Math.min(cap, limit);
+			if (page.rows.length === 0 || short || rows.length >= max) break;
 			after = page.rows[page.rows.length - 1] as Record<string, unknown>;
 		}
 		return rows.slice(0, max);
