@@ -27,8 +27,18 @@ const RETURN_ROWS = 'return=representation';
 /** Every answer read as rows is checked to be a JSON list of records (answerShape.ts). */
 const ROWS = 'rows' as const;
 
-/** `max`: the most rows wanted. */
-export type SelectAllOptions = CallOptions & { max?: number };
+/**
+ * The longest value each order column can bring into a keyset page's line: an id up to 2^53, a
+ * created_at in its longest form (a space and a full offset, as text the service may write).
+ */
+const LONGEST_KEYS: Record<string, unknown> = {
+	id: Number.MAX_SAFE_INTEGER,
+	created_at: '9999-12-31 23:59:59.999999+00:00',
+	any: 'x'.repeat(64),
+};
+
+/** `max`: the most rows wanted; `fields`: the editor's names of the filtered columns, for errors. */
+export type SelectAllOptions = CallOptions & { max?: number; fields?: Record<string, string> };
 
 /**
  * What page 1 tells of the most rows a page gives: all asked for, at least as many; fewer while
@@ -80,11 +90,9 @@ export class WebsiteExportClient {
 		return Buffer.byteLength(`GET ${pathname}${search} HTTP/1.1`);
 	}
 
-	/** The longest request line sent with `filter`, a selectAll page after the largest id: a PATCH or DELETE by it is shorter (a method ≤ 3 bytes longer; no select, keyset, order or limit). */
+	/** The longest request line sent with `filter`, a selectAll page by id (pageLineBytes): a PATCH or DELETE by it is shorter (a method ≤ 3 bytes longer; no select, keyset, order or limit). */
 	listLineBytes(table: Table, filter: Filter): number {
-		const after = { id: Number.MAX_SAFE_INTEGER };
-		const page = { filters: [filter], order: OLDEST_FIRST, limit: PAGE_SIZE, after };
-		return this.requestLineBytes(table, page);
+		return this.pageLineBytes(table, { filters: [filter], order: OLDEST_FIRST });
 	}
 
 	/** `items` in consecutive groups of at most `size` whose `column=in.(…)` line (listLineBytes) fits a gateway's 8 KiB; a value too long goes alone. */
@@ -138,6 +146,7 @@ export class WebsiteExportClient {
 		options: SelectAllOptions = {},
 	): Promise<T[]> {
 		const max = options.max ?? Infinity;
+		this.checkPageLines(table, query, options);
 		const rows: T[] = [];
 		/** The most rows a page gives, once known: the server's own cap, or what was asked. */
 		let cap: number | undefined;
@@ -155,6 +164,34 @@ export class WebsiteExportClient {
 			after = page.rows[page.rows.length - 1] as Record<string, unknown>;
 		}
 		return rows.slice(0, max);
+	}
+
+	/** The longest request line any page of `query` can have: a keyset page after the longest key values. */
+	pageLineBytes(table: Table, query: Omit<ListQuery, 'limit' | 'after'>): number {
+		const order = query.order ?? [];
+		const longest = order.map(({ column }) => [column, LONGEST_KEYS[column] ?? LONGEST_KEYS.any]);
+		const after = order.length ? Object.fromEntries(longest) : undefined;
+		return this.requestLineBytes(table, { ...query, limit: PAGE_SIZE, after });
+	}
+
+	/** Refuses, before any request, a query one of whose pages a gateway would refuse (414). */
+	private checkPageLines(table: Table, query: ListQuery, options: SelectAllOptions): void {
+		const bytes = this.pageLineBytes(table, query);
+		if (bytes <= MAX_REQUEST_LINE_BYTES) return;
+		// The filter that takes the most room is the one to shorten.
+		const filters = [...(query.filters ?? []), ...(query.anyOf ?? [])];
+		const room = (filter: Filter) => postgrest.buildFilterString([filter]);
+		const widest = filters.sort((a, b) => room(b).length - room(a).length)[0];
+		const field = widest ? (options.fields?.[widest.column] ?? widest.column) : 'The filter';
+		const { itemIndex } = options;
+		throw new NodeOperationError(this.ctx.getNode(), `Invalid input: ${field} is too long`, {
+			itemIndex,
+			description:
+				`Its pages would be asked for with request lines of up to ${bytes} bytes (the filters ` +
+				`URL-encoded, and where the page starts), and a gateway in front of the service takes ` +
+				`at most ${MAX_REQUEST_LINE_BYTES}: shorten ${field}.` +
+				(itemIndex === undefined ? '' : ` [item ${itemIndex}]`),
+		});
 	}
 
 	/** Inserts rows in one transaction, answered in the order sent: refused, none was written; else each gets its row, or after a lost or empty answer a lookup's (lostAnswer.ts). */
