@@ -1,10 +1,8 @@
 // Why: a 2xx is not rows until its body is a JSON list of records: n8n's request helper hands a proxy's HTML page or a cut-off body to the node as a string, without an error.
-import type { IHttpRequestMethods } from 'n8n-workflow';
-
 import type { ServiceFailure } from '../serviceError';
 
-/** What an answer must carry to be read: `rows`, a JSON list of records (a write's 201 or 204 may carry none). */
-export type ExpectedAnswer = 'rows';
+/** What an answer must carry to be read: `rows`, a JSON list of records (a write's 201 or 204 may carry none); `record`, a JSON object (the login's token). */
+export type ExpectedAnswer = 'rows' | 'record';
 
 /** PostgREST's `Content-Range`: `0-24/3573`, `*\/0`, `0-24/*`. */
 const CONTENT_RANGE = /^\s*(?:\d+-\d+|\*)\/(?:\d+|\*)\s*$/;
@@ -36,45 +34,52 @@ function unreadableText(text: string, contentType: string): Omit<ServiceFailure,
 	return { message: 'The service answered with text, not JSON', details: excerpt(text) };
 }
 
-/** What is wrong with a body where a list of records was due, or undefined when nothing is. */
+const isRecord = (value: unknown) =>
+	value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** What is wrong with a body where `expected` was due, or undefined when nothing is. */
 function wrongBody(
 	body: unknown,
 	status: number,
 	headers: Record<string, unknown>,
+	expected: ExpectedAnswer,
 ): Omit<ServiceFailure, 'status'> | undefined {
+	const due = expected === 'rows' ? 'a list' : 'an object';
 	if (body === undefined || body === null || body === '')
 		// A write answered as the spec shows it (201 Created, 204 No Content) carries no rows.
-		return status === 201 || status === 204
+		return expected === 'rows' && (status === 201 || status === 204)
 			? undefined
-			: { message: 'The service answered with an empty body where a list was due' };
+			: { message: `The service answered with an empty body where ${due} was due` };
 	if (typeof body === 'string') return unreadableText(body, header(headers, 'content-type') ?? '');
+	if (expected === 'record')
+		return isRecord(body)
+			? undefined
+			: { message: `The service answered with ${kindOf(body)} where an object was due` };
 	if (!Array.isArray(body))
 		return { message: `The service answered with ${kindOf(body)} where a list was due` };
-	if (!body.every((row) => row !== null && typeof row === 'object' && !Array.isArray(row)))
+	if (!body.every(isRecord))
 		return {
 			message: 'The service answered with a list of values where a list of records was due',
 		};
 	return undefined;
 }
 
-const kindOf = (value: unknown) =>
-	typeof value === 'object' ? 'an object' : `a ${typeof value} (${excerpt(String(value))})`;
+const kindOf = (value: unknown) => {
+	if (Array.isArray(value)) return 'a list';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value} (${excerpt(String(value))})`;
+};
 
 /**
  * The failure a broken answer is (`broken`: retried as a 5xx would be, or for a write a lost
  * answer), or undefined when the answer has the shape `expected` and a Content-Range that parses.
  */
 export function brokenAnswer(
-	response: { body: unknown; headers: Record<string, unknown>; statusCode: number },
+	response: { body: unknown; headers?: Record<string, unknown>; statusCode: number },
 	expected: ExpectedAnswer,
-	method: IHttpRequestMethods,
 ): ServiceFailure | undefined {
 	const { body, headers = {}, statusCode: status } = response;
 	const range = header(headers, 'content-range');
-	const wrong =
-		expected === 'rows' && method === 'GET' && (body === '' || body === undefined)
-			? { message: 'The service answered with an empty body where a list was due' }
-			: wrongBody(body, status, headers);
+	const wrong = wrongBody(body, status, headers, expected);
 	if (wrong) return { ...wrong, status, broken: true };
 	if (range !== undefined && !CONTENT_RANGE.test(range))
 		return {

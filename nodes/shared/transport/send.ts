@@ -180,7 +180,7 @@ export class ServiceRequests {
 			)) as ServiceResponse;
 			const date = Date.parse(String(response.headers?.date));
 			if (!Number.isNaN(date)) this.serviceTime = { service: date, local: Date.now() };
-			const broken = options.expect && brokenAnswer(response, options.expect, method);
+			const broken = options.expect && brokenAnswer(response, options.expect);
 			return broken ? { failure: broken } : { response };
 		} catch (error) {
 			const taken = await options.onFailure?.(error);
