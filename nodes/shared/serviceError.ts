@@ -13,7 +13,7 @@ export interface ServiceFailure {
 	retryAfterMs?: number;
 	/** The credential's login failed before the request was sent: the message says what to fix. */
 	login?: boolean;
-	/** A 2xx whose body is not what was due (an HTML page, a cut-off JSON body): see answerShape.ts. */
+	/** A 2xx whose body is not what was due (an HTML page, a cut-off body): answerShape.ts. */
 	broken?: boolean;
 }
 

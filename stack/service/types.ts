@@ -74,7 +74,7 @@ export interface FaultSpec {
 	status?: number;
 	retryAfter?: number;
 	body?: unknown;
-	/** The Content-Type of a string `body` (text/plain by default), e.g. 'text/html; charset=utf-8'. */
+	/** The Content-Type of a string `body` (text/plain by default), e.g. 'text/html'. */
 	contentType?: string;
 	/**
 	 * The request is carried out and its real answer sent, status and headers kept, but its body

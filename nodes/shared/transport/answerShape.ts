@@ -1,7 +1,11 @@
-// Why: a 2xx is not rows until its body is a JSON list of records: n8n's request helper hands a proxy's HTML page or a cut-off body to the node as a string, without an error.
+// Why: a 2xx is rows only once its body is a JSON list of records, never a proxy's page.
+// n8n's request helper hands an HTML page or a cut-off body to the node as a string, no error.
 import type { ServiceFailure } from '../serviceError';
 
-/** What an answer must carry to be read: `rows`, a JSON list of records (a write's 201 or 204 may carry none); `record`, a JSON object (the login's token). */
+/**
+ * What an answer must carry to be read: `rows`, a JSON list of records (a write's 201 or 204
+ * may carry none); `record`, a JSON object (the login's token).
+ */
 export type ExpectedAnswer = 'rows' | 'record';
 
 /** PostgREST's `Content-Range`: `0-24/3573`, `*\/0`, `0-24/*`. */

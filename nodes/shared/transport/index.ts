@@ -37,7 +37,7 @@ const LONGEST_KEYS: Record<string, unknown> = {
 	any: 'x'.repeat(64),
 };
 
-/** `max`: the most rows wanted; `fields`: the editor's names of the filtered columns, for errors. */
+/** `max`: the most rows wanted; `fields`: the editor's names of filtered columns, for errors. */
 export type SelectAllOptions = CallOptions & { max?: number; fields?: Record<string, string> };
 
 /**
@@ -90,7 +90,10 @@ export class WebsiteExportClient {
 		return Buffer.byteLength(`GET ${pathname}${search} HTTP/1.1`);
 	}
 
-	/** The longest request line sent with `filter`, a selectAll page by id (pageLineBytes): a PATCH or DELETE by it is shorter (a method ≤ 3 bytes longer; no select, keyset, order or limit). */
+	/**
+	 * The longest request line sent with `filter`, a selectAll page by id (pageLineBytes): a PATCH
+	 * or DELETE by it is shorter (a method ≤ 3 bytes longer; no select, keyset, order or limit).
+	 */
 	listLineBytes(table: Table, filter: Filter): number {
 		return this.pageLineBytes(table, { filters: [filter], order: OLDEST_FIRST });
 	}
@@ -166,7 +169,7 @@ export class WebsiteExportClient {
 		return rows.slice(0, max);
 	}
 
-	/** The longest request line any page of `query` can have: a keyset page after the longest key values. */
+	/** The longest request line any page of `query` can have: a keyset page after the longest keys. */
 	pageLineBytes(table: Table, query: Omit<ListQuery, 'limit' | 'after'>): number {
 		const order = query.order ?? [];
 		const longest = order.map(({ column }) => [column, LONGEST_KEYS[column] ?? LONGEST_KEYS.any]);

@@ -76,7 +76,11 @@ function answerLost(failure: ServiceFailure): boolean {
 	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
-/** Milliseconds before trying again, or undefined to give up: after a 429 for any method (the gateway refused it unprocessed), after a 5xx, a broken body or a network failure for all but POST (it may have created a row: the error says so). */
+/**
+ * Milliseconds before trying again, or undefined to give up: after a 429 for any method (the
+ * gateway refused it unprocessed), after a 5xx, a broken body or a network failure for all but
+ * POST (it may have created a row: the error says so).
+ */
 export function retryDelay(
 	failure: ServiceFailure,
 	method: IHttpRequestMethods,
