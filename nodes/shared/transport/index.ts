@@ -40,6 +40,14 @@ const LONGEST_KEYS: Record<string, unknown> = {
 /** `max`: the most rows wanted; `fields`: the editor's names of filtered columns, for errors. */
 export type SelectAllOptions = CallOptions & { max?: number; fields?: Record<string, string> };
 
+/** How many ids an `id=eq.…` or `id=in.(…)` filter names at most; Infinity without one. */
+const idsNamed = (filters: Filter[] = []) =>
+	Math.min(
+		...filters
+			.filter(({ column, operator }) => column === 'id' && (operator === 'in' || operator === 'eq'))
+			.map(({ value }) => new Set([value].flat().map(String)).size),
+	);
+
 /**
  * What page 1 tells of the most rows a page gives: all asked for, at least as many; fewer while
  * the count says more match, the server's own cap; fewer without a count, nothing yet.
@@ -148,7 +156,8 @@ export class WebsiteExportClient {
 		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
 		options: SelectAllOptions = {},
 	): Promise<T[]> {
-		const max = options.max ?? Infinity;
+		// Evidence of the end too: as many rows as the ids a filter names (ids are unique).
+		const max = Math.min(options.max ?? Infinity, idsNamed(query.filters));
 		this.checkPageLines(table, query, options);
 		const rows: T[] = [];
 		/** The most rows a page gives, once known: the server's own cap, or what was asked. */
