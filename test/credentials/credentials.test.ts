@@ -139,6 +139,29 @@ describe('WebsiteExportApi credential against the emulator', () => {
 		expect(requestsSince(emulator)).toMatchObject({ token: 1, rest: 0 });
 	});
 
+	it('says what came back when a proxy answers the login or the API with an HTML page (issue 47)', async () => {
+		const { emulator, harness } = service;
+		const page = { status: 200, body: '<html><body>Sign in to the Wi-Fi</body></html>' };
+		const proxy = { ...page, contentType: 'text/html' };
+		const HTML = 'the service answered with an HTML page, not JSON: is a proxy in between?';
+		emulator.fault({ match: { path: '/rest/v1/jobs' }, ...proxy });
+		expect(await harness.testCredential(new WebsiteExport())).toEqual({
+			status: 'Error',
+			message: `T${HTML.slice(1)} (check the Base URL)`,
+		});
+		emulator.fault({ match: { path: '/auth/v1/token' }, ...proxy });
+		expect(await harness.testCredential(new WebsiteExport())).toEqual({
+			status: 'Error',
+			message: `Login failed: ${HTML}`,
+		});
+		harness.updateCredential({ accessToken: '' });
+		emulator.fault({ match: { path: '/auth/v1/token' }, ...proxy });
+		const error = (await harness
+			.execute(listJobs, { parameters: {} })
+			.catch((e: unknown) => e)) as Error;
+		expect(error.message).toBe(`Login failed: ${HTML}`);
+	});
+
 	it('refuses a plain-http Base URL off this machine before sending anything', async () => {
 		const { emulator, harness } = service;
 		harness.updateCredential({ baseUrl: 'http://example.com' });

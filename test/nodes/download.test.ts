@@ -342,6 +342,22 @@ describe('Website Export node, Download resource', () => {
 			}
 		});
 
+		it('refuses a 200 that is a proxy’s HTML page, not an archive, storing nothing (issue 47)', async () => {
+			const [download] = await finishedDownloads(1);
+			const page = '<!doctype html><html><body>Please sign in to the network</body></html>';
+			emu().fault({
+				match: { path: /^\/storage\// },
+				status: 200,
+				body: page,
+				contentType: 'text/html',
+			});
+			const error = await failure(byLink(download.download_link));
+			expect(error.message).toBe(
+				'The download link answered with an HTML page, not an archive: is a proxy in between?',
+			);
+			expect(error.httpCode).toBe('200');
+		});
+
 		it('with Continue On Fail, reports a failing item and downloads the others', async () => {
 			const [fresh] = await finishedDownloads(1);
 			const [stale] = await finishedDownloads(1, 48 * HOUR);

@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { readServiceFailure } from '../serviceError';
+import { brokenAnswer } from '../transport/answerShape';
 import { requestToken } from './renewal';
 
 /** The login works, the API refuses the account (PostgREST 403, `42501`): no Business plan. */
@@ -50,11 +51,14 @@ export async function websiteExportApiTest(
 	const login = await requestToken(helper, data).catch((error: Error) => error);
 	if (login instanceof Error) return failed(login.message);
 	try {
-		await helper.helpers.httpRequest({
+		const rows: unknown = await helper.helpers.httpRequest({
 			url: `${login.baseUrl}/rest/v1/jobs`,
 			qs: { select: 'id', limit: 1 },
 			headers: { apikey: String(data.apiKey ?? ''), Authorization: `Bearer ${login.accessToken}` },
 		});
+		// A 200 that is not a list (a proxy's page) did not come from the API.
+		const broken = brokenAnswer({ body: rows, statusCode: 200 }, 'rows');
+		if (broken) return failed(`${broken.message} (check the Base URL)`);
 	} catch (error) {
 		const { status, code, message } = readServiceFailure(error);
 		if (status === 403 || code === '42501') return failed(NO_BUSINESS_PLAN_MESSAGE);

@@ -4,7 +4,10 @@ import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-wor
 
 import { REQUEST_TIMEOUT_MS } from '../constants';
 import { loginFailed, readServiceFailure, type ServiceFailure } from '../serviceError';
+import { brokenAnswer } from '../transport/answerShape';
 import { checkBaseUrl } from './baseUrl';
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /** A failed token request as a sentence that tells the user which field to fix. */
 function loginFailureMessage({ status, message }: ServiceFailure): string {
@@ -36,6 +39,9 @@ export async function requestToken(
 			// A fresh error on purpose: the original one carries the request, password included.
 			throw loginFailed(loginFailureMessage(readServiceFailure(error)));
 		})) as { access_token?: unknown } | undefined;
+	// A proxy's page or a cut-off body comes as a string: say what came back.
+	const broken = brokenAnswer({ body: response, statusCode: 200 }, 'record');
+	if (broken) throw loginFailed(`Login failed: ${lowerFirst(broken.message)}`);
 	const accessToken = response?.access_token;
 	if (typeof accessToken === 'string' && accessToken) return { baseUrl: baseUrl.url, accessToken };
 	throw loginFailed('Login failed: the token endpoint answered without an access token');

@@ -126,6 +126,18 @@ async function openLink(
 		target = next.toString();
 		response = await get(target);
 	}
+	// A proxy's page (a captive portal, a gateway's maintenance page) comes as a 200 too.
+	const type = String(response.headers['content-type'] ?? '');
+	if (/^text\/|json/i.test(type)) {
+		(response.body as { destroy?: () => void }).destroy?.();
+		const what = /html/i.test(type) ? 'an HTML page' : `a ${type.split(';')[0]} text`;
+		throw archiveError(this, 'not an archive', {
+			message: `${subject} answered with ${what}, not an archive: is a proxy in between?`,
+			description: 'Nothing was stored. Open the link in a browser from where n8n runs to see it.',
+			httpCode: String(response.statusCode),
+			itemIndex,
+		});
+	}
 	return response.body as ByteStream;
 }
 
