@@ -3,6 +3,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 
 import { DateTime } from 'luxon';
 
+import { readTimeout } from '../../shared/timeout';
 import { recordId } from '../../shared/validation';
 import { parseTimestamp } from '../../shared/timestamps';
 import type { Table } from '../../shared/constants';
@@ -84,7 +85,8 @@ const searchIn = (table: Table) =>
 		paginationToken?: string,
 	): Promise<INodeListSearchResult> {
 		const spec = SEARCHES[table];
-		const client = await WebsiteExportClient.connect(this);
+		const timeoutMs = readTimeout(this.getNodeParameter('options.timeout', ''));
+		const client = await WebsiteExportClient.connect(this, { timeoutMs });
 		const text = (filter ?? '').trim();
 		const after = paginationToken
 			? (JSON.parse(paginationToken) as Record<string, unknown>)
