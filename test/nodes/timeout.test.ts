@@ -1,13 +1,16 @@
 // Options → Timeout, and what a request the service carries out after the node gave up does: the
 // emulator holds a request (delayMs) past the Timeout, then carries it out all the same.
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
 import { startService, type Service } from '../support';
 import {
 	addJobs,
+	BATCHINGS,
 	byId,
+	itemIndexOf,
+	itemsOf,
 	restSince,
 	runError,
 	runJson,
@@ -22,6 +25,7 @@ const TIMEOUT_MS = 1000;
 const HELD_MS = 1200;
 
 const GET_JOBS = { method: 'GET', path: '/rest/v1/jobs' };
+const PATCH_JOBS = { method: 'PATCH', path: '/rest/v1/jobs' };
 
 /** The parameters with Options → Timeout and Batching set. */
 const withTimeout = (parameters: INodeParameters, batching: Batching = 'automatic') =>
@@ -37,8 +41,15 @@ describe('Website Export node: Options → Timeout', () => {
 		await service.emulator.close();
 	});
 
+	const jobs = async () => (await service.emulator.rows('jobs')) as IDataObject[];
 	const methods = (since: number, method: string) =>
 		restSince(service, since).filter((entry) => entry.method === method);
+	/** Waits (up to 10 s) until `done` holds: a held request lands once its hold is over. */
+	const eventually = async (done: () => Promise<boolean>) => {
+		for (let tries = 0; tries < 100 && !(await done()); tries++)
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		expect(await done()).toBe(true);
+	};
 
 	it('bounds every read: a read held past it is sent again, and answered', async () => {
 		const [job] = await addJobs(service, sites(1));
@@ -64,5 +75,55 @@ describe('Website Export node: Options → Timeout', () => {
 		const parameters = { event: 'downloadReady', options: { timeout: TIMEOUT_MS } };
 		await service.harness.poll(new WebsiteExportTrigger(), { parameters });
 		expect(methods(0, 'GET').map((entry) => entry.table)).toEqual(['downloads', 'downloads']);
+	});
+
+	describe('an update the service carries out after the node gave up (issue 47 item 4)', () => {
+		/** Two items on one job: status `running`, then `failed`; the first PATCH held past the Timeout. */
+		const twoUpdates = async (batching: Batching) => {
+			const [job] = await addJobs(service, sites(1));
+			service.emulator.fault({ match: PATCH_JOBS, delayMs: HELD_MS, times: 1 });
+			const update = byId('job', 'update', String(job.id), {
+				updateFields: { status: '={{ $json.status }}' },
+			});
+			const items = itemsOf({ status: 'running' }, { status: 'failed' });
+			return { job, parameters: withTimeout(update, batching), items };
+		};
+
+		it.each(BATCHINGS)(
+			'is not sent again, fails its item saying so, and stops the run (%s)',
+			async (batching) => {
+				const { job, parameters, items } = await twoUpdates(batching);
+				const error = await runError(service, parameters, { items });
+				expect(error).toBeInstanceOf(NodeApiError);
+				expect(itemIndexOf(error)).toBe(0);
+				expect(error.message).toBe('The service did not answer within 1000 ms (Options → Timeout)');
+				expect(error.description).toContain(
+					'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again.',
+				);
+				// One PATCH: neither sent again nor item 1's; the held one lands all the same.
+				expect(methods(0, 'PATCH')).toHaveLength(1);
+				await eventually(async () => (await jobs())[0].status === 'running');
+				expect(await jobs()).toMatchObject([{ id: job.id, status: 'running' }]);
+			},
+		);
+
+		it.each(BATCHINGS)(
+			'with Continue On Fail, can undo a later item: its error says so (%s)',
+			async (batching) => {
+				const { parameters, items } = await twoUpdates(batching);
+				const output = await runJson(service, parameters, {
+					items,
+					onError: 'continueRegularOutput',
+				});
+				expect(output[0].error).toBe(
+					'The service did not answer within 1000 ms (Options → Timeout)',
+				);
+				expect(output[0].details).toContain('even after the writes of later items');
+				expect(output[1]).toMatchObject({ status: 'failed' });
+				// What the README warns of: item 1 said `failed`, the late update of item 0 lands after it.
+				await eventually(async () => (await jobs())[0].status === 'running');
+				expect(methods(0, 'PATCH')).toHaveLength(2);
+			},
+		);
 	});
 });

@@ -82,7 +82,7 @@ function answerLost(failure: ServiceFailure): boolean {
 	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
-/** Milliseconds before trying again, or undefined to give up: after a 429 for any method (the gateway refused it unprocessed), after a 5xx or a network failure for all but POST (it may have created a row: the error says so). */
+/** Milliseconds before trying again, or undefined to give up: after a 429 for any method (the gateway refused it unprocessed), after a 5xx or a network failure for all but POST (it may have created a row: the error says so) and a PATCH that timed out (it may land later). */
 export function retryDelay(
 	failure: ServiceFailure,
 	method: IHttpRequestMethods,
@@ -96,6 +96,9 @@ export function retryDelay(
 			? TRANSIENT_NETWORK_CODES.has(code ?? '')
 			: status >= 500 && status !== 501;
 	if (status !== 429 && (method === 'POST' || !failedOnTheWay)) return undefined;
+	// A timed-out update may still land later; sent again, it would be reported done, and a later
+	// item's write could be undone by the first attempt without anyone knowing: the item fails.
+	if (method === 'PATCH' && timedOut(failure)) return undefined;
 	if (failure.retryAfterMs !== undefined)
 		return failure.retryAfterMs <= policy.maxRetryAfterMs ? failure.retryAfterMs : undefined;
 	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -251,6 +254,7 @@ export class ServiceRequests {
 				'n8n logged in again and the service still refused the token: check the credential (API key, email, password).',
 			login &&
 				'Open the Website Export credential of this node and correct it: saving it tests the login.',
+			waitedMs !== undefined && LATE_WRITE[method],
 			answerLost(failure) &&
 				method === 'POST' &&
 				'The request may have reached the service, so it was not sent again (that could create a duplicate): check whether the record exists before running the node again.',
@@ -264,3 +268,12 @@ export class ServiceRequests {
 		return new NodeApiError(this.ctx.getNode(), response, options);
 	}
 }
+
+/** What a write that got no answer in time may still do: the service may carry it out later. */
+const LATE_WRITE: Partial<Record<IHttpRequestMethods, string>> = {
+	PATCH:
+		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again.',
+	DELETE:
+		'The service may still carry out a delete it had received. Read the record (e.g. Job → Get) to see whether it still exists before running this item again.',
+	POST: 'The service may still carry out a create it had received, later than this error.',
+};
