@@ -26,6 +26,7 @@ const HELD_MS = 1200;
 
 const GET_JOBS = { method: 'GET', path: '/rest/v1/jobs' };
 const PATCH_JOBS = { method: 'PATCH', path: '/rest/v1/jobs' };
+const POST_JOBS = { method: 'POST', path: '/rest/v1/jobs' };
 
 /** The parameters with Options → Timeout and Batching set. */
 const withTimeout = (parameters: INodeParameters, batching: Batching = 'automatic') =>
@@ -125,5 +126,76 @@ describe('Website Export node: Options → Timeout', () => {
 				expect(methods(0, 'PATCH')).toHaveLength(2);
 			},
 		);
+	});
+
+	describe('a create the service carries out after the node gave up (issue 47 item 5)', () => {
+		const create = (batching: Batching) =>
+			withTimeout(
+				{
+					resource: 'job',
+					operation: 'create',
+					url: '={{ $json.url }}',
+					email: '={{ $json.email }}',
+				},
+				batching,
+			);
+
+		it.each(BATCHINGS)(
+			'is found by a lookup that waits as long as the Timeout once: 5 items, 5 jobs (%s)',
+			async (batching) => {
+				service.emulator.fault({ match: POST_JOBS, delayMs: HELD_MS, times: 1 });
+				const output = await runJson(service, create(batching), { items: itemsOf(...sites(5)) });
+				const stored = await jobs();
+				expect(stored).toHaveLength(5);
+				expect(output.map((json) => json.id)).toEqual(stored.map((job) => job.id));
+				// The held POST: all 5 items grouped, or item 0 alone.
+				const held = batching === 'automatic' ? 5 : 1;
+				expect(output.map((json) => json.recovered === true)).toEqual(
+					[0, 1, 2, 3, 4].map((index) => index < held),
+				);
+				expect(methods(0, 'POST')).toHaveLength(batching === 'automatic' ? 1 : 5);
+			},
+		);
+
+		it.each(BATCHINGS)(
+			'not found yet: says what was seen and which values to look for, never a guess (%s)',
+			async (batching) => {
+				// Held past the Timeout and the lookup's wait: carried out after the item failed.
+				service.emulator.fault({ match: POST_JOBS, delayMs: 4 * TIMEOUT_MS, times: 1 });
+				const items = itemsOf(...sites(2));
+				const error = await runError(service, create(batching), { items });
+				expect(error).toBeInstanceOf(NodeApiError);
+				expect(itemIndexOf(error)).toBe(0);
+				expect(error.message).toBe('The service did not answer within 1000 ms (Options → Timeout)');
+				expect(error.description).toContain(
+					'Not found yet: no job with these values was created between the request and the lookup 1000 ms after the node stopped waiting.',
+				);
+				expect(error.description).toContain(
+					'Look for it with Job → Get Many with the filters URL "https://site0.example.com" and Email "a@example.com" before running this item again.',
+				);
+				expect(error.description).not.toMatch(/most likely/);
+				// The service does create it, after the item failed.
+				await eventually(async () => (await jobs()).length > 0);
+				const late = (await jobs()).map((job) => job.url);
+				expect(late).toEqual(sites(batching === 'automatic' ? 2 : 1).map((site) => site.url));
+			},
+		);
+
+		it('names the values to look for an option by: its Job ID and Mode', async () => {
+			const [job] = await addJobs(service, sites(1));
+			const held = { method: 'POST', path: '/rest/v1/options' };
+			service.emulator.fault({ match: held, delayMs: 4 * TIMEOUT_MS, times: 1 });
+			const parameters = withTimeout({
+				resource: 'option',
+				operation: 'create',
+				mode: 'offline',
+				additionalFields: { jobId: String(job.id) },
+			});
+			const error = await runError(service, parameters);
+			expect(error.description).toContain(
+				`Not found yet: no option with these values was created between the request and the lookup 1000 ms after the node stopped waiting. Look for it with Option → Get Many with the filters Job ID ${String(job.id)} and Mode "offline" before running this item again.`,
+			);
+			await eventually(async () => (await service.emulator.count('options')) === 1);
+		});
 	});
 });

@@ -75,6 +75,10 @@ const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
 export const timedOut = ({ status, code }: ServiceFailure): boolean =>
 	status === undefined && TIMEOUT_CODES.has(code ?? '');
 
+/** The Timeout (ms) a request waited in vain, for an error `giveUp` made; undefined for any other. */
+export const timedOutAfter = (error: NodeApiError | undefined): number | undefined =>
+	typeof error?.context.timedOutMs === 'number' ? error.context.timedOutMs : undefined;
+
 /** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
 function answerLost(failure: ServiceFailure): boolean {
 	if (failure.login) return false; // a failed login sent nothing to the API
@@ -265,7 +269,9 @@ export class ServiceRequests {
 		const description = advice.filter(Boolean).join(' ') || undefined;
 		const response = { message, description: notes, httpCode } as JsonObject;
 		const options = { message, description, httpCode, itemIndex };
-		return new NodeApiError(this.ctx.getNode(), response, options);
+		const error = new NodeApiError(this.ctx.getNode(), response, options);
+		if (waitedMs !== undefined) error.context.timedOutMs = waitedMs;
+		return error;
 	}
 }
 
