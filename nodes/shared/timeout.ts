@@ -1,4 +1,4 @@
-// Why: Options → Timeout of both nodes (as n8n's HTTP Request node has it), its field and how it is read, in one place.
+// Why: Options → Timeout of both nodes (as the HTTP Request node has it), in one place.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { REQUEST_TIMEOUT_MS } from './constants';
@@ -14,7 +14,7 @@ export const timeoutProperty: INodeProperties = {
 		'Time in ms to wait for the server to send response headers (and start the response body) before aborting the request',
 };
 
-/** The Timeout the user set (a whole number ≥ 1), or undefined when not set: each request's own default. */
+/** The Timeout the user set (a whole number ≥ 1); undefined if not set: each request's default. */
 export function readTimeout(raw: unknown): number | undefined {
 	const ms = Math.floor(Number(raw));
 	return raw === undefined || raw === '' || !(ms >= 1) ? undefined : ms;

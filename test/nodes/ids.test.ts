@@ -1,5 +1,5 @@
-// IDs in every form the service reads (` 5`, `+5`, `05`, `1_000`, `0x1F`, `0o17`, `0b101`): the node
-// reads them as Postgres does, wherever an ID is given, and refuses the rest before any request.
+// IDs in every form the service reads (` 5`, `+5`, `05`, `1_000`, `0x1F`, `0o17`, `0b101`): the
+// node reads them as Postgres does wherever an ID is given; the rest it refuses before any request.
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

@@ -79,7 +79,7 @@ describe('Website Export node: Options → Timeout', () => {
 	});
 
 	describe('an update the service carries out after the node gave up (issue 47 item 4)', () => {
-		/** Two items on one job: status `running`, then `failed`; the first PATCH held past the Timeout. */
+		/** Two items on one job: status `running`, then `failed`; the first PATCH held too long. */
 		const twoUpdates = async (batching: Batching) => {
 			const [job] = await addJobs(service, sites(1));
 			service.emulator.fault({ match: PATCH_JOBS, delayMs: HELD_MS, times: 1 });
@@ -121,7 +121,7 @@ describe('Website Export node: Options → Timeout', () => {
 				);
 				expect(output[0].details).toContain('even after the writes of later items');
 				expect(output[1]).toMatchObject({ status: 'failed' });
-				// What the README warns of: item 1 said `failed`, the late update of item 0 lands after it.
+				// What the README warns of: item 1 said `failed`, item 0's late update lands after it.
 				await eventually(async () => (await jobs())[0].status === 'running');
 				expect(methods(0, 'PATCH')).toHaveLength(2);
 			},

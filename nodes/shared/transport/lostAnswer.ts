@@ -107,7 +107,7 @@ export class InsertRecovery {
 		});
 	}
 
-	/** The item's error when no row, or several, have its values: what the lookup saw, and where to look. */
+	/** The item's error when no row, or several, have its values: what was seen, where to look. */
 	private notFound(found: IDataObject[], insert: InsertRequest, lost?: NodeApiError) {
 		const { itemIndex, noun, findHint } = insert.options;
 		const ids = found.map((row) => String(row.id)).join(', ');

@@ -71,11 +71,11 @@ const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']
 /** Network codes of a request that got no answer within its timeout (axios says ECONNABORTED). */
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
 
-/** Whether no answer came within the request's timeout: the service may still be carrying it out. */
+/** Whether no answer came within the request's timeout: the service may still carry it out. */
 export const timedOut = ({ status, code }: ServiceFailure): boolean =>
 	status === undefined && TIMEOUT_CODES.has(code ?? '');
 
-/** The Timeout (ms) a request waited in vain, for an error `giveUp` made; undefined for any other. */
+/** The Timeout (ms) a request waited in vain, for an error of `giveUp`; else undefined. */
 export const timedOutAfter = (error: NodeApiError | undefined): number | undefined =>
 	typeof error?.context.timedOutMs === 'number' ? error.context.timedOutMs : undefined;
 
@@ -86,7 +86,11 @@ function answerLost(failure: ServiceFailure): boolean {
 	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
-/** Milliseconds before trying again, or undefined to give up: after a 429 for any method (the gateway refused it unprocessed), after a 5xx or a network failure for all but POST (it may have created a row: the error says so) and a PATCH that timed out (it may land later). */
+/**
+ * Milliseconds before trying again, or undefined to give up: after a 429 for any method (the
+ * gateway refused it unprocessed), after a 5xx or a network failure for all but POST (it may have
+ * created a row: the error says so) and a PATCH that timed out (it may land later).
+ */
 export function retryDelay(
 	failure: ServiceFailure,
 	method: IHttpRequestMethods,
