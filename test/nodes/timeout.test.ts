@@ -14,6 +14,7 @@ import {
 	restSince,
 	runError,
 	runJson,
+	runNode,
 	sites,
 	withBatching,
 	type Batching,
@@ -21,8 +22,11 @@ import {
 
 /** Options → Timeout in these tests: 1 s instead of the default 60 s. */
 const TIMEOUT_MS = 1000;
-/** How long the emulator holds a request that the service carries out after the node gave up. */
-const HELD_MS = 1200;
+/**
+ * How long the emulator holds a request that the service carries out after the node gave up: the
+ * node's timer (started first, due first) always fires before the emulator's in this one process.
+ */
+const HELD_MS = 1100;
 
 const GET_JOBS = { method: 'GET', path: '/rest/v1/jobs' };
 const PATCH_JOBS = { method: 'PATCH', path: '/rest/v1/jobs' };
@@ -78,11 +82,34 @@ describe('Website Export node: Options → Timeout', () => {
 		expect(methods(0, 'GET').map((entry) => entry.table)).toEqual(['downloads', 'downloads']);
 	});
 
+	it('bounds the archive download too (its storage held once: asked for twice)', async () => {
+		const [job] = await addJobs(service, sites(1));
+		const [download] = (await service.emulator.insert('downloads', [
+			{ job_id: job.id },
+		])) as IDataObject[];
+		const storage = { method: 'GET', path: /^\/storage\/v1\// };
+		service.emulator.fault({ match: storage, delayMs: HELD_MS, times: 1 });
+		const parameters = withTimeout({
+			resource: 'download',
+			operation: 'downloadArchive',
+			downloadBy: 'id',
+			// An ID in a form the service reads: Download Archive reads IDs by the one rule too.
+			downloadId: `0x${Number(download.id).toString(16)}`,
+			binaryPropertyName: 'data',
+		});
+		const [item] = await runNode(service, parameters);
+		expect(item.json).toMatchObject({ id: download.id });
+		expect(item.binary?.data).toBeDefined();
+		const archives = service.emulator.log.filter((entry) => entry.kind === 'archive');
+		expect(archives).toHaveLength(2);
+	});
+
 	describe('an update the service carries out after the node gave up (issue 47 item 4)', () => {
 		/** Two items on one job: status `running`, then `failed`; the first PATCH held too long. */
 		const twoUpdates = async (batching: Batching) => {
 			const [job] = await addJobs(service, sites(1));
-			service.emulator.fault({ match: PATCH_JOBS, delayMs: HELD_MS, times: 1 });
+			// Held long enough for item 1's read and write (after item 0 failed) to come first.
+			service.emulator.fault({ match: PATCH_JOBS, delayMs: 3 * TIMEOUT_MS, times: 1 });
 			const update = byId('job', 'update', String(job.id), {
 				updateFields: { status: '={{ $json.status }}' },
 			});
