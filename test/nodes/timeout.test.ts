@@ -1,7 +1,7 @@
 // Options → Timeout, and what a request the service carries out after the node gave up does: the
 // emulator holds a request (delayMs) past the Timeout, then carries it out all the same.
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
 import { startService, type Service } from '../support';
@@ -51,8 +51,7 @@ describe('Website Export node: Options → Timeout', () => {
 		restSince(service, since).filter((entry) => entry.method === method);
 	/** Waits (up to 10 s) until `done` holds: a held request lands once its hold is over. */
 	const eventually = async (done: () => Promise<boolean>) => {
-		for (let tries = 0; tries < 100 && !(await done()); tries++)
-			await new Promise((resolve) => setTimeout(resolve, 100));
+		for (let tries = 0; tries < 100 && !(await done()); tries++) await sleep(100);
 		expect(await done()).toBe(true);
 	};
 
