@@ -162,7 +162,7 @@ describe('WebsiteExportClient against the emulator', () => {
 			const error = await insertJobDespite({ status: 502, times: 1 }).catch((e: Error) => e);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect((error as NodeApiError).description).toMatch(
-				/may have created the job\. No job with these values was created since the request was sent, so it was most likely not created\. Look for it with Job → Get Many/,
+				/may have created the job\. Not found yet: no job with these values was created between the request and the lookup\. Look for it with Job → Get Many/,
 			);
 			expect(await service.emulator.count('jobs')).toBe(0);
 		});

@@ -88,7 +88,9 @@ describe('WebsiteExportClient.insertMany', () => {
 		expect(rows.map((row) => (row as NodeApiError).context?.itemIndex)).toEqual([0, 1]);
 		for (const row of rows) {
 			expect(row).toBeInstanceOf(NodeApiError);
-			expect((row as NodeApiError).description).toContain('most likely not created');
+			expect((row as NodeApiError).description).toContain(
+				'Not found yet: no job with these values was created between the request and the lookup.',
+			);
 		}
 	});
 });

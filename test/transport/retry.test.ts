@@ -33,6 +33,15 @@ describe('retry policy', () => {
 		expect(retryDelay({ code: 'ETIMEDOUT', message: '' }, 'POST', 1, policy)).toBeUndefined();
 	});
 
+	it('does not send again a PATCH that timed out (it may land later), but a GET or DELETE', () => {
+		for (const code of ['ECONNABORTED', 'ETIMEDOUT']) {
+			expect(retryDelay({ code, message: '' }, 'PATCH', 1, policy)).toBeUndefined();
+			for (const method of ['GET', 'DELETE'] as const)
+				expect(retryDelay({ code, message: '' }, method, 1, policy)).toBeGreaterThan(0);
+		}
+		expect(retryDelay({ code: 'ECONNRESET', message: '' }, 'PATCH', 1, policy)).toBeGreaterThan(0);
+	});
+
 	it('never retries client errors, and stops after the last attempt', () => {
 		expect(retryDelay({ status: 400, message: '' }, 'GET', 1, policy)).toBeUndefined();
 		expect(retryDelay({ status: 401, message: '' }, 'GET', 1, policy)).toBeUndefined();

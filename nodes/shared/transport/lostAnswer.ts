@@ -1,12 +1,13 @@
 // Why: an insert is never sent twice (it could create a duplicate): when its answer was lost (a gateway error after the commit, a reset connection) or carried no rows, this finds the rows it created.
 import type { IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Table } from '../constants';
 import { errorForItem } from '../itemError';
 import { isoInstant } from '../timestamps';
 import type { WebsiteExportClient } from './index';
 import { OLDEST_FIRST, type Filter } from './query';
+import { timedOutAfter } from './send';
 
 /** How far back from the request a row it created may be stamped (Date headers count whole seconds). */
 const INSERT_SLACK_MS = 2_000;
@@ -71,6 +72,10 @@ export class InsertRecovery {
 		lost: NodeApiError | undefined,
 	): Promise<Array<T | NodeApiError>> {
 		const { itemIndex } = inserts[0].options;
+		// A request that timed out may still be under way at the service: the lookup gives it as
+		// long again, once (any other lost answer came after the service was done with it).
+		const waitedMs = timedOutAfter(lost);
+		if (waitedMs !== undefined) await sleep(waitedMs);
 		// The request's moment by the service's clock: its clock now less the time passed here since.
 		const since = this.client.serviceNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
 		const filters: Filter[] = [{ column: 'created_at', operator: 'gte', value: isoInstant(since) }];
@@ -102,16 +107,25 @@ export class InsertRecovery {
 		});
 	}
 
-	/** The item's error when no row, or several, have its values. */
+	/** The item's error when no row, or several, have its values: what was seen, where to look. */
 	private notFound(found: IDataObject[], insert: InsertRequest, lost?: NodeApiError) {
 		const { itemIndex, noun, findHint } = insert.options;
 		const ids = found.map((row) => String(row.id)).join(', ');
+		const waitedMs = timedOutAfter(lost);
+		const lookup =
+			waitedMs === undefined
+				? 'the lookup'
+				: `the lookup ${waitedMs} ms after the node stopped waiting`;
 		const summary =
 			found.length === 0
-				? `No ${noun} with these values was created since the request was sent, so it was most likely not created.`
+				? `Not found yet: no ${noun} with these values was created between the request and ${lookup}.`
 				: `${found.length} ${noun}s with these values were created since the request was sent (IDs ${ids}): the node cannot tell which one is this item's.`;
 		const message = lost?.message ?? `The service accepted the ${noun} but did not return it`;
-		const maybe = lost ? `The service did not answer, and it may have created the ${noun}. ` : '';
+		const maybe = !lost
+			? ''
+			: waitedMs === undefined
+				? `The service did not answer, and it may have created the ${noun}. `
+				: `The service did not answer in time: it may have created the ${noun}, or create it later. `;
 		const description = `${maybe}${summary} Look for it with ${findHint} before running this item again.`;
 		const options = { message, description, httpCode: lost?.httpCode ?? undefined, itemIndex };
 		return new NodeApiError(this.client.node, { message }, options);

@@ -27,8 +27,11 @@ export interface RetryPolicy {
 	maxRetryAfterMs: number;
 }
 
-/** `inFlight`: the most requests on the wire at once (Requests in Flight), however callers nest them. */
-export type ClientOptions = { retry?: RetryPolicy; inFlight?: number };
+/**
+ * `inFlight`: the most requests on the wire at once (Requests in Flight), however callers nest
+ * them; `timeoutMs`: Options → Timeout, when the user set it (else each request's own default).
+ */
+export type ClientOptions = { retry?: RetryPolicy; inFlight?: number; timeoutMs?: number };
 
 /** `itemIndex`: the item the request is made for: errors name it, so the editor can point at it. */
 export type CallOptions = { itemIndex?: number };
@@ -68,6 +71,17 @@ const TRANSIENT_NETWORK_CODES = new Set([
 /** Network failures before the request left: no answer was lost, the request was never carried out. */
 const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/** Network codes of a request that got no answer within its timeout (axios says ECONNABORTED). */
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
+
+/** Whether no answer came within the request's timeout: the service may still carry it out. */
+export const timedOut = ({ status, code }: ServiceFailure): boolean =>
+	status === undefined && TIMEOUT_CODES.has(code ?? '');
+
+/** The Timeout (ms) a request waited in vain, for an error of `giveUp`; else undefined. */
+export const timedOutAfter = (error: NodeApiError | undefined): number | undefined =>
+	typeof error?.context.timedOutMs === 'number' ? error.context.timedOutMs : undefined;
+
 /** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
 function answerLost(failure: ServiceFailure): boolean {
 	if (failure.login) return false; // a failed login sent nothing to the API
@@ -79,7 +93,8 @@ function answerLost(failure: ServiceFailure): boolean {
 /**
  * Milliseconds before trying again, or undefined to give up: after a 429 for any method (the
  * gateway refused it unprocessed), after a 5xx, a broken body or a network failure for all but
- * POST (it may have created a row: the error says so).
+ * POST (it may have created a row: the error says so) and a PATCH that timed out (it may land
+ * later).
  */
 export function retryDelay(
 	failure: ServiceFailure,
@@ -96,6 +111,9 @@ export function retryDelay(
 			? TRANSIENT_NETWORK_CODES.has(code ?? '')
 			: status >= 500 && status !== 501);
 	if (status !== 429 && (method === 'POST' || !failedOnTheWay)) return undefined;
+	// A timed-out update may still land later; sent again, it would be reported done, and a later
+	// item's write could be undone by the first attempt without anyone knowing: the item fails.
+	if (method === 'PATCH' && timedOut(failure)) return undefined;
 	if (failure.retryAfterMs !== undefined)
 		return failure.retryAfterMs <= policy.maxRetryAfterMs ? failure.retryAfterMs : undefined;
 	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -131,6 +149,11 @@ export class ServiceRequests {
 		return time ? time.service + (Date.now() - time.local) : Date.now();
 	}
 
+	/** How long a request waits for its answer: Options → Timeout, else `fallback`. */
+	timeoutMs(fallback = REQUEST_TIMEOUT_MS): number {
+		return this.options.timeoutMs ?? fallback;
+	}
+
 	/** The answer; a refusal or a lost answer is thrown as the NodeApiError the user sees. */
 	async request(method: IHttpRequestMethods, url: string, options: SendOptions = {}) {
 		const outcome = await this.send(method, url, options);
@@ -150,7 +173,7 @@ export class ServiceRequests {
 			const lost = answerLost(failure);
 			const delay = retryDelay(failure, method, attempt, this.options.retry);
 			if (delay === undefined) {
-				const error = this.giveUp(failure, lost && method === 'POST', attempt, options);
+				const error = this.giveUp(failure, method, attempt, options);
 				return { kind: lost ? 'lost' : 'refused', error };
 			}
 			afterLostAnswer ||= lost;
@@ -173,7 +196,7 @@ export class ServiceRequests {
 			...(body !== undefined && { body }),
 			returnFullResponse: true,
 			json: true,
-			timeout: REQUEST_TIMEOUT_MS,
+			timeout: this.timeoutMs(),
 			...options.http,
 		};
 		try {
@@ -230,11 +253,16 @@ export class ServiceRequests {
 	/** The error the user sees when no attempt is left: the service's words and what to do about them. */
 	private giveUp(
 		failure: ServiceFailure,
-		mayHaveCreated: boolean,
+		method: IHttpRequestMethods,
 		attempts: number,
-		{ itemIndex }: CallOptions,
+		{ itemIndex, http }: SendOptions,
 	): NodeApiError {
-		const { message, status, hint, details, code, login } = failure;
+		const { status, hint, details, code, login } = failure;
+		const waitedMs = timedOut(failure) ? Number(http?.timeout ?? this.timeoutMs()) : undefined;
+		const message =
+			waitedMs === undefined
+				? failure.message
+				: `The service did not answer within ${waitedMs} ms (Options → Timeout)`;
 		const notes = [hint, details, code && `Code: ${code}`].filter(Boolean).join(' — ') || undefined;
 		const advice = [
 			notes,
@@ -242,14 +270,28 @@ export class ServiceRequests {
 				'n8n logged in again and the service still refused the token: check the credential (API key, email, password).',
 			login &&
 				'Open the Website Export credential of this node and correct it: saving it tests the login.',
-			mayHaveCreated &&
+			waitedMs !== undefined && LATE_WRITE[method],
+			answerLost(failure) &&
+				method === 'POST' &&
 				'The request may have reached the service, so it was not sent again (that could create a duplicate): check whether the record exists before running the node again.',
 			attempts > 1 && `Gave up after ${attempts} attempts.`,
+			waitedMs !== undefined && 'If the service is only slow, raise Options → Timeout.',
 		];
 		const httpCode = status?.toString();
 		const description = advice.filter(Boolean).join(' ') || undefined;
 		const response = { message, description: notes, httpCode } as JsonObject;
 		const options = { message, description, httpCode, itemIndex };
-		return new NodeApiError(this.ctx.getNode(), response, options);
+		const error = new NodeApiError(this.ctx.getNode(), response, options);
+		if (waitedMs !== undefined) error.context.timedOutMs = waitedMs;
+		return error;
 	}
 }
+
+/** What a write that got no answer in time may still do: the service may carry it out later. */
+const LATE_WRITE: Partial<Record<IHttpRequestMethods, string>> = {
+	PATCH:
+		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again.',
+	DELETE:
+		'The service may still carry out a delete it had received. Read the record (e.g. Job → Get) to see whether it still exists before running this item again.',
+	POST: 'The service may still carry out a create it had received, later than this error.',
+};

@@ -21,10 +21,16 @@ const properties: INodeProperties[] = [
 export const description = shownFor('option', 'create', properties);
 
 /** How messages name an option being created, and where to look for it if its answer was lost. */
-export function optionLookup(body: { job_id?: unknown }): { noun: string; findHint: string } {
+export function optionLookup(body: { job_id?: unknown; mode?: unknown }): {
+	noun: string;
+	findHint: string;
+} {
+	// Get Many's filters, with the values the option was sent with: the user looks for those.
 	const job =
-		body.job_id === undefined || body.job_id === null ? '' : ` with Job ID ${String(body.job_id)}`;
-	return { noun: 'option', findHint: `Option → Get Many${job}` };
+		body.job_id === undefined || body.job_id === null ? [] : [`Job ID ${String(body.job_id)}`];
+	const filters = [...job, ...(body.mode === undefined ? [] : [`Mode "${String(body.mode)}"`])];
+	const withFilters = filters.length > 0 ? ` with the filters ${filters.join(' and ')}` : '';
+	return { noun: 'option', findHint: `Option → Get Many${withFilters}` };
 }
 
 const schema = z.intersection(modeFields, z.object({ job_id: recordId.optional() }));
