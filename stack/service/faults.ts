@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Injected faults and the request log.
 import { STATUS_CODES } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import { LINK_PATH_PREFIX } from './storage';
 import { type Reply, jsonReply, safeDecode } from './reply';
 import type { FaultSpec, LogEntry, LogKind, Stats } from './types';
@@ -25,6 +26,11 @@ export class Faults {
 		if (!(times >= 1)) throw new Error('fault times must be at least 1');
 		if (spec.delayMs !== undefined && !(spec.delayMs >= 0))
 			throw new Error('fault delayMs must be ≥ 0');
+		if (
+			spec.cutAfterBytes !== undefined &&
+			!(Number.isInteger(spec.cutAfterBytes) && spec.cutAfterBytes >= 0)
+		)
+			throw new Error('fault cutAfterBytes must be a whole number ≥ 0');
 		const skip = spec.skip ?? 0;
 		if (!Number.isInteger(skip) || skip < 0) throw new Error('fault skip must be an integer ≥ 0');
 		this.list.push({ ...spec, remaining: times, toSkip: skip });
@@ -82,9 +88,21 @@ export function faultReply(fault: FaultSpec): Reply {
 	};
 	const headers: Record<string, string> = {};
 	if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-	if (typeof body === 'string')
-		return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body };
+	if (typeof body === 'string') {
+		const contentType = fault.contentType ?? 'text/plain; charset=utf-8';
+		return { status, headers: { 'content-type': contentType, ...headers }, body };
+	}
 	return jsonReply(status, body, headers);
+}
+
+/** The real answer with its body cut after `bytes` (a streamed one read whole first). */
+export async function cutReply(reply: Reply, bytes: number): Promise<Reply> {
+	const whole = reply.stream
+		? await buffer(reply.stream)
+		: Buffer.from(reply.body ?? Buffer.alloc(0));
+	const headers = { ...reply.headers };
+	delete headers['content-length'];
+	return { status: reply.status, headers, body: whole.subarray(0, bytes) };
 }
 
 export class RequestLog {

@@ -9,7 +9,7 @@ import { buffer } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleControl } from './control';
 import type { EmulatorCore } from './core';
-import { faultReply } from './faults';
+import { cutReply, faultReply } from './faults';
 import { handleAuth } from './gotrue';
 import { proxyRest } from './proxy';
 import {
@@ -106,7 +106,8 @@ export class EmulatorServer {
 			res.on('close', () => this.hung.delete(res));
 			return;
 		}
-		const handled = fault?.applyAfterHandling ? await this.route(request) : undefined;
+		const carriedOut = fault?.applyAfterHandling || fault?.cutAfterBytes !== undefined;
+		const handled = carriedOut ? await this.route(request) : undefined;
 		if (handled && fault?.afterCommit && (handled.status < 200 || handled.status > 299)) {
 			// Not carried out: no commit whose answer could be lost. The fault waits for the next.
 			core.faults.giveBack(fault);
@@ -123,6 +124,9 @@ export class EmulatorServer {
 		if (fault?.status !== undefined) {
 			entry.faulted = true;
 			reply = faultReply(fault);
+		} else if (handled && fault?.cutAfterBytes !== undefined) {
+			entry.faulted = true;
+			reply = await cutReply(handled, fault.cutAfterBytes);
 		} else reply = handled ?? (await this.route(request));
 		await this.send(res, withCors(request, reply), entry);
 	}

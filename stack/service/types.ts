@@ -74,6 +74,13 @@ export interface FaultSpec {
 	status?: number;
 	retryAfter?: number;
 	body?: unknown;
+	/** The Content-Type of a string `body` (text/plain by default), e.g. 'text/html; charset=utf-8'. */
+	contentType?: string;
+	/**
+	 * The request is carried out and its real answer sent, status and headers kept, but its body
+	 * cut after this many bytes (Content-Length says so): a proxy that truncated a well-formed answer.
+	 */
+	cutAfterBytes?: number;
 	delayMs?: number;
 	hang?: boolean;
 	times?: number;

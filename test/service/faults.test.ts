@@ -136,6 +136,45 @@ describe('faults', () => {
 	});
 });
 
+describe('broken bodies', () => {
+	it('contentType: a string body goes with the Content-Type given (text/plain without one)', async () => {
+		const page = '<!doctype html><html><body>Maintenance</body></html>';
+		emu.fault({ match: { method: 'GET' }, status: 200, body: page, contentType: 'text/html' });
+		emu.fault({ match: { method: 'GET' }, status: 503, body: 'try later' });
+		const html = await jobs();
+		expect([html.status, html.headers['content-type'], html.text]).toEqual([
+			200,
+			'text/html',
+			page,
+		]);
+		const plain = await jobs();
+		expect(plain.headers['content-type']).toBe('text/plain; charset=utf-8');
+	});
+
+	it('cutAfterBytes: the request is carried out, its real answer cut after so many bytes', async () => {
+		emu.fault({ match: { method: 'POST', path: '/rest/v1/jobs' }, cutAfterBytes: 20 });
+		const created = await call(emu, 'POST', rest('jobs'), {
+			token,
+			body: { url: 'https://a.example', email: 'a@x.test' },
+			headers: { prefer: 'return=representation' },
+		});
+		expect(created.status).toBe(201);
+		expect(created.headers['content-type']).toMatch(/^application\/json/);
+		expect(created.headers['content-length']).toBe('20');
+		expect(created.text).toBe(JSON.stringify(await emu.rows('jobs')).slice(0, 20));
+		expect(created.json).toBeUndefined();
+		expect(emu.log.at(-1)).toMatchObject({ method: 'POST', status: 201, faulted: true });
+		const listed = await jobs();
+		expect(listed.json).toMatchObject([{ url: 'https://a.example' }]);
+	});
+
+	it('cutAfterBytes 0 leaves an empty 200 body', async () => {
+		emu.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, cutAfterBytes: 0 });
+		const empty = await jobs();
+		expect([empty.status, empty.text, empty.headers['content-length']]).toEqual([200, '', '0']);
+	});
+});
+
 describe('latency', () => {
 	it('delays every non-control answer by settings.latencyMs', async () => {
 		emu.settings.latencyMs = 120;
