@@ -7,10 +7,11 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Batching } from './helpers';
-import type { OracleTask } from './oracle';
+import { TEXT, type Broken, type Forced, type OracleTask } from './oracle';
 import {
 	differences,
 	EVERY,
+	faultPath,
 	FAULTS,
 	REFUSED_MARKER,
 	rerunOracle,
@@ -250,46 +251,63 @@ const runArb = fc.record({
 });
 type Run = typeof runArb extends fc.Arbitrary<infer T> ? T : never;
 
-/** A fault: failing kinds twice as often, on the operation's writes (a job's option's the most) more than on its reads. */
+/**
+ * A fault: failing kinds twice as often, on the operation's writes (a job's option's the most)
+ * more than on its reads; broken bodies and a refused login as often as a lost answer; real
+ * Retry-After pauses (1–2 s) rarely. `skip`: it meets the (skip + 1)-th matching request.
+ */
 const faultArb = fc.record({
-	kind: fc.constantFrom<FaultPlan['kind']>(
-		...(['unauthorized', 'rateShort', 'unavailableShort', 'slow', 'lost'] as const),
-		...(['rateLong', 'rateLong', 'unavailableLong', 'unavailableLong'] as const),
+	kind: fc.oneof(
+		{
+			weight: 18,
+			arbitrary: fc.constantFrom<FaultPlan['kind']>(
+				...(['unauthorized', 'rateShort', 'unavailableShort', 'slow', 'lost'] as const),
+				...(['rateLong', 'rateLong', 'unavailableLong', 'unavailableLong'] as const),
+				...(['html', 'cut', 'object', 'empty', 'loginRefused'] as const),
+			),
+		},
+		{ weight: 1, arbitrary: fc.constantFrom<FaultPlan['kind']>('rateWait', 'unavailableWait') },
 	),
 	times: fc.constantFrom(1, 2, 3, EVERY, EVERY),
+	skip: fc.constantFrom(0, 0, 1, 2, 3),
 	onRead: fc.nat(2).map((n) => n === 0),
 	onOptions: fc.nat(2).map((n) => n !== 0),
 });
 type RawFault = typeof faultArb extends fc.Arbitrary<infer T> ? T : never;
 
+const brokenKind = (kind: FaultPlan['kind']) => 'broken' in FAULTS[kind];
+
 /** A fault that fails the request it meets (no retry within the node's limits gets past it). */
 const failing = ({ kind, method }: FaultPlan) =>
-	FAULTS[kind].failing || (kind === 'unavailableShort' && method === 'POST');
+	FAULTS[kind].failing ||
+	((kind === 'unavailableShort' || kind === 'unavailableWait') && method === 'POST') ||
+	(brokenKind(kind) && method === 'GET');
+
+/** Operations whose items each send one read of the table before anything else (no read-back). */
+const ONE_READ: Operation[] = ['get', 'update', 'delete', 'downloadArchive'];
 
 /**
  * The faults of a workload, on requests it sends. A failing fault is met a limited number of
  * times only by writes: one by one, an item sends one write of a kind but several reads (a
  * read-back, a lookup, a page), so which read the fault meets would depend on how many each sends.
  */
-function faultPlans(raws: RawFault[], resource: Resource, operation: Operation, run: Run) {
-	const plans: FaultPlan[] = [];
-	for (const { kind, times, onRead, onOptions } of raws) {
-		const write = operation in WRITE_METHOD && !onRead;
-		const method = write ? WRITE_METHOD[operation as keyof typeof WRITE_METHOD] : 'GET';
-		const downloads = operation === 'downloadArchive' || (run.wait && onOptions && !write);
-		const table = downloads
-			? 'downloads'
-			: onOptions && resource === 'job' && operation === 'create' && write
-				? 'options'
-				: (`${resource}s` as const);
-		const plan: FaultPlan = { kind, method, table, times: kind === 'unauthorized' ? 1 : times };
-		if (!failing(plan)) plan.times = Math.min(plan.times, 3);
-		else if (method === 'GET') plan.times = EVERY;
-		plans.push(plan);
-	}
+function faultPlans(
+	raws: RawFault[],
+	resource: Resource,
+	operation: Operation,
+	run: Run,
+	listings: number,
+) {
+	const plans = raws.map((raw) => planOf(raw, resource, operation, run));
 	// One failing fault at most; none on reads where lookups read too (their errors would mix).
-	const lookups = run.ignorePrefer || plans.some((plan) => plan.kind === 'lost');
+	const lookups = run.ignorePrefer || plans.some((plan) => lostLike(plan));
 	const first = plans.findIndex((plan) => failing(plan) && !(plan.method === 'GET' && lookups));
+	// A failing read meets one chosen read only where each item reads once before all else.
+	// Else it meets every read from the (skip + 1)-th on: page k on of a lone listing, or all.
+	if (first >= 0 && plans[first].method === 'GET' && !ONE_READ.includes(operation)) {
+		plans[first].times = EVERY;
+		if (!(operation === 'getAll' && listings === 1)) plans[first].skip = 0;
+	}
 	// Beside it, no other on its requests (which of them it meets, and the attempts its error
 	// counts, would depend on how many requests the others took first), and one that makes a
 	// request try again at most per request, `times` ≤ 3: none meets it on all 4 attempts.
@@ -306,7 +324,29 @@ function faultPlans(raws: RawFault[], resource: Resource, operation: Operation, 
 	});
 }
 
-const where = ({ method, table }: FaultPlan) => `${method} /rest/v1/${table}`;
+/** A raw fault on the operation's requests: its method, table, times and skip. */
+function planOf(raw: RawFault, resource: Resource, operation: Operation, run: Run): FaultPlan {
+	const { kind, times, skip, onRead, onOptions } = raw;
+	const write = operation in WRITE_METHOD && !onRead;
+	const method = write ? WRITE_METHOD[operation as keyof typeof WRITE_METHOD] : 'GET';
+	const downloads = operation === 'downloadArchive' || (run.wait && onOptions && !write);
+	const table = downloads
+		? 'downloads'
+		: onOptions && resource === 'job' && operation === 'create' && write
+			? 'options'
+			: (`${resource}s` as const);
+	const once = kind === 'unauthorized' || kind === 'loginRefused' || kind.endsWith('Wait');
+	const plan: FaultPlan = { kind, method, table, times: once ? 1 : times, skip };
+	if (kind === 'loginRefused') plan.method = 'POST';
+	if (!failing(plan)) plan.times = Math.min(plan.times, 3);
+	return plan;
+}
+
+/** A fault whose write the service carried out, its answer lost or broken: looked up after. */
+const lostLike = (plan: FaultPlan) =>
+	plan.kind === 'lost' || (brokenKind(plan.kind) && plan.method !== 'GET');
+
+const where = (plan: FaultPlan) => `${plan.method} ${faultPath(plan)}`;
 
 /** A fault that the node's retries get past: its request is sent again. */
 const retries = (plan: FaultPlan) =>
@@ -369,7 +409,7 @@ const smallOf = (operations: Array<[Resource, Operation]>): fc.Arbitrary<Workloa
 				itemsPerRequest: run.perRequest,
 				requestsInFlight: run.inFlight,
 				service: { ignorePrefer: run.ignorePrefer, maxRows: 1000, jobDurationMs },
-				faults: faultPlans(faults, resource, operation, { ...run, wait }),
+				faults: faultPlans(faults, resource, operation, { ...run, wait }, task.items.length),
 			};
 		});
 
@@ -476,21 +516,42 @@ const largeArb: fc.Arbitrary<Workload> = fc
 async function expectedOf(trio: Trio, workload: Workload, trial: Trial, batching: Batching) {
 	const plan = workload.faults.find((one) => failing(one) && one.times < EVERY);
 	if (!plan) return trial.oracle;
-	const { status, retryAfter } = FAULTS[plan.kind] as { status: number; retryAfter: number };
-	const message = STATUS_CODES[status] ?? '';
+	const message = shownBy(plan);
 	const met = itemsShowing(trial[batching].outcome, message);
 	const same = JSON.stringify(met) === JSON.stringify(itemsShowing(trial.oracle.outcome, message));
 	const requests = trial[batching].faulted.filter((one) => one === where(plan)).length;
-	// One Request per Item: an item whose own request did not meet it cannot show it.
-	if (same || (batching === 'perItem' && met.length > requests)) return trial.oracle;
-	const forced = { method: plan.method, table: plan.table, status, items: met };
-	return await rerunOracle(
-		trio,
-		workload,
-		trial.now,
-		{ ...forced, retryAfterMs: retryAfter * 1000 },
-		plan,
-	);
+	// One Request per Item: an item whose own request did not meet it cannot show it; and a
+	// request that met it fails at least one item (read as anything else, it is a finding).
+	const unshown = requests > 0 && met.length === 0;
+	if (same || unshown || (batching === 'perItem' && met.length > requests)) return trial.oracle;
+	return await rerunOracle(trio, workload, trial.now, forcedOf(plan, met), plan);
+}
+
+/** The message of the error a failing fault gives the items it reaches. */
+function shownBy(plan: FaultPlan): string {
+	const fault = FAULTS[plan.kind] as IDataObject;
+	if (fault.login) return TEXT.loginFailed((fault.body as IDataObject).msg);
+	if (fault.broken) return TEXT.broken(fault.broken as Broken);
+	return STATUS_CODES[fault.status as number] ?? '';
+}
+
+/** The fault as the oracle's items in `items` meet it (oracle.ts, Forced). */
+function forcedOf(plan: FaultPlan, items: number[]): Forced {
+	const fault = FAULTS[plan.kind] as IDataObject & { status: number };
+	if (fault.login)
+		return {
+			method: '*',
+			path: '/rest/v1/',
+			status: 401,
+			refusedLogin: fault.body as IDataObject,
+			items,
+		};
+	const { status, body, contentType, cutAfterBytes } = fault;
+	const retryAfterMs = typeof fault.retryAfter === 'number' ? fault.retryAfter * 1000 : undefined;
+	return {
+		...{ method: plan.method, path: faultPath(plan), status, items, retryAfterMs },
+		...{ body, contentType: contentType as string, cutAfterBytes: cutAfterBytes as number },
+	};
 }
 
 /** The items whose error has this message: the error items, or the item the run stopped at. */

@@ -30,8 +30,29 @@ export interface OracleTask {
 		valid: boolean;
 	};
 	wait?: { timeoutSeconds: number; intervalSeconds: number };
-	/** A fault's reach (the property test's allowed difference): these items' first such request meets it unsent. */
-	forced?: { method: string; table: string; status: number; retryAfterMs: number; items: number[] };
+	/** A fault's reach (the property test's allowed difference): these items' first such request meets it. */
+	forced?: Forced;
+	/** The service's row cap, as its settings say. */
+	pageRows?: number;
+}
+
+/**
+ * What a fault answers these items' first request to `path` (`/rest/v1/jobs`, `/auth/v1/token`)
+ * with: a status and body in its stead, or (cutAfterBytes) the real answer with its body cut.
+ */
+export interface Forced {
+	method: string;
+	path: string;
+	status: number;
+	body?: unknown;
+	contentType?: string;
+	cutAfterBytes?: number;
+	retryAfterMs?: number;
+	items: number[];
+	/** Which of the item's requests to `path` meets it: the nth (1 by default). */
+	nth?: number;
+	/** A 401, and the login n8n then runs refused with this answer. */
+	refusedLogin?: IDataObject;
 }
 
 export type Login = { baseUrl: string; apiKey: string; email: string; password: string };
@@ -43,7 +64,7 @@ const VALIDITY =
 	'Links are valid for 24 hours after the job finished: run the job again to get a new link.';
 
 /** What the user reads, by situation (README, Operations and Errors, retries and limits): message, description. */
-const TEXT = {
+export const TEXT = {
 	notFound: (label: string) => [
 		`No ${label} was found`,
 		'It does not exist, or it belongs to another account (the service only shows your own records).',
@@ -74,11 +95,38 @@ const TEXT = {
 		`The export goes on without the node. Use Job → Get with ID ${String(id)}, or Download → Get Many with Job ID ${String(id)}, later to fetch it, or raise Timeout (Seconds).`,
 	],
 	expired: (subject: string, on: string) => [`${subject} expired on ${on}`, VALIDITY],
+	/** A 2xx whose body is not the JSON due (issue 47): a proxy's page, a cut or empty body. */
+	broken: (kind: Broken) => BROKEN[kind],
+	/** README, Credentials: the login refused (n8n logs in again after a 401). */
+	loginFailed: (said: unknown) =>
+		`Login failed (${String(said)}): check the email and password of the Website Export account`,
 	gone: (subject: string, said: unknown) => [
 		`${subject} no longer works: the storage answered "${String(said)}"`,
 		`The archive has expired or was removed. ${VALIDITY}`,
 	],
 };
+
+export type Broken = 'html' | 'cut' | 'object' | 'empty';
+export const BROKEN: Record<Broken, string> = {
+	html: 'The service answered with an HTML page, not JSON: is a proxy in between?',
+	cut: 'The service answered with JSON cut off before its end',
+	object: 'The service answered with an object where a list of records was due',
+	empty: 'The service answered with an empty body where a list of records was due',
+};
+
+/** What a 2xx body is: JSON (null when empty and none is due), or which broken kind. */
+function shapeOf(method: string, status: number, text: string, type: string) {
+	const due = method === 'GET' || status === 200;
+	if (text === '') return due ? { broken: 'empty' as Broken } : { body: null };
+	if (/html/i.test(type) || /^\s*</.test(text)) return { broken: 'html' as Broken };
+	let body: unknown;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		return { broken: 'cut' as Broken };
+	}
+	return Array.isArray(body) ? { body } : { broken: 'object' as Broken };
+}
 
 /** An item's error: a NodeApiError (the service's answer or verdict) or a NodeOperationError. */
 class Failure extends Error {
@@ -92,10 +140,19 @@ class Failure extends Error {
 	}
 }
 
-type Reply = { status: number; body: unknown; wait?: number; attempts: number; lost: boolean };
+type Reply = {
+	status: number;
+	body: unknown;
+	wait?: number;
+	attempts: number;
+	lost: boolean;
+	broken?: Broken;
+};
+type Answer = { status: number; text: string; type: string; wait?: number };
 
 /** The service's own words (PostgREST's message, hint, details and code), and the attempts made. */
-function serviceFailure({ body, attempts }: Reply): Failure {
+function serviceFailure({ body, attempts, broken }: Reply): Failure {
+	if (broken) return new Failure([TEXT.broken(broken)]);
 	const said = (body ?? {}) as IDataObject;
 	const notes = [said.hint, said.details, said.code && `Code: ${String(said.code)}`];
 	const gaveUp = attempts > 1 && `Gave up after ${attempts} attempts.`;
@@ -103,27 +160,71 @@ function serviceFailure({ body, attempts }: Reply): Failure {
 	return new Failure([String(said.message), description || undefined]);
 }
 
-/** The requests of one run: the login, n8n's new login after a 401, the README's retries, the service's clock. */
+/** An answer as the wire gives it: status, body text, Content-Type, Retry-After in ms. */
+async function answerOf(answer: Response, cutAfterBytes?: number): Promise<Answer> {
+	const [text, retryAfter] = [await answer.text(), answer.headers.get('retry-after')];
+	const cut = cutAfterBytes === undefined ? text : Buffer.from(text).subarray(0, cutAfterBytes);
+	const wait = retryAfter === null ? undefined : Number(retryAfter) * 1000;
+	const type = answer.headers.get('content-type') ?? '';
+	return { status: answer.status, text: cut.toString(), type, wait };
+}
+
+/**
+ * The requests of one run: the login (when the credential holds no token, and again after a
+ * 401, as n8n does), the README's retries, the service's clock.
+ */
 class Session {
-	private token = '';
 	/** The service's time: the Date of its last answer. */
 	now = Date.now();
 	item = 0;
 	/** Rows a create returned to an earlier item: never handed to another. */
 	readonly claimed = new Set<unknown>();
-	private readonly forcedMet = new Set<number>();
+	/** Per item, its requests the forced fault's `path` matched so far. */
+	private readonly forcedSeen = new Map<number, number>();
 
 	constructor(
 		readonly login: Login,
-		private readonly forced?: OracleTask['forced'],
+		/** The credential's token, kept from run to run as n8n keeps it. */
+		public token: string,
+		private readonly forced?: Forced,
+		/** The service's row cap (its max-rows setting): a shorter page is the last. */
+		private readonly pageRows = 1000,
 	) {}
 
+	/** The fault this item's nth such request meets, once. */
+	private forcedOn(method: string, path: string): Forced | undefined {
+		const forced = this.forced;
+		const methods = [method, '*'];
+		if (!forced || !methods.includes(forced.method) || !path.startsWith(forced.path))
+			return undefined;
+		if (!forced.items.includes(this.item)) return undefined;
+		const seen = (this.forcedSeen.get(this.item) ?? 0) + 1;
+		this.forcedSeen.set(this.item, seen);
+		return seen === (forced.nth ?? 1) ? forced : undefined;
+	}
+
+	private async forcedAnswer(forced: Forced, send: () => Promise<Response>): Promise<Answer> {
+		if (forced.cutAfterBytes !== undefined) return answerOf(await send(), forced.cutAfterBytes);
+		const body = forced.body ?? {
+			code: String(forced.status),
+			message: STATUS_CODES[forced.status],
+		};
+		const text = typeof body === 'string' ? body : JSON.stringify(body);
+		const type = forced.contentType ?? 'application/json';
+		return { status: forced.status, text, type, wait: forced.retryAfterMs };
+	}
+
+	/** The token exchange; a refusal fails the request that needed it (README, Credentials). */
 	async logIn(): Promise<void> {
 		const { baseUrl, apiKey: apikey, email, password } = this.login;
 		const body = JSON.stringify({ email, password });
 		const init = { method: 'POST', headers: { apikey, 'content-type': 'application/json' }, body };
-		const answer = await fetch(`${baseUrl}/auth/v1/token?grant_type=password`, init);
-		this.token = ((await answer.json()) as IDataObject).access_token as string;
+		const send = () => fetch(`${baseUrl}/auth/v1/token?grant_type=password`, init);
+		const forced = this.forcedOn('POST', '/auth/v1/token');
+		const answer = forced ? await this.forcedAnswer(forced, send) : await answerOf(await send());
+		const said = JSON.parse(answer.text || '{}') as IDataObject;
+		if (answer.status >= 400) throw new Failure([TEXT.loginFailed(said.msg ?? said.message)]);
+		this.token = said.access_token as string;
 	}
 
 	headers = (prefer?: string): Record<string, string> => ({
@@ -132,38 +233,39 @@ class Session {
 	});
 
 	private async once(method: string, path: string, body?: unknown, prefer?: string) {
-		const forced = this.forced;
-		if (
-			forced?.method === method &&
-			path.startsWith(`/${forced.table}`) &&
-			forced.items.includes(this.item) &&
-			!this.forcedMet.has(this.item)
-		) {
-			this.forcedMet.add(this.item);
-			return {
-				status: forced.status,
-				body: { code: String(forced.status), message: STATUS_CODES[forced.status] },
-				wait: forced.retryAfterMs,
-			};
-		}
+		const url = `${this.login.baseUrl}/rest/v1${path}`;
 		const init = () => ({ method, headers: this.headers(prefer), body: JSON.stringify(body) });
-		let answer = await fetch(`${this.login.baseUrl}/rest/v1${path}`, init());
+		const forced = this.forcedOn(method, `/rest/v1${path}`);
+		const refused = forced?.refusedLogin;
+		if (refused) throw new Failure([TEXT.loginFailed(refused.msg ?? refused.message)]);
+		if (forced) return await this.forcedAnswer(forced, () => fetch(url, init()));
+		if (!this.token) await this.logIn();
+		let answer = await fetch(url, init());
 		if (answer.status === 401) await this.logIn();
-		if (answer.status === 401) answer = await fetch(`${this.login.baseUrl}/rest/v1${path}`, init());
+		if (answer.status === 401) answer = await fetch(url, init());
 		this.now = Date.parse(answer.headers.get('date') ?? '') || this.now;
-		const [text, retryAfter] = [await answer.text(), answer.headers.get('retry-after')];
-		const wait = retryAfter === null ? undefined : Number(retryAfter) * 1000;
-		return { status: answer.status, body: text ? (JSON.parse(text) as unknown) : null, wait };
+		return await answerOf(answer);
 	}
 
-	/** A 429 is sent again for every method, a 5xx for all but POST (which may have created a row). */
+	/**
+	 * A 429 is sent again for every method, a 5xx for all but POST (which may have created a row).
+	 * A 2xx whose body is not the JSON due fails a read; a write's is a lost answer (issue 47).
+	 */
 	async send(method: string, path: string, body?: unknown, prefer?: string): Promise<Reply> {
 		for (let attempts = 1, lost = false; ; attempts++) {
-			const reply = await this.once(method, path, body, prefer);
-			lost ||= reply.status >= 500;
-			const again = reply.status === 429 || (method !== 'POST' && reply.status >= 500);
+			const answer = await this.once(method, path, body, prefer);
+			const ok = answer.status < 300;
+			const shape = ok ? shapeOf(method, answer.status, answer.text, answer.type) : undefined;
+			const parsed = shape ? shape.body : answer.text ? (JSON.parse(answer.text) as unknown) : null;
+			const broken = shape?.broken;
+			const reply = { status: answer.status, body: parsed, wait: answer.wait, broken };
+			lost ||= reply.status >= 500 || (broken !== undefined && method !== 'GET');
+			const again =
+				reply.status === 429 ||
+				(method !== 'POST' && reply.status >= 500) ||
+				(broken !== undefined && method !== 'GET' && method !== 'POST');
 			const delay = reply.wait ?? 500 * 2 ** (attempts - 1);
-			if (reply.status < 400 || !again || attempts === MAX_ATTEMPTS || delay > MAX_RETRY_AFTER_MS)
+			if (!again || attempts === MAX_ATTEMPTS || delay > MAX_RETRY_AFTER_MS)
 				return { ...reply, attempts, lost };
 			await sleep(delay);
 		}
@@ -171,19 +273,22 @@ class Session {
 
 	async request(method: string, path: string, body?: unknown, prefer?: string) {
 		const reply = await this.send(method, path, body, prefer);
-		if (reply.status >= 400) throw serviceFailure(reply);
+		if (reply.status >= 400 || (reply.broken && method === 'GET')) throw serviceFailure(reply);
 		return reply;
 	}
 
-	/** Every row of a query (its order ends with id), page after page until one is empty: no cap hides a row. */
+	/**
+	 * Every row of a query (its order ends with id), page after page of the service's row cap as
+	 * its settings say, until a page is shorter: no cap hides a row.
+	 */
 	async readAll(table: string, query: string, max = Infinity): Promise<IDataObject[]> {
 		const rows: IDataObject[] = [];
 		for (;;) {
-			const limit = max === Infinity ? '' : `&limit=${max - rows.length}`;
-			const path = `/${table}?select=*&${query}&offset=${rows.length}${limit}`;
+			const asked = Math.min(max - rows.length, this.pageRows);
+			const path = `/${table}?select=*&${query}&offset=${rows.length}&limit=${asked}`;
 			const page = (await this.request('GET', path)).body as IDataObject[];
 			rows.push(...page);
-			if (page.length === 0 || rows.length >= max) return rows;
+			if (page.length < asked || rows.length >= max) return rows;
 		}
 	}
 }
@@ -378,9 +483,13 @@ const OPERATIONS: Record<OracleTask['operation'], Run> = {
  * Without Continue On Fail the first failing item ends the run, its error the run's (nothing after
  * it is sent); with it, a failing item's output is `{ error, details? }` and the next one goes on.
  */
-export async function runOracle(login: Login, task: OracleTask) {
-	const s = new Session(login, task.forced);
-	await s.logIn();
+export async function runOracle(login: Login, task: OracleTask, token = '') {
+	const s = new Session(login, token, task.forced, task.pageRows);
+	const run = await itemByItem(s, task);
+	return { ...run, token: s.token };
+}
+
+async function itemByItem(s: Session, task: OracleTask) {
 	const output: IDataObject[] = [];
 	for (; s.item < task.items.length; s.item++) {
 		const pairedItem = { item: s.item };

@@ -56,22 +56,59 @@ export interface FaultPlan {
 	method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
 	table: TableName;
 	times: number;
+	/** The matching requests it lets pass first: it meets the (skip + 1)-th. */
+	skip: number;
 }
 
 /** A fault that meets requests `times` times; "every" is more than any workload sends. */
 export const EVERY = 100_000;
 
-/** How each kind answers: `failing` ones fail the request they meet for good (under the node's limits). */
+/** A proxy's maintenance page, answered 200 in the service's stead. */
+const HTML_PAGE =
+	'<!doctype html><html><head><title>Maintenance</title></head><body><h1>Back soon</h1></body></html>';
+const BODY_TYPES = { contentType: 'text/html; charset=utf-8' };
+/** The real request carried out, its answer replaced (a write's answer lost after the commit). */
+const CARRIED_OUT = { applyAfterHandling: true, afterCommit: true } as const;
+
+/**
+ * How each kind answers: `failing` ones fail the request they meet for good (under the node's
+ * limits); `broken` ones answer a 2xx whose body is not the JSON due (issue 47): a read fails, a
+ * write's answer is lost. `login`: a 401 on a request, then the login n8n runs again refused.
+ */
 export const FAULTS = {
 	unauthorized: { status: 401, failing: false },
+	loginRefused: {
+		status: 401,
+		body: { code: 401, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+		failing: true,
+		login: true,
+	},
 	rateShort: { status: 429, retryAfter: 0, failing: false },
 	rateLong: { status: 429, retryAfter: 120, failing: true },
+	/** Real pauses (issue 47): a Retry-After of 1 s and of 2 s. */
+	rateWait: { status: 429, retryAfter: 1, failing: false },
+	unavailableWait: { status: 503, retryAfter: 2, failing: false },
 	unavailableShort: { status: 503, retryAfter: 0, failing: false },
 	unavailableLong: { status: 503, retryAfter: 120, failing: true },
 	slow: { delayMs: 60, failing: false },
 	/** A lost answer after the commit. */
-	lost: { status: 502, retryAfter: 0, applyAfterHandling: true, afterCommit: true, failing: false },
+	lost: { status: 502, retryAfter: 0, ...CARRIED_OUT, failing: false },
+	html: {
+		status: 200,
+		body: HTML_PAGE,
+		...BODY_TYPES,
+		...CARRIED_OUT,
+		failing: false,
+		broken: 'html',
+	},
+	cut: { cutAfterBytes: 24, afterCommit: true, failing: false, broken: 'cut' },
+	object: { status: 200, body: { data: [] }, ...CARRIED_OUT, failing: false, broken: 'object' },
+	empty: { cutAfterBytes: 0, afterCommit: true, failing: false, broken: 'empty' },
 } as const;
+
+/** The path a plan's fault meets: the login's, or its table's. */
+export const faultPath = ({ kind, table }: FaultPlan) =>
+	'login' in FAULTS[kind] ? '/auth/v1/token' : `/rest/v1/${table}`;
 
 /** One run of the node: the oracle's task (whose item JSON the node's expressions read), its options, the service. */
 export interface Workload {
@@ -98,6 +135,8 @@ export interface Observed {
 
 export interface Trio {
 	oracle: Service;
+	/** The oracle's credential token, kept from run to run as the node's harness keeps its own. */
+	oracleToken: { value: string };
 	perItem: Service;
 	automatic: Service;
 	close(): Promise<void>;
@@ -130,7 +169,7 @@ export async function startTrio(): Promise<Trio> {
 		for (const { emulator } of services) await emulator.close();
 	};
 	const [oracle, perItem, automatic] = services;
-	return { oracle, perItem, automatic, close };
+	return { oracle, oracleToken: { value: '' }, perItem, automatic, close };
 }
 
 /** The emulator's own database in jest's shared cluster: the one whose service row has its base URL. */
@@ -155,12 +194,23 @@ async function databaseOf(emulator: Emulator): Promise<Client> {
 	throw new Error(`No database of the emulator at ${emulator.baseUrl}`);
 }
 
-/** The stand-in's fault for a plan. */
-export function faultSpec({ kind, method, table, times }: FaultPlan): FaultSpec {
-	const { failing, ...answer } = FAULTS[kind];
+/** The stand-in's faults for a plan: a login refused follows a 401 on the (skip + 1)-th request. */
+export function faultSpecs(plan: FaultPlan): FaultSpec[] {
+	const { kind, method, table, times, skip } = plan;
+	const { failing, ...answer } = FAULTS[kind] as IDataObject & (typeof FAULTS)[typeof kind];
 	void failing;
-	const path = kind === 'unauthorized' ? /^\/rest\/v1\// : `/rest/v1/${table}`;
-	return { ...answer, match: kind === 'unauthorized' ? { path } : { method, path }, times };
+	const { login, broken, ...spec } = answer as IDataObject;
+	void broken;
+	const anyRest = { path: /^\/rest\/v1\// };
+	if (login) {
+		const token = { method: 'POST', path: '/auth/v1/token' };
+		return [
+			{ status: 401, match: anyRest, skip },
+			{ ...(spec as FaultSpec), match: token, times: 1 },
+		];
+	}
+	const match = kind === 'unauthorized' ? anyRest : { method, path: `/rest/v1/${table}` };
+	return [{ ...(spec as FaultSpec), match, times, skip }];
 }
 
 /** The service as the workload starts: reset, its clock at `now`, the seed's rows, its settings and faults. */
@@ -187,7 +237,8 @@ async function arrange({ emulator }: Service, workload: Workload, now: number, f
 		await emulator.remove(table, [ID_BASE[table]]);
 	}
 	Object.assign(emulator.settings, workload.service, { archiveBytes: 4096 });
-	if (faults) for (const plan of workload.faults) emulator.fault(faultSpec(plan));
+	if (faults)
+		for (const plan of workload.faults) for (const spec of faultSpecs(plan)) emulator.fault(spec);
 }
 
 function baseRow(table: TableName): IDataObject {
@@ -297,7 +348,7 @@ export async function runThreeWays(trio: Trio, workload: Workload) {
 	const services = [trio.oracle, trio.perItem, trio.automatic];
 	await Promise.all(services.map((service) => arrange(service, workload, now)));
 	const [oracle, perItem, automatic] = await Promise.all([
-		observeOracle(trio.oracle, workload),
+		observeOracle(trio, workload),
 		observeNode(trio.perItem, workload, 'perItem'),
 		observeNode(trio.automatic, workload, 'automatic'),
 	]);
@@ -314,14 +365,17 @@ export async function rerunOracle(
 ): Promise<Observed> {
 	const rest = { ...workload, faults: workload.faults.filter((one) => one !== plan) };
 	await arrange(trio.oracle, rest, now);
-	return await observeOracle(trio.oracle, workload, forced);
+	return await observeOracle(trio, workload, forced);
 }
 
-async function observeOracle(service: Service, workload: Workload, forced?: OracleTask['forced']) {
+async function observeOracle(trio: Trio, workload: Workload, forced?: OracleTask['forced']) {
+	const service = trio.oracle;
 	const { emulator } = service;
 	const items = await itemsOn(service, workload);
 	const login = { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, ...emulator.demoUser };
-	const run = await runOracle(login, { ...workload.task, items, forced });
+	const task = { ...workload.task, items, forced, pageRows: workload.service.maxRows };
+	const run = await runOracle(login, task, trio.oracleToken.value);
+	trio.oracleToken.value = run.token;
 	return await observed(service, workload, run);
 }
 
@@ -402,7 +456,7 @@ function requestsOf(log: LogEntry[]) {
 	return {
 		writes: writes.map((entry) => `${entry.method} ${entry.table} ${entry.status}`).sort(),
 		reads: answered.filter((entry) => entry.method === 'GET' && !followUp(entry)).length,
-		faulted: sent.filter((entry) => entry.faulted).map((entry) => `${entry.method} ${entry.path}`),
+		faulted: log.filter((entry) => entry.faulted).map((entry) => `${entry.method} ${entry.path}`),
 	};
 }
 
