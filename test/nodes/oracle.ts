@@ -30,7 +30,7 @@ export interface OracleTask {
 		valid: boolean;
 	};
 	wait?: { timeoutSeconds: number; intervalSeconds: number };
-	/** A fault's reach (the property test's allowed difference): these items' first such request meets it. */
+	/** A fault's reach (the property test's allowed difference): these items' requests meet it. */
 	forced?: Forced;
 	/** The service's row cap, as its settings say. */
 	pageRows?: number;
@@ -95,37 +95,48 @@ export const TEXT = {
 		`The export goes on without the node. Use Job → Get with ID ${String(id)}, or Download → Get Many with Job ID ${String(id)}, later to fetch it, or raise Timeout (Seconds).`,
 	],
 	expired: (subject: string, on: string) => [`${subject} expired on ${on}`, VALIDITY],
-	/** A 2xx whose body is not the JSON due (issue 47): a proxy's page, a cut or empty body. */
-	broken: (kind: Broken) => BROKEN[kind],
+	/** A 2xx whose body is not the JSON due (issue 47): a proxy's page, a cut-off body. */
+	htmlPage: 'The service answered with an HTML page, not JSON: is a proxy in between?',
+	cutOff: 'The answer ended before its JSON did: a proxy or the network cut it.',
 	/** README, Credentials: the login refused (n8n logs in again after a 401). */
 	loginFailed: (said: unknown) =>
 		`Login failed (${String(said)}): check the email and password of the Website Export account`,
+	loginAdvice:
+		'Open the Website Export credential of this node and correct it: saving it tests the login.',
 	gone: (subject: string, said: unknown) => [
 		`${subject} no longer works: the storage answered "${String(said)}"`,
 		`The archive has expired or was removed. ${VALIDITY}`,
 	],
 };
 
-export type Broken = 'html' | 'cut' | 'object' | 'empty';
-export const BROKEN: Record<Broken, string> = {
-	html: 'The service answered with an HTML page, not JSON: is a proxy in between?',
-	cut: 'The service answered with JSON cut off before its end',
-	object: 'The service answered with an object where a list of records was due',
-	empty: 'The service answered with an empty body where a list of records was due',
+/** Some words of a text answer on one line, as a broken answer's details quote it. */
+const excerpt = (text: string) => {
+	const line = text.replace(/\s+/g, ' ').trim();
+	return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 };
 
-/** What a 2xx body is: JSON (null when empty and none is due), or which broken kind. */
+/**
+ * What a 2xx body is (issue 47): its JSON, null for a write's 201/204 without one, or, where a
+ * list of records was due and something else came, what the user is told came back.
+ */
 function shapeOf(method: string, status: number, text: string, type: string) {
-	const due = method === 'GET' || status === 200;
-	if (text === '') return due ? { broken: 'empty' as Broken } : { body: null };
-	if (/html/i.test(type) || /^\s*</.test(text)) return { broken: 'html' as Broken };
+	const due = 'where a list was due';
+	if (text === '')
+		return method === 'GET' || (status !== 201 && status !== 204)
+			? { broken: { message: `The service answered with an empty body ${due}` } }
+			: { body: null };
 	let body: unknown;
 	try {
 		body = JSON.parse(text);
 	} catch {
-		return { broken: 'cut' as Broken };
+		if (/html/i.test(type) || text.trimStart().startsWith('<'))
+			return { broken: { message: TEXT.htmlPage, details: `The page begins: ${excerpt(text)}` } };
+		const bytes = Buffer.byteLength(text);
+		const message = `The service answered with a JSON body cut off after ${bytes} bytes`;
+		return { broken: { message, details: TEXT.cutOff } };
 	}
-	return Array.isArray(body) ? { body } : { broken: 'object' as Broken };
+	if (Array.isArray(body)) return { body };
+	return { broken: { message: `The service answered with an object ${due}` } };
 }
 
 /** An item's error: a NodeApiError (the service's answer or verdict) or a NodeOperationError. */
@@ -146,19 +157,23 @@ type Reply = {
 	wait?: number;
 	attempts: number;
 	lost: boolean;
-	broken?: Broken;
+	/** A 2xx whose body was not the JSON due: `body` says what came back. */
+	broken?: boolean;
 };
 type Answer = { status: number; text: string; type: string; wait?: number };
 
 /** The service's own words (PostgREST's message, hint, details and code), and the attempts made. */
-function serviceFailure({ body, attempts, broken }: Reply): Failure {
-	if (broken) return new Failure([TEXT.broken(broken)]);
+function serviceFailure({ body, attempts }: Reply): Failure {
 	const said = (body ?? {}) as IDataObject;
 	const notes = [said.hint, said.details, said.code && `Code: ${String(said.code)}`];
 	const gaveUp = attempts > 1 && `Gave up after ${attempts} attempts.`;
 	const description = [notes.filter(Boolean).join(' — '), gaveUp].filter(Boolean).join(' ');
 	return new Failure([String(said.message), description || undefined]);
 }
+
+/** A login refused, in the auth server's words (README, Credentials). */
+const loginFailure = (said: IDataObject) =>
+	new Failure([TEXT.loginFailed(said.msg ?? said.message), TEXT.loginAdvice]);
 
 /** An answer as the wire gives it: status, body text, Content-Type, Retry-After in ms. */
 async function answerOf(answer: Response, cutAfterBytes?: number): Promise<Answer> {
@@ -223,7 +238,7 @@ class Session {
 		const forced = this.forcedOn('POST', '/auth/v1/token');
 		const answer = forced ? await this.forcedAnswer(forced, send) : await answerOf(await send());
 		const said = JSON.parse(answer.text || '{}') as IDataObject;
-		if (answer.status >= 400) throw new Failure([TEXT.loginFailed(said.msg ?? said.message)]);
+		if (answer.status >= 400) throw loginFailure(said);
 		this.token = said.access_token as string;
 	}
 
@@ -237,7 +252,7 @@ class Session {
 		const init = () => ({ method, headers: this.headers(prefer), body: JSON.stringify(body) });
 		const forced = this.forcedOn(method, `/rest/v1${path}`);
 		const refused = forced?.refusedLogin;
-		if (refused) throw new Failure([TEXT.loginFailed(refused.msg ?? refused.message)]);
+		if (refused) throw loginFailure(refused);
 		if (forced) return await this.forcedAnswer(forced, () => fetch(url, init()));
 		if (!this.token) await this.logIn();
 		let answer = await fetch(url, init());
@@ -248,23 +263,22 @@ class Session {
 	}
 
 	/**
-	 * A 429 is sent again for every method, a 5xx for all but POST (which may have created a row).
-	 * A 2xx whose body is not the JSON due fails a read; a write's is a lost answer (issue 47).
+	 * A 429 is sent again for every method, a 5xx for all but POST (which may have created a row);
+	 * a 2xx whose body is not the JSON due as a 5xx (issue 47): a read tried again, a write's
+	 * answer lost.
 	 */
 	async send(method: string, path: string, body?: unknown, prefer?: string): Promise<Reply> {
 		for (let attempts = 1, lost = false; ; attempts++) {
 			const answer = await this.once(method, path, body, prefer);
-			const ok = answer.status < 300;
-			const shape = ok ? shapeOf(method, answer.status, answer.text, answer.type) : undefined;
-			const parsed = shape ? shape.body : answer.text ? (JSON.parse(answer.text) as unknown) : null;
-			const broken = shape?.broken;
-			const reply = { status: answer.status, body: parsed, wait: answer.wait, broken };
-			lost ||= reply.status >= 500 || (broken !== undefined && method !== 'GET');
-			const again =
-				reply.status === 429 ||
-				(method !== 'POST' && reply.status >= 500) ||
-				(broken !== undefined && method !== 'GET' && method !== 'POST');
-			const delay = reply.wait ?? 500 * 2 ** (attempts - 1);
+			const { status, text, type, wait } = answer;
+			const shape = status < 300 ? shapeOf(method, status, text, type) : undefined;
+			const broken = shape?.broken !== undefined;
+			const parsed = shape ? (shape.broken ?? shape.body) : text ? JSON.parse(text) : null;
+			const reply = { status, body: parsed as unknown, wait, broken };
+			const failed = status >= 500 || broken;
+			lost ||= failed && method !== 'GET';
+			const again = status === 429 || (method !== 'POST' && failed);
+			const delay = wait ?? 500 * 2 ** (attempts - 1);
 			if (!again || attempts === MAX_ATTEMPTS || delay > MAX_RETRY_AFTER_MS)
 				return { ...reply, attempts, lost };
 			await sleep(delay);
@@ -273,7 +287,7 @@ class Session {
 
 	async request(method: string, path: string, body?: unknown, prefer?: string) {
 		const reply = await this.send(method, path, body, prefer);
-		if (reply.status >= 400 || (reply.broken && method === 'GET')) throw serviceFailure(reply);
+		if (reply.status >= 400 || (reply.broken && !reply.lost)) throw serviceFailure(reply);
 		return reply;
 	}
 

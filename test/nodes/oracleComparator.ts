@@ -148,9 +148,10 @@ const CHECKS = [
 	['options', 'replace_url'],
 ] as const;
 
-/** Three services with a frozen clock and a CHECK constraint that refuses REFUSED_MARKER. */
+/** Three services with a running clock and a CHECK constraint that refuses REFUSED_MARKER. */
 export async function startTrio(): Promise<Trio> {
-	const options = { freezeClock: true, now: Date.now(), jobDurationMs: 365 * 86_400_000 };
+	// The clock runs (issue 47): rows of different requests differ in created_at, jobs finish.
+	const options = { freezeClock: false, now: Date.now(), jobDurationMs: 365 * 86_400_000 };
 	const services: Service[] = [];
 	for (let i = 0; i < 3; i++) services.push(await startService(options));
 	const databases = await Promise.all(services.map(({ emulator }) => databaseOf(emulator)));
@@ -336,9 +337,9 @@ function listParameters({ resource, list }: Workload['task']): INodeParameters {
 }
 
 /**
- * How far the services' frozen clock leads the machine's as a workload starts: before its first
- * answer the node takes the machine's clock for the service's, and a frozen clock the machine's
- * had passed would make a lost insert's row look older than its request.
+ * How far the services' clock leads the machine's as a workload starts: before its first answer
+ * the node takes the machine's clock for the service's, and a service clock behind the machine's
+ * would make a lost insert's row look older than its request.
  */
 const SERVICE_CLOCK_LEAD_MS = 30_000;
 
@@ -348,9 +349,9 @@ export async function runThreeWays(trio: Trio, workload: Workload) {
 	const services = [trio.oracle, trio.perItem, trio.automatic];
 	await Promise.all(services.map((service) => arrange(service, workload, now)));
 	const [oracle, perItem, automatic] = await Promise.all([
-		observeOracle(trio, workload),
-		observeNode(trio.perItem, workload, 'perItem'),
-		observeNode(trio.automatic, workload, 'automatic'),
+		observeOracle(trio, workload, now),
+		observeNode(trio.perItem, workload, 'perItem', now),
+		observeNode(trio.automatic, workload, 'automatic', now),
 	]);
 	return { oracle, perItem, automatic, now };
 }
@@ -365,10 +366,15 @@ export async function rerunOracle(
 ): Promise<Observed> {
 	const rest = { ...workload, faults: workload.faults.filter((one) => one !== plan) };
 	await arrange(trio.oracle, rest, now);
-	return await observeOracle(trio, workload, forced);
+	return await observeOracle(trio, workload, now, forced);
 }
 
-async function observeOracle(trio: Trio, workload: Workload, forced?: OracleTask['forced']) {
+async function observeOracle(
+	trio: Trio,
+	workload: Workload,
+	now: number,
+	forced?: OracleTask['forced'],
+) {
 	const service = trio.oracle;
 	const { emulator } = service;
 	const items = await itemsOn(service, workload);
@@ -376,10 +382,10 @@ async function observeOracle(trio: Trio, workload: Workload, forced?: OracleTask
 	const task = { ...workload.task, items, forced, pageRows: workload.service.maxRows };
 	const run = await runOracle(login, task, trio.oracleToken.value);
 	trio.oracleToken.value = run.token;
-	return await observed(service, workload, run);
+	return await observed(service, workload, now, run);
 }
 
-async function observeNode(service: Service, workload: Workload, batching: Batching) {
+async function observeNode(service: Service, workload: Workload, batching: Batching, now: number) {
 	const parameters = nodeParameters(workload, batching);
 	const items: INodeExecutionData[] = (await itemsOn(service, workload)).map((json) => ({
 		json,
@@ -396,7 +402,8 @@ async function observeNode(service: Service, workload: Workload, batching: Batch
 		status = { error: error.constructor.name, message, description, itemIndex };
 	}
 	const unread = status === 'success' ? undefined : unreadRows(status.description, service);
-	return await observed(service, workload, { status, output: output as IDataObject[] }, unread);
+	const run = { status, output: output as IDataObject[] };
+	return await observed(service, workload, now, run, unread);
 }
 
 /** The sentence of an error that names the items whose rows no answer told (groups.ts, stopAtFailure). */
@@ -423,6 +430,7 @@ function unreadRows(description: unknown, { emulator }: Service) {
 async function observed(
 	{ emulator }: Service,
 	workload: Workload,
+	startedAt: number,
 	run: { status: Outcome['status']; output: IDataObject[] },
 	unread?: { table: TableName; count: number },
 ): Promise<Observed> {
@@ -444,7 +452,7 @@ async function observed(
 		downloads: workload.seed.downloads.length,
 	};
 	const recovered = run.output.filter((item) => /"recovered":true/.test(JSON.stringify(item.json)));
-	const outcome = normalize(raw, seeded, emulator.baseUrl);
+	const outcome = normalize(raw, seeded, emulator.baseUrl, startedAt);
 	return { outcome, ...requestsOf(emulator.log), recovered: recovered.length };
 }
 
@@ -507,6 +515,20 @@ const tableOf = (id: number): TableName | undefined =>
 
 const SIX_DIGITS = /\b[1-3]\d{5}\b/g;
 const isTimestamp = (text: string) => /^\d{4}-\d\d-\d\dT/.test(text);
+
+/** How long after its start a run's rows may be written (the longest wait, pauses, shrinking). */
+const RUN_WINDOW_MS = 10 * 60_000;
+
+/**
+ * A time the running service clock gave during the run (a new row's created_at, its link's
+ * expires_at), which differs from service to service, as what it is; seeded times as they are.
+ */
+function duringRun(value: string, startedAt: number): string {
+	const at = Date.parse(value) - startedAt;
+	const within = (from: number) => at >= from - 5_000 && at < from + RUN_WINDOW_MS;
+	if (within(0)) return '<during the run>';
+	return within(86_400_000) ? '<24 h after the run>' : value;
+}
 const ARCHIVE_FILE = /^[0-9a-f]{32}\.zip$/;
 
 /**
@@ -515,7 +537,12 @@ const ARCHIVE_FILE = /^[0-9a-f]{32}\.zip$/;
  * flight together take them in the order they arrive. The service's own archive links and their
  * file names lose its address and hash.
  */
-function normalize(outcome: Outcome, seeded: Record<TableName, number>, baseUrl: string): Outcome {
+function normalize(
+	outcome: Outcome,
+	seeded: Record<TableName, number>,
+	baseUrl: string,
+	startedAt: number,
+): Outcome {
 	const isNew = (id: number, table = tableOf(id)): table is TableName =>
 		table !== undefined && id > ID_BASE[table] + seeded[table];
 	const ranks = newIdRanks(outcome, isNew);
@@ -524,7 +551,7 @@ function normalize(outcome: Outcome, seeded: Record<TableName, number>, baseUrl:
 	const link = new RegExp(`${escaped}/storage/v1/object/public/exports/[0-9a-f]{32}\\.zip`, 'g');
 	const text = (value: string) =>
 		isTimestamp(value)
-			? value
+			? duringRun(value, startedAt)
 			: ARCHIVE_FILE.test(value)
 				? '<generated file>'
 				: value
