@@ -257,7 +257,8 @@ type Run = typeof runArb extends fc.Arbitrary<infer T> ? T : never;
 /**
  * A fault: failing kinds twice as often, on the operation's writes (a job's option's the most)
  * more than on its reads; a refused login as often as a lost answer; broken bodies (each read
- * tried again after 0.5, 1, 2 s) and real Retry-After pauses (1–2 s) sparingly. `skip`: it meets the (skip + 1)-th matching request.
+ * tried again after 0.5, 1, 2 s) and real Retry-After pauses (1–2 s) sparingly. `skip`: it
+ * meets the (skip + 1)-th matching request.
  */
 const faultArb = fc.record({
 	kind: fc.oneof(
