@@ -13,6 +13,8 @@ export interface ServiceFailure {
 	retryAfterMs?: number;
 	/** The credential's login failed before the request was sent: the message says what to fix. */
 	login?: boolean;
+	/** A 2xx whose body is not what was due (an HTML page, a cut-off JSON body): see answerShape.ts. */
+	broken?: boolean;
 }
 
 const LOGIN_FAILED = 'WEBSITE_EXPORT_LOGIN_FAILED';

@@ -56,10 +56,12 @@ export interface ListInput {
 	filters: Filter[];
 	order: OrderBy[];
 	max?: number;
+	/** The filtered columns as the editor names them, for an error about one of them. */
+	fields?: Record<string, string>;
 }
 
 /** One listing of `table` per item (groups.ts), its rows as output items. */
 export const listEach = (table: Table) =>
-	eachItem<ListInput>(async function ({ client, itemIndex, input: { max, ...query } }) {
-		return toItems(await client.selectAll(table, query, { itemIndex, max }));
+	eachItem<ListInput>(async function ({ client, itemIndex, input: { max, fields, ...query } }) {
+		return toItems(await client.selectAll(table, query, { itemIndex, max, fields }));
 	});

@@ -24,8 +24,33 @@ const PAGE_SIZE = 1000;
 /** The longest request line a gateway in front of the service takes (nginx's default, 8 KiB). */
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
 const RETURN_ROWS = 'return=representation';
+/** Every answer read as rows is checked to be a JSON list of records (answerShape.ts). */
+const ROWS = 'rows' as const;
 
-/** The rows of an answer; undefined when it carried none (a 201 or 204 without a body). */
+/**
+ * The longest value each order column can bring into a keyset page's line: an id up to 2^53, a
+ * created_at in its longest form (a space and a full offset, as text the service may write).
+ */
+const LONGEST_KEYS: Record<string, unknown> = {
+	id: Number.MAX_SAFE_INTEGER,
+	created_at: '9999-12-31 23:59:59.999999+00:00',
+	any: 'x'.repeat(64),
+};
+
+/** `max`: the most rows wanted; `fields`: the editor's names of the filtered columns, for errors. */
+export type SelectAllOptions = CallOptions & { max?: number; fields?: Record<string, string> };
+
+/**
+ * What page 1 tells of the most rows a page gives: all asked for, at least as many; fewer while
+ * the count says more match, the server's own cap; fewer without a count, nothing yet.
+ */
+function learnedCap(got: number, asked: number, total: number | undefined): number | undefined {
+	if (got >= asked) return asked;
+	if (total === undefined) return undefined;
+	return total > got ? got : asked;
+}
+
+/** The rows of a checked answer; undefined when it carried none (a 201 or 204 without a body). */
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
 
 export class WebsiteExportClient {
@@ -65,11 +90,9 @@ export class WebsiteExportClient {
 		return Buffer.byteLength(`GET ${pathname}${search} HTTP/1.1`);
 	}
 
-	/** The longest request line sent with `filter`, a selectAll page after the largest id: a PATCH or DELETE by it is shorter (a method ≤ 3 bytes longer; no select, keyset, order or limit). */
+	/** The longest request line sent with `filter`, a selectAll page by id (pageLineBytes): a PATCH or DELETE by it is shorter (a method ≤ 3 bytes longer; no select, keyset, order or limit). */
 	listLineBytes(table: Table, filter: Filter): number {
-		const after = { id: Number.MAX_SAFE_INTEGER };
-		const page = { filters: [filter], order: OLDEST_FIRST, limit: PAGE_SIZE, after };
-		return this.requestLineBytes(table, page);
+		return this.pageLineBytes(table, { filters: [filter], order: OLDEST_FIRST });
 	}
 
 	/** `items` in consecutive groups of at most `size` whose `column=in.(…)` line (listLineBytes) fits a gateway's 8 KiB; a value too long goes alone. */
@@ -106,43 +129,69 @@ export class WebsiteExportClient {
 	): Promise<{ rows: T[]; total?: number }> {
 		const prefer = options.count ? 'count=exact' : undefined;
 		const url = this.restUrl(table, postgrest.buildQueryString(query));
-		const response = await this.requests.request('GET', url, { ...options, prefer });
+		const response = await this.requests.request('GET', url, { ...options, prefer, expect: ROWS });
 		const total = postgrest.parseContentRangeTotal(response.headers['content-range']);
 		return { rows: rowsOf<T>(response.body) ?? [], total };
 	}
 
-	/** Every row matching `query` (or the first `max`), in its order ending with `id`: pages follow by keyset, so rows written meanwhile are never repeated or skipped. */
+	/**
+	 * Every row matching `query` (or the first `max`), in its order ending with `id`: pages follow
+	 * by keyset, so a row that matches from the first page to the last is returned once; one
+	 * written meanwhile may be or not. It stops on evidence of the end only, never on page 1's
+	 * count: rows updated into the filter meanwhile come on top of that count.
+	 */
 	async selectAll<T = IDataObject>(
 		table: Table,
 		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
-		options: CallOptions & { max?: number } = {},
+		options: SelectAllOptions = {},
 	): Promise<T[]> {
 		const max = options.max ?? Infinity;
+		this.checkPageLines(table, query, options);
 		const rows: T[] = [];
-		let stride = PAGE_SIZE;
-		let total: number | undefined;
+		/** The most rows a page gives, once known: the server's own cap, or what was asked. */
+		let cap: number | undefined;
 		let after: Record<string, unknown> | undefined;
 		for (;;) {
-			const limit = Math.min(stride, max - rows.length);
+			const limit = Math.min(cap ?? PAGE_SIZE, max - rows.length);
 			const count = after === undefined;
 			const page = await this.select<T>(table, { ...query, limit, after }, { ...options, count });
 			rows.push(...page.rows);
-			if (count) {
-				total = page.total;
-				// A first page shorter than asked while more rows exist: the server's own cap.
-				if (page.rows.length < limit && total !== undefined && page.rows.length < total)
-					stride = page.rows.length;
-			}
-			// A short page ends the rows only beside a count: without one (a proxy that drops
-			// `Prefer`) it may be a silent cap, so the rows after it are asked for until none come.
-			const short = page.rows.length < Math.min(stride, limit);
-			const ended = page.rows.length === 0 || (short && total !== undefined);
-			// Rows inserted after the count come after every row counted (or before the first, when
-			// newest first): having as many as were counted means every counted row is here.
-			if (ended || rows.length >= max || (total !== undefined && rows.length >= total)) break;
+			cap ??= learnedCap(page.rows.length, limit, count ? page.total : undefined);
+			// The end: an empty page, or one shorter than a page gives (without a count a short
+			// first page may be a silent cap, so the rows after it are asked for until none come).
+			const short = cap !== undefined && page.rows.length < Math.min(cap, limit);
+			if (page.rows.length === 0 || short || rows.length >= max) break;
 			after = page.rows[page.rows.length - 1] as Record<string, unknown>;
 		}
 		return rows.slice(0, max);
+	}
+
+	/** The longest request line any page of `query` can have: a keyset page after the longest key values. */
+	pageLineBytes(table: Table, query: Omit<ListQuery, 'limit' | 'after'>): number {
+		const order = query.order ?? [];
+		const longest = order.map(({ column }) => [column, LONGEST_KEYS[column] ?? LONGEST_KEYS.any]);
+		const after = order.length ? Object.fromEntries(longest) : undefined;
+		return this.requestLineBytes(table, { ...query, limit: PAGE_SIZE, after });
+	}
+
+	/** Refuses, before any request, a query one of whose pages a gateway would refuse (414). */
+	private checkPageLines(table: Table, query: ListQuery, options: SelectAllOptions): void {
+		const bytes = this.pageLineBytes(table, query);
+		if (bytes <= MAX_REQUEST_LINE_BYTES) return;
+		// The filter that takes the most room is the one to shorten.
+		const filters = [...(query.filters ?? []), ...(query.anyOf ?? [])];
+		const room = (filter: Filter) => postgrest.buildFilterString([filter]);
+		const widest = filters.sort((a, b) => room(b).length - room(a).length)[0];
+		const field = widest ? (options.fields?.[widest.column] ?? widest.column) : 'The filter';
+		const { itemIndex } = options;
+		throw new NodeOperationError(this.ctx.getNode(), `Invalid input: ${field} is too long`, {
+			itemIndex,
+			description:
+				`Its pages would be asked for with request lines of up to ${bytes} bytes (the filters ` +
+				`URL-encoded, and where the page starts), and a gateway in front of the service takes ` +
+				`at most ${MAX_REQUEST_LINE_BYTES}: shorten ${field}.` +
+				(itemIndex === undefined ? '' : ` [item ${itemIndex}]`),
+		});
 	}
 
 	/** Inserts rows in one transaction, answered in the order sent: refused, none was written; else each gets its row, or after a lost or empty answer a lookup's (lostAnswer.ts). */
@@ -151,7 +200,8 @@ export class WebsiteExportClient {
 		inserts: InsertRequest[],
 	): Promise<{ refused: NodeApiError } | { rows: Array<T | NodeApiError> }> {
 		const body = inserts.map((insert) => insert.body);
-		const request = { itemIndex: inserts[0].options.itemIndex, body, prefer: RETURN_ROWS };
+		const { itemIndex } = inserts[0].options;
+		const request = { itemIndex, body, prefer: RETURN_ROWS, expect: ROWS };
 		return await this.inserts.alone(inserts, async () => {
 			const sentAt = Date.now();
 			const outcome = await this.requests.send('POST', this.restUrl(table), request);
@@ -175,7 +225,7 @@ export class WebsiteExportClient {
 		const unfiltered = 'Refusing to update or delete without a filter';
 		if (filters.length === 0) throw new NodeOperationError(this.ctx.getNode(), unfiltered);
 		const url = this.restUrl(table, postgrest.buildFilterString(filters));
-		const request = { ...options, body: patch, prefer: RETURN_ROWS };
+		const request = { ...options, body: patch, prefer: RETURN_ROWS, expect: ROWS };
 		const response = await this.requests.request('PATCH', url, request);
 		const rows = rowsOf<T>(response.body);
 		return rows ?? (await this.selectAll<T>(table, { filters, order: OLDEST_FIRST }, options));
@@ -190,7 +240,8 @@ export class WebsiteExportClient {
 	): Promise<number[]> {
 		const filters: Filter[] = [{ column, operator: 'in', value: ids }];
 		const url = this.restUrl(table, postgrest.buildFilterString(filters));
-		const outcome = await this.requests.send('DELETE', url, { ...options, prefer: RETURN_ROWS });
+		const request = { ...options, prefer: RETURN_ROWS, expect: ROWS };
+		const outcome = await this.requests.send('DELETE', url, request);
 		if (outcome.kind !== 'answer') throw outcome.error;
 		const rows = rowsOf<IDataObject>(outcome.response.body);
 		if (rows && !outcome.afterLostAnswer) return rows.map((row) => row[column] as number);

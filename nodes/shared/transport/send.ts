@@ -13,6 +13,7 @@ import { NodeApiError, sleep } from 'n8n-workflow';
 import { tokenExpiry } from '../auth/renewal';
 import { CREDENTIAL_NAME, REQUEST_TIMEOUT_MS } from '../constants';
 import { readServiceFailure, type ServiceFailure } from '../serviceError';
+import { brokenAnswer, type ExpectedAnswer } from './answerShape';
 
 export type TransportContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
@@ -38,6 +39,8 @@ export interface SendOptions extends CallOptions {
 	prefer?: string;
 	/** Request options of the caller's own, e.g. an archive's stream encoding. */
 	http?: Partial<IHttpRequestOptions>;
+	/** The shape the answer must have (answerShape.ts): any other is a failed attempt. */
+	expect?: ExpectedAnswer;
 	/** Looks at a failed attempt first: may take it as the answer (an archive's redirect). */
 	onFailure?: (error: unknown) => Promise<ServiceResponse | undefined>;
 }
@@ -68,11 +71,12 @@ const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']
 /** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
 function answerLost(failure: ServiceFailure): boolean {
 	if (failure.login) return false; // a failed login sent nothing to the API
+	if (failure.broken) return true; // answered, but what it said cannot be read
 	const { status, code } = failure;
 	return status === undefined ? !FAILED_BEFORE_SENDING.has(code ?? '') : status >= 500;
 }
 
-/** Milliseconds before trying again, or undefined to give up: after a 429 for any method (the gateway refused it unprocessed), after a 5xx or a network failure for all but POST (it may have created a row: the error says so). */
+/** Milliseconds before trying again, or undefined to give up: after a 429 for any method (the gateway refused it unprocessed), after a 5xx, a broken body or a network failure for all but POST (it may have created a row: the error says so). */
 export function retryDelay(
 	failure: ServiceFailure,
 	method: IHttpRequestMethods,
@@ -81,10 +85,12 @@ export function retryDelay(
 ): number | undefined {
 	if (attempt >= policy.maxAttempts) return undefined;
 	const { status, code } = failure;
+	// A broken body (a proxy's page, a cut-off answer) is a hiccup on the way, as a 502 is.
 	const failedOnTheWay =
-		status === undefined
+		failure.broken === true ||
+		(status === undefined
 			? TRANSIENT_NETWORK_CODES.has(code ?? '')
-			: status >= 500 && status !== 501;
+			: status >= 500 && status !== 501);
 	if (status !== 429 && (method === 'POST' || !failedOnTheWay)) return undefined;
 	if (failure.retryAfterMs !== undefined)
 		return failure.retryAfterMs <= policy.maxRetryAfterMs ? failure.retryAfterMs : undefined;
@@ -174,7 +180,8 @@ export class ServiceRequests {
 			)) as ServiceResponse;
 			const date = Date.parse(String(response.headers?.date));
 			if (!Number.isNaN(date)) this.serviceTime = { service: date, local: Date.now() };
-			return { response };
+			const broken = options.expect && brokenAnswer(response, options.expect, method);
+			return broken ? { failure: broken } : { response };
 		} catch (error) {
 			const taken = await options.onFailure?.(error);
 			return taken ? { response: taken } : { failure: readServiceFailure(error) };

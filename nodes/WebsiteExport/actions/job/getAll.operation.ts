@@ -102,7 +102,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	// The id breaks ties between jobs created in the same instant, so pages never overlap.
 	const descending = wanted.sort === 'newest';
 	const order = ['created_at', 'id'].map((column) => ({ column, descending }));
-	return { filters, order, max: readResultLimit.call(this, itemIndex) };
+	return { filters, order, max: readResultLimit.call(this, itemIndex), fields: FILTERS };
 }
 
 /** One listing per item. */
