@@ -9,6 +9,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { collection } from '../shared/collection';
+import { readTimeout, timeoutProperty } from '../shared/timeout';
 import { websiteExportApiTest } from '../shared/auth/credentialTest';
 import {
 	createdMs,
@@ -57,6 +58,7 @@ function readSettings(ctx: IPollFunctions) {
 		/** Lower-cased; empty when the filter is off. */
 		jobUrlContains: (contains ?? '').trim().toLowerCase(),
 		emitExisting: options.emitExisting === true,
+		timeoutMs: readTimeout(options.timeout),
 	};
 }
 
@@ -224,6 +226,7 @@ export class WebsiteExportTrigger implements INodeType {
 					description: "Only downloads whose job's URL contains this text (not case-sensitive)",
 					hint: 'Reads the jobs of new downloads for it, one request per poll, even with Include Job off',
 				},
+				timeoutProperty,
 			]),
 		],
 	};
@@ -233,7 +236,7 @@ export class WebsiteExportTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const startedAt = Date.now();
 		const settings = readSettings(this);
-		const client = await WebsiteExportClient.connect(this);
+		const client = await WebsiteExportClient.connect(this, { timeoutMs: settings.timeoutMs });
 		if (this.getMode() === 'manual') return [await sample(this, client, settings)];
 
 		const node = this.getNode();

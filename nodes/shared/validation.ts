@@ -14,20 +14,59 @@ const WHOLE_CHARACTERS = /^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$
 const HALF_CHARACTER =
 	'contains half of a character (an unpaired UTF-16 surrogate, e.g. an emoji cut in two) that cannot be sent';
 
-/** A record id: a whole number > 0, given as a number or as digits (from an expression). */
-export const recordId = z
-	.union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number greater than 0')], {
-		// Neither a number nor text (e.g. an expression that found no value): say what is expected.
-		errorMap: () => ({ message: 'is required: a whole number greater than 0' }),
-	})
-	.transform(Number)
-	.pipe(
-		z
-			.number({ invalid_type_error: 'must be a whole number greater than 0' })
-			.int('must be a whole number greater than 0')
-			.positive('must be a whole number greater than 0')
-			.max(Number.MAX_SAFE_INTEGER, 'is too large'),
-	);
+/** Whitespace as Postgres skips it around a number (C's isspace). */
+const PG_SPACE = '[ \\t\\n\\v\\f\\r]*';
+/** The digits of an integer as Postgres (16+) reads them: decimal, 0x, 0o or 0b, `_` between. */
+const PG_DIGITS =
+	'0[xX]((?:_?[0-9a-fA-F])+)|0[oO]((?:_?[0-7])+)|0[bB]((?:_?[01])+)|([0-9](?:_?[0-9])*)';
+const integerPattern = (sign: string) => `^${PG_SPACE}(${sign})(?:${PG_DIGITS})${PG_SPACE}$`;
+/** By ID's check in the editor: the forms the node reads, unsigned or `+` (0 it refuses on run). */
+export const ID_PATTERN = integerPattern('\\+?');
+const PG_INTEGER = new RegExp(integerPattern('[+-]?'));
+
+/**
+ * The integer Postgres reads from `text` (` 5`, `+5`, `05`, `1_000`, `0x1F`, `0o17`, `0b101`),
+ * or undefined where it would refuse it: the service matches IDs this way, so the node does too.
+ */
+export function pgInteger(text: string): bigint | undefined {
+	const match = PG_INTEGER.exec(text);
+	if (!match) return undefined;
+	const [, sign, hex, octal, binary, decimal] = match;
+	const prefix = hex ? '0x' : octal ? '0o' : binary ? '0b' : '';
+	const magnitude = BigInt(prefix + (hex ?? octal ?? binary ?? decimal).replace(/_/g, ''));
+	return sign === '-' ? -magnitude : magnitude;
+}
+
+/**
+ * A value for an ID column (e.g. Select By → Job ID) as the service reads it: the integer in its
+ * canonical form, so that the rows it matches are found in the answer; else as given, for the
+ * service to refuse with its own words.
+ */
+export function asIdValue(value: string): string | number {
+	const id = pgInteger(value);
+	return id !== undefined && Math.abs(Number(id)) <= Number.MAX_SAFE_INTEGER ? Number(id) : value;
+}
+
+const NOT_AN_ID = 'must be a whole number greater than 0';
+
+/**
+ * A record id: a whole number > 0, given as a number or as text in any form Postgres reads
+ * (pgInteger), always sent in its canonical form.
+ */
+export const recordId = z.unknown().transform((value, ctx) => {
+	const id =
+		typeof value === 'number' ? value : typeof value === 'string' ? pgInteger(value) : null;
+	const refuse = (message: string) => {
+		ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+		return z.NEVER;
+	};
+	// Neither a number nor text (e.g. an expression that found no value): say what is expected.
+	if (id === null) return refuse(`is required: a whole number greater than 0`);
+	if (id === undefined || !(id > 0) || (typeof id === 'number' && !Number.isInteger(id)))
+		return refuse(NOT_AN_ID);
+	if (id > Number.MAX_SAFE_INTEGER) return refuse('is too large');
+	return Number(id);
+});
 
 /** Required text of at most `max` characters, trimmed, that can be sent. */
 const required = (max: number) =>

@@ -41,7 +41,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	});
 	const how = readRunOptions.call(this, continueOnFail);
-	const client = await WebsiteExportClient.connect(this, { inFlight: how.inFlight });
+	const { inFlight, timeoutMs } = how;
+	const client = await WebsiteExportClient.connect(this, { inFlight, timeoutMs });
 	const runs = items.flatMap((item, itemIndex) => {
 		const ready = prepared[itemIndex];
 		return 'input' in ready ? [{ client, item, itemIndex, input: ready.input }] : [];

@@ -1,7 +1,8 @@
-// Why: how a run's items go to the service (Batching, Items per Request, Requests in Flight) in one place: the editor's fields, their defaults and limits, and how a run reads them.
+// Why: how a run's items go to the service (Batching, Items per Request, Requests in Flight, Timeout) in one place: the editor's fields, their defaults and limits, and how a run reads them.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { collection } from '../../shared/collection';
+import { readTimeout, timeoutProperty } from '../../shared/timeout';
 import type { RunOptions } from './types';
 
 /** Rows per create request: 1 000 rows of this service are a body of about 100 KB. */
@@ -51,9 +52,13 @@ export const runOptionsProperty: INodeProperties = collection('Options', 'option
 		description: 'How many requests the node sends to the service at once',
 		hint: 'Without On Error: Continue, writes go one request at a time, so that nothing is sent after a failed item',
 	},
+	{
+		...timeoutProperty,
+		hint: 'A write the service answers later than this may still be carried out after the node gave up',
+	},
 ]);
 
-/** Batching, Items per Request and Requests in Flight, the same for every item. */
+/** Batching, Items per Request, Requests in Flight and Timeout, the same for every item. */
 export function readRunOptions(this: IExecuteFunctions, continueOnFail: boolean): RunOptions {
 	const option = (name: string, fallback: unknown) =>
 		this.getNodeParameter(`options.${name}`, 0, fallback);
@@ -63,5 +68,6 @@ export function readRunOptions(this: IExecuteFunctions, continueOnFail: boolean)
 	const perItem = option('batching', 'automatic') === 'perItem';
 	const inFlight = count('requestsInFlight', DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT);
 	const groupSize = perItem ? 1 : count('itemsPerRequest', MAX_GROUP_SIZE, MAX_GROUP_SIZE);
-	return { continueOnFail, inFlight, groupSize };
+	const timeoutMs = readTimeout(option('timeout', ''));
+	return { continueOnFail, inFlight, groupSize, timeoutMs };
 }

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
 import type { Filter } from '../../shared/transport';
-import { nonEmpty, recordId, text, validate } from '../../shared/validation';
+import { asIdValue, ID_PATTERN, nonEmpty, recordId, text, validate } from '../../shared/validation';
 import type { Resource } from './types';
 
 /** The fields besides the ID that Select By may name a record by, for every resource. */
@@ -67,6 +67,9 @@ export function selectByProperties(noun: Resource): INodeProperties[] {
 	];
 }
 
+/** The Select By fields that hold an ID: their values are read as the service reads an integer. */
+const ID_COLUMNS = new Set(['job_id']);
+
 /** Select By's rules for one resource: a field of its own list (SELECT_BY_FIELDS), values that can be sent. */
 const selectionOf = (noun: Resource) =>
 	z.discriminatedUnion('selectBy', [
@@ -127,7 +130,7 @@ export function readSelection(
 				? ['url', parsed.url, `${noun} with URL "${parsed.url}"`]
 				: [
 						parsed.selectField,
-						parsed.selectValue,
+						ID_COLUMNS.has(parsed.selectField) ? asIdValue(parsed.selectValue) : parsed.selectValue,
 						`${noun} with ${parsed.selectField} "${parsed.selectValue}"`,
 					];
 	return { filters: [{ column, operator: 'eq', value }], label };
@@ -152,7 +155,7 @@ function locatorProperty(noun: Resource, name: string, byUrl: boolean): INodePro
 			{
 				type: 'regex' as const,
 				properties: {
-					regex: '^\\s*[1-9]\\d*\\s*$',
+					regex: ID_PATTERN,
 					errorMessage: 'Not a valid ID: a whole number greater than 0',
 				},
 			},

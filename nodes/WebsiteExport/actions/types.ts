@@ -39,6 +39,8 @@ export interface RunOptions {
 	inFlight: number;
 	/** The most items in one request: 1 with Batching → One Request per Item. */
 	groupSize: number;
+	/** Options → Timeout in ms, when set (else each request's own default). */
+	timeoutMs?: number;
 }
 
 /** One item's output, its error, or nothing (never sent, after an earlier failure). */

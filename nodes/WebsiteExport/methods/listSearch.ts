@@ -3,6 +3,8 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 
 import { DateTime } from 'luxon';
 
+import { readTimeout } from '../../shared/timeout';
+import { recordId } from '../../shared/validation';
 import { parseTimestamp } from '../../shared/timestamps';
 import type { Table } from '../../shared/constants';
 import { NEWEST_FIRST, WebsiteExportClient, type Filter } from '../../shared/transport';
@@ -19,7 +21,11 @@ interface Search {
 /** `*text*` for ilike: PostgREST turns `*` into `%`; the user's own wildcards are taken literally. */
 const contains = (text: string) =>
 	`*${text.replace(/[*\\%_]/g, (c) => (c === '*' ? '' : `\\${c}`))}*`;
-const wholeNumber = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
+/** Typed text that is an ID as the service reads one (` 5`, `1_000`, `0x1F`), as a number. */
+const wholeNumber = (text: string) => {
+	const id = recordId.safeParse(text);
+	return id.success ? id.data : undefined;
+};
 
 /** `job #7`, or `job —` for a record of no job. */
 const jobOf = (row: IDataObject) => `job ${row.job_id === null ? '—' : `#${String(row.job_id)}`}`;
@@ -79,7 +85,8 @@ const searchIn = (table: Table) =>
 		paginationToken?: string,
 	): Promise<INodeListSearchResult> {
 		const spec = SEARCHES[table];
-		const client = await WebsiteExportClient.connect(this);
+		const timeoutMs = readTimeout(this.getNodeParameter('options.timeout', ''));
+		const client = await WebsiteExportClient.connect(this, { timeoutMs });
 		const text = (filter ?? '').trim();
 		const after = paginationToken
 			? (JSON.parse(paginationToken) as Record<string, unknown>)

@@ -27,8 +27,11 @@ export interface RetryPolicy {
 	maxRetryAfterMs: number;
 }
 
-/** `inFlight`: the most requests on the wire at once (Requests in Flight), however callers nest them. */
-export type ClientOptions = { retry?: RetryPolicy; inFlight?: number };
+/**
+ * `inFlight`: the most requests on the wire at once (Requests in Flight), however callers nest
+ * them; `timeoutMs`: Options → Timeout, when the user set it (else each request's own default).
+ */
+export type ClientOptions = { retry?: RetryPolicy; inFlight?: number; timeoutMs?: number };
 
 /** `itemIndex`: the item the request is made for: errors name it, so the editor can point at it. */
 export type CallOptions = { itemIndex?: number };
@@ -67,6 +70,13 @@ const TRANSIENT_NETWORK_CODES = new Set([
 
 /** Network failures before the request left: no answer was lost, the request was never carried out. */
 const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Network codes of a request that got no answer within its timeout (axios says ECONNABORTED). */
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
+
+/** Whether no answer came within the request's timeout: the service may still be carrying it out. */
+export const timedOut = ({ status, code }: ServiceFailure): boolean =>
+	status === undefined && TIMEOUT_CODES.has(code ?? '');
 
 /** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
 function answerLost(failure: ServiceFailure): boolean {
@@ -127,6 +137,11 @@ export class ServiceRequests {
 		return time ? time.service + (Date.now() - time.local) : Date.now();
 	}
 
+	/** How long a request waits for its answer: Options → Timeout, else `fallback`. */
+	timeoutMs(fallback = REQUEST_TIMEOUT_MS): number {
+		return this.options.timeoutMs ?? fallback;
+	}
+
 	/** The answer; a refusal or a lost answer is thrown as the NodeApiError the user sees. */
 	async request(method: IHttpRequestMethods, url: string, options: SendOptions = {}) {
 		const outcome = await this.send(method, url, options);
@@ -146,7 +161,7 @@ export class ServiceRequests {
 			const lost = answerLost(failure);
 			const delay = retryDelay(failure, method, attempt, this.options.retry);
 			if (delay === undefined) {
-				const error = this.giveUp(failure, lost && method === 'POST', attempt, options);
+				const error = this.giveUp(failure, method, attempt, options);
 				return { kind: lost ? 'lost' : 'refused', error };
 			}
 			afterLostAnswer ||= lost;
@@ -169,7 +184,7 @@ export class ServiceRequests {
 			...(body !== undefined && { body }),
 			returnFullResponse: true,
 			json: true,
-			timeout: REQUEST_TIMEOUT_MS,
+			timeout: this.timeoutMs(),
 			...options.http,
 		};
 		try {
@@ -226,11 +241,16 @@ export class ServiceRequests {
 	/** The error the user sees when no attempt is left: the service's words and what to do about them. */
 	private giveUp(
 		failure: ServiceFailure,
-		mayHaveCreated: boolean,
+		method: IHttpRequestMethods,
 		attempts: number,
-		{ itemIndex }: CallOptions,
+		{ itemIndex, http }: SendOptions,
 	): NodeApiError {
-		const { message, status, hint, details, code, login } = failure;
+		const { status, hint, details, code, login } = failure;
+		const waitedMs = timedOut(failure) ? Number(http?.timeout ?? this.timeoutMs()) : undefined;
+		const message =
+			waitedMs === undefined
+				? failure.message
+				: `The service did not answer within ${waitedMs} ms (Options → Timeout)`;
 		const notes = [hint, details, code && `Code: ${code}`].filter(Boolean).join(' — ') || undefined;
 		const advice = [
 			notes,
@@ -238,9 +258,11 @@ export class ServiceRequests {
 				'n8n logged in again and the service still refused the token: check the credential (API key, email, password).',
 			login &&
 				'Open the Website Export credential of this node and correct it: saving it tests the login.',
-			mayHaveCreated &&
+			answerLost(failure) &&
+				method === 'POST' &&
 				'The request may have reached the service, so it was not sent again (that could create a duplicate): check whether the record exists before running the node again.',
 			attempts > 1 && `Gave up after ${attempts} attempts.`,
+			waitedMs !== undefined && 'If the service is only slow, raise Options → Timeout.',
 		];
 		const httpCode = status?.toString();
 		const description = advice.filter(Boolean).join(' ') || undefined;

@@ -23,11 +23,15 @@ interface ArchiveTarget {
 
 const MAX_REDIRECTS = 5;
 
-/** An archive comes as a stream, within 30 minutes; redirects come back to be followed here. */
-const ARCHIVE_REQUEST = {
-	http: { encoding: 'stream', json: false, disableFollowRedirect: true, timeout: 30 * 60_000 },
-	onFailure: redirectOrErrorBody,
-} as const;
+/** How long the storage may take to start sending an archive when Options → Timeout is not set. */
+const ARCHIVE_TIMEOUT_MS = 30 * 60_000;
+
+/** An archive comes as a stream; redirects come back to be followed here. */
+const archiveRequest = (timeout: number) =>
+	({
+		http: { encoding: 'stream', json: false, disableFollowRedirect: true, timeout },
+		onFailure: redirectOrErrorBody,
+	}) as const;
 /** Storage's error bodies are short: this much of one is read for its message. */
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
 
@@ -97,10 +101,11 @@ async function openLink(
 	link: string,
 	subject: string,
 ): Promise<ByteStream> {
+	const timeout = client.requests.timeoutMs(ARCHIVE_TIMEOUT_MS);
 	// A link the storage refuses (400, 404) has expired or was removed; any other error as it is.
 	const get = async (url: string) =>
 		await client.requests
-			.request('GET', url, { ...ARCHIVE_REQUEST, itemIndex })
+			.request('GET', url, { ...archiveRequest(timeout), itemIndex })
 			.catch((error: Error) => {
 				const status = error instanceof NodeApiError ? error.httpCode : null;
 				if (status !== '400' && status !== '404') throw error;
