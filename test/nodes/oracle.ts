@@ -34,6 +34,8 @@ export interface OracleTask {
 	forced?: Forced;
 	/** The service's row cap, as its settings say. */
 	pageRows?: number;
+	/** Options → Timeout (ms): how long a request waits for its answer. */
+	timeoutMs?: number;
 }
 
 /**
@@ -53,6 +55,8 @@ export interface Forced {
 	nth?: number;
 	/** A 401, and the login n8n then runs refused with this answer. */
 	refusedLogin?: IDataObject;
+	/** Held this long by the service, and carried out then (past the Timeout: unanswered). */
+	heldMs?: number;
 }
 
 export type Login = { baseUrl: string; apiKey: string; email: string; password: string };
@@ -98,6 +102,10 @@ export const TEXT = {
 	/** A 2xx whose body is not the JSON due (issue 47): a proxy's page, a cut-off body. */
 	htmlPage: 'The service answered with an HTML page, not JSON: is a proxy in between?',
 	cutOff: 'The answer ended before its JSON did: a proxy or the network cut it.',
+	/** Options → Timeout: no answer in time (issue 47); an update is then not sent again. */
+	noAnswer: (ms: number) => `The service did not answer within ${ms} ms (Options → Timeout)`,
+	lateUpdate:
+		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again.',
 	/** README, Credentials: the login refused (n8n logs in again after a 401). */
 	loginFailed: (said: unknown) =>
 		`Login failed (${String(said)}): check the email and password of the Website Export account`,
@@ -204,6 +212,7 @@ class Session {
 		private readonly forced?: Forced,
 		/** The service's row cap (its max-rows setting): a shorter page is the last. */
 		private readonly pageRows = 1000,
+		readonly timeoutMs = 60_000,
 	) {}
 
 	/** The fault this item's nth such request meets, once. */
@@ -219,6 +228,11 @@ class Session {
 	}
 
 	private async forcedAnswer(forced: Forced, send: () => Promise<Response>): Promise<Answer> {
+		if (forced.heldMs !== undefined) {
+			void sleep(forced.heldMs).then(send);
+			await sleep(Math.min(forced.heldMs, this.timeoutMs));
+			if (forced.heldMs >= this.timeoutMs) return { status: 0, text: '', type: '' };
+		}
 		if (forced.cutAfterBytes !== undefined) return answerOf(await send(), forced.cutAfterBytes);
 		const body = forced.body ?? {
 			code: String(forced.status),
@@ -255,11 +269,15 @@ class Session {
 		if (refused) throw loginFailure(refused);
 		if (forced) return await this.forcedAnswer(forced, () => fetch(url, init()));
 		if (!this.token) await this.logIn();
-		let answer = await fetch(url, init());
-		if (answer.status === 401) await this.logIn();
-		if (answer.status === 401) answer = await fetch(url, init());
+		const signal = () => AbortSignal.timeout(this.timeoutMs);
+		const timedOut: Answer = { status: 0, text: '', type: '' };
+		let answer = await fetch(url, { ...init(), signal: signal() }).catch(() => undefined);
+		if (answer?.status === 401) await this.logIn();
+		if (answer?.status === 401)
+			answer = await fetch(url, { ...init(), signal: signal() }).catch(() => undefined);
+		if (!answer) return timedOut;
 		this.now = Date.parse(answer.headers.get('date') ?? '') || this.now;
-		return await answerOf(answer);
+		return await answerOf(answer).catch(() => timedOut);
 	}
 
 	/**
@@ -274,10 +292,15 @@ class Session {
 			const shape = status < 300 ? shapeOf(method, status, text, type) : undefined;
 			const broken = shape?.broken !== undefined;
 			const parsed = shape ? (shape.broken ?? shape.body) : text ? JSON.parse(text) : null;
-			const reply = { status, body: parsed as unknown, wait, broken };
-			const failed = status >= 500 || broken;
+			const late = { message: TEXT.noAnswer(this.timeoutMs) };
+			const reply = { status, body: (status ? parsed : late) as unknown, wait, broken };
+			const failed = status >= 500 || status === 0 || broken;
 			lost ||= failed && method !== 'GET';
-			const again = status === 429 || (method !== 'POST' && failed);
+			// A PATCH that timed out may land later, after later writes: never sent again (README).
+			const again =
+				status === 429 || (method !== 'POST' && failed && !(status === 0 && method === 'PATCH'));
+			// A create that timed out is looked up once the Timeout has passed again (README).
+			if (status === 0 && method === 'POST') await sleep(this.timeoutMs);
 			const delay = wait ?? 500 * 2 ** (attempts - 1);
 			if (!again || attempts === MAX_ATTEMPTS || delay > MAX_RETRY_AFTER_MS)
 				return { ...reply, attempts, lost };
@@ -292,14 +315,17 @@ class Session {
 	}
 
 	/**
-	 * Every row of a query (its order ends with id), page after page of the service's row cap as
-	 * its settings say, until a page is shorter: no cap hides a row.
+	 * Every row of a query (`order` ends with id), page after page of the service's row cap as its
+	 * settings say, until a page is shorter; each page the rows after the last one received, in
+	 * that order (keyset), so that rows another writer adds or removes meanwhile move none.
 	 */
-	async readAll(table: string, query: string, max = Infinity): Promise<IDataObject[]> {
+	async readAll(table: string, where: string, order: string, max = Infinity) {
 		const rows: IDataObject[] = [];
 		for (;;) {
 			const asked = Math.min(max - rows.length, this.pageRows);
-			const path = `/${table}?select=*&${query}&offset=${rows.length}&limit=${asked}`;
+			const after = rows.length ? keysetAfter(order, rows[rows.length - 1]) : '';
+			const query = ['select=*', where, after, `order=${order}`, `limit=${asked}`];
+			const path = `/${table}?${query.filter(Boolean).join('&')}`;
 			const page = (await this.request('GET', path)).body as IDataObject[];
 			rows.push(...page);
 			if (page.length < asked || rows.length >= max) return rows;
@@ -307,8 +333,22 @@ class Session {
 	}
 }
 
+/** PostgREST's filter for the rows after `row` in `order` (`created_at.desc,id.desc`, `id`). */
+function keysetAfter(order: string, row: IDataObject): string {
+	const keys = order.split(',').map((key) => {
+		const [column, way = 'asc'] = key.split('.');
+		const value = JSON.stringify(String(row[column]));
+		return { column, op: way === 'desc' ? 'lt' : 'gt', value };
+	});
+	const [last] = keys.splice(-1);
+	if (keys.length === 0) return `${last.column}=${last.op}.${String(row[last.column])}`;
+	const [first] = keys;
+	const tie = `and(${first.column}.eq.${first.value},${last.column}.${last.op}.${last.value})`;
+	return `or=${encodeURIComponent(`(${first.column}.${first.op}.${first.value},${tie})`)}`;
+}
+
 const eq = (column: string, value: unknown) => `${column}=eq.${encodeURIComponent(String(value))}`;
-const byId = (id: unknown) => `id=eq.${String(id)}&order=id.asc`;
+const byId = (id: unknown) => `id=eq.${String(id)}`;
 
 /** The one record an item's Select By names (README, Operations: it must match exactly one). */
 async function selectOne(s: Session, task: OracleTask, item: IDataObject) {
@@ -316,7 +356,7 @@ async function selectOne(s: Session, task: OracleTask, item: IDataObject) {
 	const column = item.by === 'field' ? String(item.field) : task.locator;
 	const record = { id: `ID ${value}`, url: `URL "${value}"` }[task.locator];
 	const label = `${noun} with ${item.by === 'field' ? `${column} "${value}"` : record}`;
-	const rows = await s.readAll(`${noun}s`, `${eq(column, value)}&order=id.asc`);
+	const rows = await s.readAll(`${noun}s`, eq(column, value), 'id.asc');
 	if (rows.length === 1) return { row: rows[0], label };
 	throw new Failure(rows.length ? TEXT.ambiguous(rows.length, label) : TEXT.notFound(label));
 }
@@ -338,7 +378,7 @@ async function create(s: Session, table: 'jobs' | 'options', body: IDataObject) 
 	if (reply.status >= 400 && !reply.lost) throw serviceFailure(reply);
 	const [row] = Array.isArray(reply.body) ? (reply.body as IDataObject[]) : [];
 	const same = (one: IDataObject) => Object.keys(body).every((key) => one[key] === body[key]);
-	const created = row ? [] : await s.readAll(table, `created_at=gte.${since}&order=id.asc`);
+	const created = row ? [] : await s.readAll(table, `created_at=gte.${since}`, 'id.asc');
 	const found = row ? [row] : created.filter((one) => !s.claimed.has(one.id) && same(one));
 	if (found.length === 1) {
 		s.claimed.add(found[0].id);
@@ -385,10 +425,13 @@ async function createOne(s: Session, task: OracleTask, item: IDataObject) {
 async function waitFor(s: Session, job: IDataObject, wait: NonNullable<OracleTask['wait']>) {
 	const deadline = Date.now() + wait.timeoutSeconds * 1000;
 	for (;;) {
-		const [now] = await s.readAll('jobs', byId(job.id));
+		const [now] = await s.readAll('jobs', byId(job.id), 'id.asc');
 		if (now.status === 'failed') throw new Failure(TEXT.exportFailed(job.id, now.url));
-		const query = `job_id=eq.${String(job.id)}&order=created_at.desc,id.desc`;
-		const [download] = now.status === 'finished' ? await s.readAll('downloads', query) : [];
+		const query = `job_id=eq.${String(job.id)}`;
+		const [download] =
+			now.status === 'finished'
+				? await s.readAll('downloads', query, 'created_at.desc,id.desc')
+				: [];
 		if (download) return { ...now, download: withExpiry(download, s.now) };
 		if (Date.now() >= deadline) {
 			const late = 'finished, but its download link is not there yet,';
@@ -413,8 +456,13 @@ async function update(s: Session, task: OracleTask, item: IDataObject) {
 					replace_url: given(item.replace),
 					job_id: jobId,
 				};
-	const { body } = await s.request('PATCH', `/${table}?id=eq.${String(row.id)}`, patch, RETURN);
-	const rows = Array.isArray(body) ? (body as IDataObject[]) : await s.readAll(table, byId(row.id));
+	const reply = await s.send('PATCH', `/${table}?id=eq.${String(row.id)}`, patch, RETURN);
+	if (reply.status === 0) throw new Failure([TEXT.noAnswer(s.timeoutMs), TEXT.lateUpdate]);
+	if (reply.status >= 400 || (reply.broken && !reply.lost)) throw serviceFailure(reply);
+	const { body } = reply;
+	const rows = Array.isArray(body)
+		? (body as IDataObject[])
+		: await s.readAll(table, byId(row.id), 'id.asc');
 	const written = rows.find((one) => one.id === row.id);
 	if (!written) throw new Failure(TEXT.notFound(label));
 	return [{ json: written }];
@@ -428,7 +476,7 @@ async function remove(s: Session, task: OracleTask, item: IDataObject) {
 	const listed = Array.isArray(reply.body) && !reply.lost;
 	const gone = listed
 		? (reply.body as IDataObject[]).some((one) => one.id === row.id)
-		: (await s.readAll(table, byId(row.id))).length === 0;
+		: (await s.readAll(table, byId(row.id), 'id.asc')).length === 0;
 	if (!gone) throw new Failure(TEXT.notFound(label));
 	return [{ json: { deleted: true, ...row } }];
 }
@@ -441,13 +489,13 @@ async function list(s: Session, task: OracleTask) {
 	const way = oldest ? 'asc' : 'desc';
 	const order = {
 		job: `created_at.${way},id.${way}`,
-		option: 'id',
+		option: 'id.asc',
 		download: 'created_at.desc,id.desc',
 	};
-	const query = [...where, `order=${order[task.resource]}`].join('&');
+	const [query, sort] = [where.join('&'), order[task.resource]];
 	if (task.resource !== 'download')
-		return (await s.readAll(`${task.resource}s`, query, max)).map((json) => ({ json }));
-	const rows = (await s.readAll('downloads', query)).map((row) => withExpiry(row, s.now));
+		return (await s.readAll(`${task.resource}s`, query, sort, max)).map((json) => ({ json }));
+	const rows = (await s.readAll('downloads', query, sort)).map((row) => withExpiry(row, s.now));
 	return rows
 		.filter((row) => !valid || !row.is_expired)
 		.slice(0, max)
@@ -498,7 +546,7 @@ const OPERATIONS: Record<OracleTask['operation'], Run> = {
  * it is sent); with it, a failing item's output is `{ error, details? }` and the next one goes on.
  */
 export async function runOracle(login: Login, task: OracleTask, token = '') {
-	const s = new Session(login, token, task.forced, task.pageRows);
+	const s = new Session(login, token, task.forced, task.pageRows, task.timeoutMs);
 	const run = await itemByItem(s, task);
 	return { ...run, token: s.token };
 }

@@ -6,6 +6,7 @@ import type {
 	INodeParameters,
 	NodeParameterValue,
 } from 'n8n-workflow';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 
 import type { Emulator, FaultSpec, LogEntry, TableName } from '../../stack/service';
@@ -91,6 +92,8 @@ export const FAULTS = {
 	unavailableShort: { status: 503, retryAfter: 0, failing: false },
 	unavailableLong: { status: 503, retryAfter: 120, failing: true },
 	slow: { delayMs: 60, failing: false },
+	/** Held past the Timeout the workload sets, then carried out: the client has given up. */
+	late: { delayMs: 2_200, failing: false },
 	/** A lost answer after the commit. */
 	lost: { status: 502, retryAfter: 0, ...CARRIED_OUT, failing: false },
 	html: {
@@ -118,6 +121,21 @@ export interface Workload {
 	requestsInFlight?: number;
 	service: { ignorePrefer: boolean; maxRows: number; jobDurationMs: number };
 	faults: FaultPlan[];
+	/** Another writer, between two requests of the run. */
+	writer?: Writer;
+}
+
+/**
+ * Another client's write (issue 47), done as the `before`-th GET of `table` arrives, before it is
+ * handled: a new job (`insert`), a job's status set to `status` (into or out of a filter), or a
+ * job deleted; `row` is the seeded job's index.
+ */
+export interface Writer {
+	before: number;
+	table: 'jobs';
+	action: 'insert' | 'update' | 'delete';
+	row: number;
+	status: string;
 }
 
 /** What a run shows, normalized, and the requests the service logged (retries and faults aside). */
@@ -137,6 +155,8 @@ export interface Trio {
 	oracle: Service;
 	/** The oracle's credential token, kept from run to run as the node's harness keeps its own. */
 	oracleToken: { value: string };
+	/** Each service's own database, for another writer's statements. */
+	db: Map<Service, Client>;
 	perItem: Service;
 	automatic: Service;
 	close(): Promise<void>;
@@ -170,7 +190,13 @@ export async function startTrio(): Promise<Trio> {
 		for (const { emulator } of services) await emulator.close();
 	};
 	const [oracle, perItem, automatic] = services;
-	return { oracle, oracleToken: { value: '' }, perItem, automatic, close };
+	const [oracleDb, perItemDb, automaticDb] = databases;
+	const db = new Map([
+		[oracle, oracleDb],
+		[perItem, perItemDb],
+		[automatic, automaticDb],
+	]);
+	return { oracle, oracleToken: { value: '' }, perItem, automatic, db, close };
 }
 
 /** The emulator's own database in jest's shared cluster: the one whose service row has its base URL. */
@@ -215,7 +241,8 @@ export function faultSpecs(plan: FaultPlan): FaultSpec[] {
 }
 
 /** The service as the workload starts: reset, its clock at `now`, the seed's rows, its settings and faults. */
-async function arrange({ emulator }: Service, workload: Workload, now: number, faults = true) {
+async function arrange(service: Service, workload: Workload, now: number, trio: Trio) {
+	const { emulator } = service;
 	await emulator.reset();
 	await emulator.clock.set(now);
 	const { jobs, options, downloads } = workload.seed;
@@ -238,9 +265,29 @@ async function arrange({ emulator }: Service, workload: Workload, now: number, f
 		await emulator.remove(table, [ID_BASE[table]]);
 	}
 	Object.assign(emulator.settings, workload.service, { archiveBytes: 4096 });
-	if (faults)
-		for (const plan of workload.faults) for (const spec of faultSpecs(plan)) emulator.fault(spec);
+	for (const plan of workload.faults) for (const spec of faultSpecs(plan)) emulator.fault(spec);
+	const db = trio.db.get(service);
+	return workload.writer && db ? anotherWriter(service, db, workload.writer) : () => undefined;
 }
+
+/** The writer's hook on a service: its write done once, as the chosen request arrives. */
+function anotherWriter({ emulator }: Service, db: Client, writer: Writer) {
+	let seen = 0;
+	return emulator.onArrival(async (entry) => {
+		if (entry.method !== 'GET' || entry.table !== writer.table || ++seen !== writer.before) return;
+		const id = seededId('jobs', writer.row);
+		if (writer.action === 'delete') await emulator.remove('jobs', [id]);
+		else if (writer.action === 'update')
+			await db.query('update private.jobs set status = $1 where id = $2', [writer.status, id]);
+		else {
+			const row = { url: WRITER_URL, email: 'writer@example.com', status: writer.status };
+			await emulator.insert('jobs', [row]);
+		}
+	});
+}
+
+/** The URL of the job another writer inserts. */
+export const WRITER_URL = 'https://writer.example.com';
 
 function baseRow(table: TableName): IDataObject {
 	const id = ID_BASE[table];
@@ -283,7 +330,7 @@ const UPDATE_FIELDS: Record<OracleTask['resource'], INodeParameters> = {
 /** The node's parameters for the workload's task with `batching`. */
 export function nodeParameters(workload: Workload, batching: Batching): INodeParameters {
 	const { task, itemsPerRequest, requestsInFlight } = workload;
-	const options = { batching, itemsPerRequest, requestsInFlight };
+	const options = { batching, itemsPerRequest, requestsInFlight, timeout: task.timeoutMs };
 	return { resource: task.resource, operation: task.operation, ...own(task), options };
 }
 
@@ -347,13 +394,17 @@ const SERVICE_CLOCK_LEAD_MS = 30_000;
 export async function runThreeWays(trio: Trio, workload: Workload) {
 	const now = Date.now() + SERVICE_CLOCK_LEAD_MS;
 	const services = [trio.oracle, trio.perItem, trio.automatic];
-	await Promise.all(services.map((service) => arrange(service, workload, now)));
-	const [oracle, perItem, automatic] = await Promise.all([
-		observeOracle(trio, workload, now),
-		observeNode(trio.perItem, workload, 'perItem', now),
-		observeNode(trio.automatic, workload, 'automatic', now),
-	]);
-	return { oracle, perItem, automatic, now };
+	const removals = await Promise.all(services.map((one) => arrange(one, workload, now, trio)));
+	try {
+		const [oracle, perItem, automatic] = await Promise.all([
+			observeOracle(trio, workload, now),
+			observeNode(trio.perItem, workload, 'perItem', now),
+			observeNode(trio.automatic, workload, 'automatic', now),
+		]);
+		return { oracle, perItem, automatic, now };
+	} finally {
+		for (const remove of removals) remove();
+	}
 }
 
 /** The oracle's run again, on its service arranged anew without the fault whose reach `forced` gives. */
@@ -365,8 +416,8 @@ export async function rerunOracle(
 	plan: FaultPlan,
 ): Promise<Observed> {
 	const rest = { ...workload, faults: workload.faults.filter((one) => one !== plan) };
-	await arrange(trio.oracle, rest, now);
-	return await observeOracle(trio, workload, now, forced);
+	const remove = await arrange(trio.oracle, rest, now, trio);
+	return await observeOracle(trio, workload, now, forced).finally(remove);
 }
 
 async function observeOracle(
@@ -434,6 +485,7 @@ async function observed(
 	run: { status: Outcome['status']; output: IDataObject[] },
 	unread?: { table: TableName; count: number },
 ): Promise<Observed> {
+	await heldDone(emulator, workload);
 	const tables = {} as Outcome['tables'];
 	for (const table of TABLES) tables[table] = (await emulator.rows(table)) as IDataObject[];
 	if (unread) {
@@ -454,6 +506,14 @@ async function observed(
 	const recovered = run.output.filter((item) => /"recovered":true/.test(JSON.stringify(item.json)));
 	const outcome = normalize(raw, seeded, emulator.baseUrl, startedAt);
 	return { outcome, ...requestsOf(emulator.log), recovered: recovered.length };
+}
+
+/** Requests a service holds past the client's Timeout land later: the tables are read after. */
+async function heldDone(emulator: Emulator, workload: Workload) {
+	if (!workload.faults.some((plan) => plan.kind === 'late')) return;
+	await sleep(FAULTS.late.delayMs);
+	for (let tries = 0; tries < 100 && emulator.log.some((entry) => entry.status === 0); tries++)
+		await sleep(100);
 }
 
 /** The requests of a run as the service logged them: each write with its answer, the reads, those a fault met. */
