@@ -149,8 +149,16 @@ function selection(seed: SeedRows, resource: Resource, raw: Raw, run: Run): IDat
 	const missing = raw.pick % 7 === 6 || count === 0;
 	if (locator === 'url')
 		return { by: 'id', value: missing ? 'https://nowhere.example.com' : seed.jobs[place].url };
-	return { by: 'id', value: missing ? MISSING_ID : String(seededId(table, place)) };
+	const id = missing ? MISSING_ID : String(seededId(table, place));
+	return { by: 'id', value: raw.c % 5 === 0 ? idForm(id, raw.d) : id };
 }
+
+/**
+ * An ID in another form the service's Postgres reads as the same number (issue 47): digits
+ * grouped by `_`, a leading zero, spaces around, a plus sign.
+ */
+const idForm = (id: string, index: number) =>
+	at([`${id.slice(0, 3)}_${id.slice(3)}`, `0${id}`, ` ${id} `, `+${id}`], index);
 
 /** Update Fields of an item: '' leaves a field unchanged; each item changes something. */
 function patch(seed: SeedRows, resource: Resource, raw: Raw): IDataObject {
@@ -349,8 +357,12 @@ function planOf(raw: RawFault, resource: Resource, operation: Operation, run: Ru
 			? 'options'
 			: (`${resource}s` as const);
 	const once = ['unauthorized', 'loginRefused', 'late'].includes(kind) || kind.endsWith('Wait');
-	const plan: FaultPlan = { kind, method, table, times: once ? 1 : times, skip };
-	if (kind === 'loginRefused') plan.method = 'POST';
+	// A refused login after a read only where each item reads once; elsewhere the 401 alone.
+	const login = kind === 'loginRefused' && (method !== 'GET' || ONE_READ.includes(operation));
+	const plan: FaultPlan = {
+		...{ kind: kind === 'loginRefused' && !login ? 'unauthorized' : kind, method, table },
+		...{ times: once ? 1 : times, skip },
+	};
 	// Every read broken costs 3.5 s of back-off per read: only Return All's pages meet it.
 	if (brokenKind(kind) && method === 'GET' && operation !== 'getAll')
 		plan.times = Math.min(times, 2);
@@ -362,7 +374,9 @@ function planOf(raw: RawFault, resource: Resource, operation: Operation, run: Ru
 const lostLike = (plan: FaultPlan) =>
 	['lost', 'late'].includes(plan.kind) || (brokenKind(plan.kind) && plan.method !== 'GET');
 
-const where = (plan: FaultPlan) => `${plan.method} ${faultPath(plan)}`;
+/** The request a plan's fault answers: for a refused login, the token request after the 401. */
+const where = (plan: FaultPlan) =>
+	'login' in FAULTS[plan.kind] ? 'POST /auth/v1/token' : `${plan.method} ${faultPath(plan)}`;
 
 /** A fault that the node's retries get past: its request is sent again. */
 const retries = (plan: FaultPlan) =>
@@ -570,12 +584,16 @@ const largeArb: fc.Arbitrary<Workload> = fc
 	});
 
 /**
- * Allowed difference 1, a fault's reach. A fault that fails the requests it meets (`times` of
- * them) fails, one by one, the items whose own request met it. Grouped, a request carries a whole
- * group, and every item of it meets the fault; side by side (Continue On Fail, several in
- * flight), it is whichever request arrives first. So the items the run shows with the fault's
- * error are taken as its reach (One Request per Item: no more of them than requests it met), and
- * the oracle runs again with the fault reaching exactly those items: all else must still match.
+ * Allowed difference 1, a fault's reach (README: "a fault on one request (a 503, a lost answer,
+ * a 429 past the wait limit, a broken answer, a Timeout passed) reaches every item of its group";
+ * "a login refused reaches every request waiting for it (one login per refused token)"). A fault
+ * that fails the requests it meets (`times` of them) fails, one by one, the items whose own
+ * request met it. Grouped, a request carries a whole group, and every item of it meets the
+ * fault; side by side (Continue On Fail, several in flight), it is whichever request arrives
+ * first. So the items the run shows with the fault's error are taken as its reach (One Request
+ * per Item: no more of them than requests it met, but for a refused login, which every request
+ * waiting for it shares), and the oracle runs again with the fault reaching exactly those items:
+ * all else must still match.
  */
 async function expectedOf(trio: Trio, workload: Workload, trial: Trial, batching: Batching) {
 	const plan = workload.faults.find((one) => failing(one) && one.times < EVERY);
@@ -607,11 +625,8 @@ function forcedOf(plan: FaultPlan, items: number[]): Forced {
 	const fault = FAULTS[plan.kind] as IDataObject & { status: number };
 	if (fault.login)
 		return {
-			method: '*',
-			path: '/rest/v1/',
-			status: 401,
+			...{ method: plan.method, path: `/rest/v1/${plan.table}`, status: 401, items },
 			refusedLogin: fault.body as IDataObject,
-			items,
 		};
 	if (plan.kind === 'late')
 		return {
@@ -673,10 +688,12 @@ function withoutGroupNotes(outcome: Outcome, batching: Batching): Outcome {
 const GAVE_UP = / ?Gave up after \d+ attempts\./g;
 
 /**
- * Allowed difference 3, retries before a refusal. A fault that the node's retries get past (a 429
- * or 503 with a short Retry-After, a lost answer) is met by whichever request arrives first, as
- * difference 1; a request that met it and was then refused counts its attempts in its error
- * (`Gave up after 2 attempts.`). With such a fault, that sentence is compared on neither side.
+ * Allowed difference 3 (README: "the attempts an error counts are those of the request that
+ * carried its item"). A fault that the node's retries get past (a 429 or 503 with a short
+ * Retry-After, a lost or broken answer, a Timeout passed on a read) is met by whichever request
+ * arrives first, as difference 1; a request that met it and was then refused counts its attempts
+ * in its error (`Gave up after 2 attempts.`). With such a fault, that sentence is compared on
+ * neither side; without one, it is.
  */
 function withoutAttempts(workload: Workload, outcome: Outcome): Outcome {
 	if (!workload.faults.some(retries)) return outcome;

@@ -109,9 +109,8 @@ export const FAULTS = {
 	empty: { cutAfterBytes: 0, afterCommit: true, failing: false, broken: 'empty' },
 } as const;
 
-/** The path a plan's fault meets: the login's, or its table's. */
-export const faultPath = ({ kind, table }: FaultPlan) =>
-	'login' in FAULTS[kind] ? '/auth/v1/token' : `/rest/v1/${table}`;
+/** The path a plan's fault meets: its table's (for a refused login, the 401 before it). */
+export const faultPath = ({ table }: FaultPlan) => `/rest/v1/${table}`;
 
 /** One run of the node: the oracle's task (whose item JSON the node's expressions read), its options, the service. */
 export interface Workload {
@@ -221,7 +220,10 @@ async function databaseOf(emulator: Emulator): Promise<Client> {
 	throw new Error(`No database of the emulator at ${emulator.baseUrl}`);
 }
 
-/** The stand-in's faults for a plan: a login refused follows a 401 on the (skip + 1)-th request. */
+/**
+ * The stand-in's faults for a plan: a login refused follows a 401 on the (skip + 1)-th request
+ * of its method and table (an item's write, or its one read), as another fault would meet it.
+ */
 export function faultSpecs(plan: FaultPlan): FaultSpec[] {
 	const { kind, method, table, times, skip } = plan;
 	const { failing, ...answer } = FAULTS[kind] as IDataObject & (typeof FAULTS)[typeof kind];
@@ -229,14 +231,15 @@ export function faultSpecs(plan: FaultPlan): FaultSpec[] {
 	const { login, broken, ...spec } = answer as IDataObject;
 	void broken;
 	const anyRest = { path: /^\/rest\/v1\// };
+	const own = { method, path: `/rest/v1/${table}` };
 	if (login) {
 		const token = { method: 'POST', path: '/auth/v1/token' };
 		return [
-			{ status: 401, match: anyRest, skip },
+			{ status: 401, match: own, skip },
 			{ ...(spec as FaultSpec), match: token, times: 1 },
 		];
 	}
-	const match = kind === 'unauthorized' ? anyRest : { method, path: `/rest/v1/${table}` };
+	const match = kind === 'unauthorized' ? anyRest : own;
 	return [{ ...(spec as FaultSpec), match, times, skip }];
 }
 
