@@ -350,11 +350,15 @@ function keysetAfter(order: string, row: IDataObject): string {
 const eq = (column: string, value: unknown) => `${column}=eq.${encodeURIComponent(String(value))}`;
 const byId = (id: unknown) => `id=eq.${String(id)}`;
 
+/** An ID as the service's Postgres reads it (`+1_000 ` is 1000): the record it was asked for. */
+const asRead = (value: string) =>
+	/^\s*\+?\d+(_\d+)*\s*$/.test(value) ? BigInt(value.replace(/[\s+_]/g, '')).toString() : value;
+
 /** The one record an item's Select By names (README, Operations: it must match exactly one). */
 async function selectOne(s: Session, task: OracleTask, item: IDataObject) {
 	const [noun, value] = [task.resource, String(item.value)];
 	const column = item.by === 'field' ? String(item.field) : task.locator;
-	const record = { id: `ID ${value}`, url: `URL "${value}"` }[task.locator];
+	const record = { id: `ID ${asRead(value)}`, url: `URL "${value}"` }[task.locator];
 	const label = `${noun} with ${item.by === 'field' ? `${column} "${value}"` : record}`;
 	const rows = await s.readAll(`${noun}s`, eq(column, value), 'id.asc');
 	if (rows.length === 1) return { row: rows[0], label };
