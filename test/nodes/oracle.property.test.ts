@@ -281,10 +281,8 @@ const faultArb = fc.record({
 			),
 		},
 		{ weight: 3, arbitrary: fc.constantFrom<FaultPlan['kind']>('html', 'cut', 'object', 'empty') },
-		{
-			weight: 1,
-			arbitrary: fc.constantFrom<FaultPlan['kind']>('rateWait', 'unavailableWait', 'late'),
-		},
+		{ weight: 1, arbitrary: fc.constantFrom<FaultPlan['kind']>('rateWait', 'unavailableWait') },
+		{ weight: 1, arbitrary: fc.constant<FaultPlan['kind']>('late') },
 	),
 	times: fc.constantFrom(1, 2, 3, EVERY, EVERY),
 	skip: fc.constantFrom(0, 0, 1, 2, 3),
@@ -482,7 +480,7 @@ const writerArb = fc.option(
 		row: fc.nat(7),
 		status: fc.constantFrom(...STATUSES),
 	}),
-	{ nil: undefined, freq: 2 },
+	{ nil: undefined, freq: 4 },
 );
 
 /** A lone Job → Get Many (Return All) with the writer; other workloads without one. */
@@ -497,6 +495,9 @@ function withWriter(workload: Workload, writer: Writer | undefined): Workload {
 	};
 }
 
+/** Job → Get Many, the one another writer meets, once more in four under a row cap. */
+const JOB_LISTINGS = Array<[Resource, Operation]>(4).fill(['job', 'getAll']);
+
 /** Small workloads on a service whose row cap (max-rows) is below the group size. */
 const MAX_ROWS = 3;
 const LISTINGS: Array<[Resource, Operation]> = [
@@ -505,7 +506,11 @@ const LISTINGS: Array<[Resource, Operation]> = [
 	['download', 'getAll'],
 ];
 const cappedArb = fc
-	.tuple(smallOf([...OPERATIONS, ...LISTINGS, ...LISTINGS]), fc.boolean(), writerArb)
+	.tuple(
+		smallOf([...OPERATIONS, ...LISTINGS, ...LISTINGS, ...JOB_LISTINGS]),
+		fc.boolean(),
+		writerArb,
+	)
 	.map(([drawn, noCount, writer]) => ({ ...withWriter(drawn, writer), noCount }))
 	.map(({ noCount, ...workload }) => ({
 		...workload,
