@@ -8,6 +8,8 @@ import type { FaultSpec, LogEntry, LogKind, Stats } from './types';
 
 interface ActiveFault extends FaultSpec {
 	remaining: number;
+	/** Matching requests still to let pass before the fault meets one. */
+	toSkip: number;
 }
 
 export class Faults {
@@ -29,12 +31,17 @@ export class Faults {
 			!(Number.isInteger(spec.cutAfterBytes) && spec.cutAfterBytes >= 0)
 		)
 			throw new Error('fault cutAfterBytes must be a whole number ≥ 0');
-		this.list.push({ ...spec, remaining: times });
+		const skip = spec.skip ?? 0;
+		if (!Number.isInteger(skip) || skip < 0) throw new Error('fault skip must be an integer ≥ 0');
+		this.list.push({ ...spec, remaining: times, toSkip: skip });
 	}
 
-	/** The first fault, in the order added, that matches; its use counts against `times`. */
+	/**
+	 * The first fault, in the order added, that matches and has no request left to let pass; its
+	 * use counts against `times`. A matching fault still skipping counts this request as passed.
+	 */
 	take(method: string, path: string): FaultSpec | undefined {
-		const index = this.list.findIndex((f) => matches(f, method, path));
+		const index = this.list.findIndex((f) => matches(f, method, path) && !skipped(f));
 		if (index < 0) return undefined;
 		const fault = this.list[index];
 		if (--fault.remaining <= 0) this.list.splice(index, 1);
@@ -51,6 +58,13 @@ export class Faults {
 	clear(): void {
 		this.list = [];
 	}
+}
+
+/** Whether a matching fault lets this request pass (one fewer to let pass). */
+function skipped(fault: ActiveFault): boolean {
+	if (fault.toSkip <= 0) return false;
+	fault.toSkip--;
+	return true;
 }
 
 function matches(fault: FaultSpec, method: string, path: string): boolean {

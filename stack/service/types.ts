@@ -84,6 +84,11 @@ export interface FaultSpec {
 	delayMs?: number;
 	hang?: boolean;
 	times?: number;
+	/**
+	 * Let this many matching requests pass first: the fault meets the (skip + 1)-th match, e.g.
+	 * the k-th request of a run (no `match`) or the k-th read of a table, not only the first.
+	 */
+	skip?: number;
 	applyAfterHandling?: boolean;
 	/**
 	 * With applyAfterHandling: only a request the service carried out (a 2xx) loses its answer,

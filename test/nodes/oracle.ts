@@ -30,8 +30,33 @@ export interface OracleTask {
 		valid: boolean;
 	};
 	wait?: { timeoutSeconds: number; intervalSeconds: number };
-	/** A fault's reach (the property test's allowed difference): these items' first such request meets it unsent. */
-	forced?: { method: string; table: string; status: number; retryAfterMs: number; items: number[] };
+	/** A fault's reach (the property test's allowed difference): these items' requests meet it. */
+	forced?: Forced;
+	/** The service's row cap, as its settings say. */
+	pageRows?: number;
+	/** Options → Timeout (ms): how long a request waits for its answer. */
+	timeoutMs?: number;
+}
+
+/**
+ * What a fault answers these items' first request to `path` (`/rest/v1/jobs`, `/auth/v1/token`)
+ * with: a status and body in its stead, or (cutAfterBytes) the real answer with its body cut.
+ */
+export interface Forced {
+	method: string;
+	path: string;
+	status: number;
+	body?: unknown;
+	contentType?: string;
+	cutAfterBytes?: number;
+	retryAfterMs?: number;
+	items: number[];
+	/** Which of the item's requests to `path` meets it: the nth (1 by default). */
+	nth?: number;
+	/** A 401, and the login n8n then runs refused with this answer. */
+	refusedLogin?: IDataObject;
+	/** Held this long by the service, and carried out then (past the Timeout: unanswered). */
+	heldMs?: number;
 }
 
 export type Login = { baseUrl: string; apiKey: string; email: string; password: string };
@@ -43,7 +68,7 @@ const VALIDITY =
 	'Links are valid for 24 hours after the job finished: run the job again to get a new link.';
 
 /** What the user reads, by situation (README, Operations and Errors, retries and limits): message, description. */
-const TEXT = {
+export const TEXT = {
 	notFound: (label: string) => [
 		`No ${label} was found`,
 		'It does not exist, or it belongs to another account (the service only shows your own records).',
@@ -74,11 +99,53 @@ const TEXT = {
 		`The export goes on without the node. Use Job → Get with ID ${String(id)}, or Download → Get Many with Job ID ${String(id)}, later to fetch it, or raise Timeout (Seconds).`,
 	],
 	expired: (subject: string, on: string) => [`${subject} expired on ${on}`, VALIDITY],
+	/** A 2xx whose body is not the JSON due (issue 47): a proxy's page, a cut-off body. */
+	htmlPage: 'The service answered with an HTML page, not JSON: is a proxy in between?',
+	cutOff: 'The answer ended before its JSON did: a proxy or the network cut it.',
+	/** Options → Timeout: no answer in time (issue 47); an update is then not sent again. */
+	noAnswer: (ms: number) => `The service did not answer within ${ms} ms (Options → Timeout)`,
+	lateUpdate:
+		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again.',
+	/** README, Credentials: the login refused (n8n logs in again after a 401). */
+	loginFailed: (said: unknown) =>
+		`Login failed (${String(said)}): check the email and password of the Website Export account`,
+	loginAdvice:
+		'Open the Website Export credential of this node and correct it: saving it tests the login.',
 	gone: (subject: string, said: unknown) => [
 		`${subject} no longer works: the storage answered "${String(said)}"`,
 		`The archive has expired or was removed. ${VALIDITY}`,
 	],
 };
+
+/** Some words of a text answer on one line, as a broken answer's details quote it. */
+const excerpt = (text: string) => {
+	const line = text.replace(/\s+/g, ' ').trim();
+	return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+};
+
+/**
+ * What a 2xx body is (issue 47): its JSON, null for a write's 201/204 without one, or, where a
+ * list of records was due and something else came, what the user is told came back.
+ */
+function shapeOf(method: string, status: number, text: string, type: string) {
+	const due = 'where a list was due';
+	if (text === '')
+		return method === 'GET' || (status !== 201 && status !== 204)
+			? { broken: { message: `The service answered with an empty body ${due}` } }
+			: { body: null };
+	let body: unknown;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		if (/html/i.test(type) || text.trimStart().startsWith('<'))
+			return { broken: { message: TEXT.htmlPage, details: `The page begins: ${excerpt(text)}` } };
+		const bytes = Buffer.byteLength(text);
+		const message = `The service answered with a JSON body cut off after ${bytes} bytes`;
+		return { broken: { message, details: TEXT.cutOff } };
+	}
+	if (Array.isArray(body)) return { body };
+	return { broken: { message: `The service answered with an object ${due}` } };
+}
 
 /** An item's error: a NodeApiError (the service's answer or verdict) or a NodeOperationError. */
 class Failure extends Error {
@@ -92,7 +159,16 @@ class Failure extends Error {
 	}
 }
 
-type Reply = { status: number; body: unknown; wait?: number; attempts: number; lost: boolean };
+type Reply = {
+	status: number;
+	body: unknown;
+	wait?: number;
+	attempts: number;
+	lost: boolean;
+	/** A 2xx whose body was not the JSON due: `body` says what came back. */
+	broken?: boolean;
+};
+type Answer = { status: number; text: string; type: string; wait?: number };
 
 /** The service's own words (PostgREST's message, hint, details and code), and the attempts made. */
 function serviceFailure({ body, attempts }: Reply): Failure {
@@ -103,27 +179,81 @@ function serviceFailure({ body, attempts }: Reply): Failure {
 	return new Failure([String(said.message), description || undefined]);
 }
 
-/** The requests of one run: the login, n8n's new login after a 401, the README's retries, the service's clock. */
+/** A login refused, in the auth server's words (README, Credentials). */
+const loginFailure = (said: IDataObject) =>
+	new Failure([TEXT.loginFailed(said.msg ?? said.message), TEXT.loginAdvice]);
+
+/** An answer as the wire gives it: status, body text, Content-Type, Retry-After in ms. */
+async function answerOf(answer: Response, cutAfterBytes?: number): Promise<Answer> {
+	const [text, retryAfter] = [await answer.text(), answer.headers.get('retry-after')];
+	const cut = cutAfterBytes === undefined ? text : Buffer.from(text).subarray(0, cutAfterBytes);
+	const wait = retryAfter === null ? undefined : Number(retryAfter) * 1000;
+	const type = answer.headers.get('content-type') ?? '';
+	return { status: answer.status, text: cut.toString(), type, wait };
+}
+
+/**
+ * The requests of one run: the login (when the credential holds no token, and again after a
+ * 401, as n8n does), the README's retries, the service's clock.
+ */
 class Session {
-	private token = '';
 	/** The service's time: the Date of its last answer. */
 	now = Date.now();
 	item = 0;
 	/** Rows a create returned to an earlier item: never handed to another. */
 	readonly claimed = new Set<unknown>();
-	private readonly forcedMet = new Set<number>();
+	/** Per item, its requests the forced fault's `path` matched so far. */
+	private readonly forcedSeen = new Map<number, number>();
 
 	constructor(
 		readonly login: Login,
-		private readonly forced?: OracleTask['forced'],
+		/** The credential's token, kept from run to run as n8n keeps it. */
+		public token: string,
+		private readonly forced?: Forced,
+		/** The service's row cap (its max-rows setting): a shorter page is the last. */
+		private readonly pageRows = 1000,
+		readonly timeoutMs = 60_000,
 	) {}
 
+	/** The fault this item's nth such request meets, once. */
+	private forcedOn(method: string, path: string): Forced | undefined {
+		const forced = this.forced;
+		const methods = [method, '*'];
+		if (!forced || !methods.includes(forced.method) || !path.startsWith(forced.path))
+			return undefined;
+		if (!forced.items.includes(this.item)) return undefined;
+		const seen = (this.forcedSeen.get(this.item) ?? 0) + 1;
+		this.forcedSeen.set(this.item, seen);
+		return seen === (forced.nth ?? 1) ? forced : undefined;
+	}
+
+	private async forcedAnswer(forced: Forced, send: () => Promise<Response>): Promise<Answer> {
+		if (forced.heldMs !== undefined) {
+			void sleep(forced.heldMs).then(send);
+			await sleep(Math.min(forced.heldMs, this.timeoutMs));
+			if (forced.heldMs >= this.timeoutMs) return { status: 0, text: '', type: '' };
+		}
+		if (forced.cutAfterBytes !== undefined) return answerOf(await send(), forced.cutAfterBytes);
+		const body = forced.body ?? {
+			code: String(forced.status),
+			message: STATUS_CODES[forced.status],
+		};
+		const text = typeof body === 'string' ? body : JSON.stringify(body);
+		const type = forced.contentType ?? 'application/json';
+		return { status: forced.status, text, type, wait: forced.retryAfterMs };
+	}
+
+	/** The token exchange; a refusal fails the request that needed it (README, Credentials). */
 	async logIn(): Promise<void> {
 		const { baseUrl, apiKey: apikey, email, password } = this.login;
 		const body = JSON.stringify({ email, password });
 		const init = { method: 'POST', headers: { apikey, 'content-type': 'application/json' }, body };
-		const answer = await fetch(`${baseUrl}/auth/v1/token?grant_type=password`, init);
-		this.token = ((await answer.json()) as IDataObject).access_token as string;
+		const send = () => fetch(`${baseUrl}/auth/v1/token?grant_type=password`, init);
+		const forced = this.forcedOn('POST', '/auth/v1/token');
+		const answer = forced ? await this.forcedAnswer(forced, send) : await answerOf(await send());
+		const said = JSON.parse(answer.text || '{}') as IDataObject;
+		if (answer.status >= 400) throw loginFailure(said);
+		this.token = said.access_token as string;
 	}
 
 	headers = (prefer?: string): Record<string, string> => ({
@@ -132,38 +262,47 @@ class Session {
 	});
 
 	private async once(method: string, path: string, body?: unknown, prefer?: string) {
-		const forced = this.forced;
-		if (
-			forced?.method === method &&
-			path.startsWith(`/${forced.table}`) &&
-			forced.items.includes(this.item) &&
-			!this.forcedMet.has(this.item)
-		) {
-			this.forcedMet.add(this.item);
-			return {
-				status: forced.status,
-				body: { code: String(forced.status), message: STATUS_CODES[forced.status] },
-				wait: forced.retryAfterMs,
-			};
-		}
+		const url = `${this.login.baseUrl}/rest/v1${path}`;
 		const init = () => ({ method, headers: this.headers(prefer), body: JSON.stringify(body) });
-		let answer = await fetch(`${this.login.baseUrl}/rest/v1${path}`, init());
-		if (answer.status === 401) await this.logIn();
-		if (answer.status === 401) answer = await fetch(`${this.login.baseUrl}/rest/v1${path}`, init());
+		const forced = this.forcedOn(method, `/rest/v1${path}`);
+		const refused = forced?.refusedLogin;
+		if (refused) throw loginFailure(refused);
+		if (forced) return await this.forcedAnswer(forced, () => fetch(url, init()));
+		if (!this.token) await this.logIn();
+		const signal = () => AbortSignal.timeout(this.timeoutMs);
+		const timedOut: Answer = { status: 0, text: '', type: '' };
+		let answer = await fetch(url, { ...init(), signal: signal() }).catch(() => undefined);
+		if (answer?.status === 401) await this.logIn();
+		if (answer?.status === 401)
+			answer = await fetch(url, { ...init(), signal: signal() }).catch(() => undefined);
+		if (!answer) return timedOut;
 		this.now = Date.parse(answer.headers.get('date') ?? '') || this.now;
-		const [text, retryAfter] = [await answer.text(), answer.headers.get('retry-after')];
-		const wait = retryAfter === null ? undefined : Number(retryAfter) * 1000;
-		return { status: answer.status, body: text ? (JSON.parse(text) as unknown) : null, wait };
+		return await answerOf(answer).catch(() => timedOut);
 	}
 
-	/** A 429 is sent again for every method, a 5xx for all but POST (which may have created a row). */
+	/**
+	 * A 429 is sent again for every method, a 5xx for all but POST (which may have created a row);
+	 * a 2xx whose body is not the JSON due as a 5xx (issue 47): a read tried again, a write's
+	 * answer lost.
+	 */
 	async send(method: string, path: string, body?: unknown, prefer?: string): Promise<Reply> {
 		for (let attempts = 1, lost = false; ; attempts++) {
-			const reply = await this.once(method, path, body, prefer);
-			lost ||= reply.status >= 500;
-			const again = reply.status === 429 || (method !== 'POST' && reply.status >= 500);
-			const delay = reply.wait ?? 500 * 2 ** (attempts - 1);
-			if (reply.status < 400 || !again || attempts === MAX_ATTEMPTS || delay > MAX_RETRY_AFTER_MS)
+			const answer = await this.once(method, path, body, prefer);
+			const { status, text, type, wait } = answer;
+			const shape = status < 300 ? shapeOf(method, status, text, type) : undefined;
+			const broken = shape?.broken !== undefined;
+			const parsed = shape ? (shape.broken ?? shape.body) : text ? JSON.parse(text) : null;
+			const late = { message: TEXT.noAnswer(this.timeoutMs) };
+			const reply = { status, body: (status ? parsed : late) as unknown, wait, broken };
+			const failed = status >= 500 || status === 0 || broken;
+			lost ||= failed && method !== 'GET';
+			// A PATCH that timed out may land later, after later writes: never sent again (README).
+			const again =
+				status === 429 || (method !== 'POST' && failed && !(status === 0 && method === 'PATCH'));
+			// A create that timed out is looked up once the Timeout has passed again (README).
+			if (status === 0 && method === 'POST') await sleep(this.timeoutMs);
+			const delay = wait ?? 500 * 2 ** (attempts - 1);
+			if (!again || attempts === MAX_ATTEMPTS || delay > MAX_RETRY_AFTER_MS)
 				return { ...reply, attempts, lost };
 			await sleep(delay);
 		}
@@ -171,33 +310,57 @@ class Session {
 
 	async request(method: string, path: string, body?: unknown, prefer?: string) {
 		const reply = await this.send(method, path, body, prefer);
-		if (reply.status >= 400) throw serviceFailure(reply);
+		if (reply.status >= 400 || (reply.broken && !reply.lost)) throw serviceFailure(reply);
 		return reply;
 	}
 
-	/** Every row of a query (its order ends with id), page after page until one is empty: no cap hides a row. */
-	async readAll(table: string, query: string, max = Infinity): Promise<IDataObject[]> {
+	/**
+	 * Every row of a query (`order` ends with id), page after page of the service's row cap as its
+	 * settings say, until a page is shorter; each page the rows after the last one received, in
+	 * that order (keyset), so that rows another writer adds or removes meanwhile move none.
+	 */
+	async readAll(table: string, where: string, order: string, max = Infinity) {
 		const rows: IDataObject[] = [];
 		for (;;) {
-			const limit = max === Infinity ? '' : `&limit=${max - rows.length}`;
-			const path = `/${table}?select=*&${query}&offset=${rows.length}${limit}`;
+			const asked = Math.min(max - rows.length, this.pageRows);
+			const after = rows.length ? keysetAfter(order, rows[rows.length - 1]) : '';
+			const query = ['select=*', where, after, `order=${order}`, `limit=${asked}`];
+			const path = `/${table}?${query.filter(Boolean).join('&')}`;
 			const page = (await this.request('GET', path)).body as IDataObject[];
 			rows.push(...page);
-			if (page.length === 0 || rows.length >= max) return rows;
+			if (page.length < asked || rows.length >= max) return rows;
 		}
 	}
 }
 
+/** PostgREST's filter for the rows after `row` in `order` (`created_at.desc,id.desc`, `id`). */
+function keysetAfter(order: string, row: IDataObject): string {
+	const keys = order.split(',').map((key) => {
+		const [column, way = 'asc'] = key.split('.');
+		const value = JSON.stringify(String(row[column]));
+		return { column, op: way === 'desc' ? 'lt' : 'gt', value };
+	});
+	const [last] = keys.splice(-1);
+	if (keys.length === 0) return `${last.column}=${last.op}.${String(row[last.column])}`;
+	const [first] = keys;
+	const tie = `and(${first.column}.eq.${first.value},${last.column}.${last.op}.${last.value})`;
+	return `or=${encodeURIComponent(`(${first.column}.${first.op}.${first.value},${tie})`)}`;
+}
+
 const eq = (column: string, value: unknown) => `${column}=eq.${encodeURIComponent(String(value))}`;
-const byId = (id: unknown) => `id=eq.${String(id)}&order=id.asc`;
+const byId = (id: unknown) => `id=eq.${String(id)}`;
+
+/** An ID as the service's Postgres reads it (`+1_000 ` is 1000): the record it was asked for. */
+const asRead = (value: string) =>
+	/^\s*\+?\d+(_\d+)*\s*$/.test(value) ? BigInt(value.replace(/[\s+_]/g, '')).toString() : value;
 
 /** The one record an item's Select By names (README, Operations: it must match exactly one). */
 async function selectOne(s: Session, task: OracleTask, item: IDataObject) {
 	const [noun, value] = [task.resource, String(item.value)];
 	const column = item.by === 'field' ? String(item.field) : task.locator;
-	const record = { id: `ID ${value}`, url: `URL "${value}"` }[task.locator];
+	const record = { id: `ID ${asRead(value)}`, url: `URL "${value}"` }[task.locator];
 	const label = `${noun} with ${item.by === 'field' ? `${column} "${value}"` : record}`;
-	const rows = await s.readAll(`${noun}s`, `${eq(column, value)}&order=id.asc`);
+	const rows = await s.readAll(`${noun}s`, eq(column, value), 'id.asc');
 	if (rows.length === 1) return { row: rows[0], label };
 	throw new Failure(rows.length ? TEXT.ambiguous(rows.length, label) : TEXT.notFound(label));
 }
@@ -219,7 +382,7 @@ async function create(s: Session, table: 'jobs' | 'options', body: IDataObject) 
 	if (reply.status >= 400 && !reply.lost) throw serviceFailure(reply);
 	const [row] = Array.isArray(reply.body) ? (reply.body as IDataObject[]) : [];
 	const same = (one: IDataObject) => Object.keys(body).every((key) => one[key] === body[key]);
-	const created = row ? [] : await s.readAll(table, `created_at=gte.${since}&order=id.asc`);
+	const created = row ? [] : await s.readAll(table, `created_at=gte.${since}`, 'id.asc');
 	const found = row ? [row] : created.filter((one) => !s.claimed.has(one.id) && same(one));
 	if (found.length === 1) {
 		s.claimed.add(found[0].id);
@@ -266,10 +429,13 @@ async function createOne(s: Session, task: OracleTask, item: IDataObject) {
 async function waitFor(s: Session, job: IDataObject, wait: NonNullable<OracleTask['wait']>) {
 	const deadline = Date.now() + wait.timeoutSeconds * 1000;
 	for (;;) {
-		const [now] = await s.readAll('jobs', byId(job.id));
+		const [now] = await s.readAll('jobs', byId(job.id), 'id.asc');
 		if (now.status === 'failed') throw new Failure(TEXT.exportFailed(job.id, now.url));
-		const query = `job_id=eq.${String(job.id)}&order=created_at.desc,id.desc`;
-		const [download] = now.status === 'finished' ? await s.readAll('downloads', query) : [];
+		const query = `job_id=eq.${String(job.id)}`;
+		const [download] =
+			now.status === 'finished'
+				? await s.readAll('downloads', query, 'created_at.desc,id.desc')
+				: [];
 		if (download) return { ...now, download: withExpiry(download, s.now) };
 		if (Date.now() >= deadline) {
 			const late = 'finished, but its download link is not there yet,';
@@ -294,8 +460,13 @@ async function update(s: Session, task: OracleTask, item: IDataObject) {
 					replace_url: given(item.replace),
 					job_id: jobId,
 				};
-	const { body } = await s.request('PATCH', `/${table}?id=eq.${String(row.id)}`, patch, RETURN);
-	const rows = Array.isArray(body) ? (body as IDataObject[]) : await s.readAll(table, byId(row.id));
+	const reply = await s.send('PATCH', `/${table}?id=eq.${String(row.id)}`, patch, RETURN);
+	if (reply.status === 0) throw new Failure([TEXT.noAnswer(s.timeoutMs), TEXT.lateUpdate]);
+	if (reply.status >= 400 || (reply.broken && !reply.lost)) throw serviceFailure(reply);
+	const { body } = reply;
+	const rows = Array.isArray(body)
+		? (body as IDataObject[])
+		: await s.readAll(table, byId(row.id), 'id.asc');
 	const written = rows.find((one) => one.id === row.id);
 	if (!written) throw new Failure(TEXT.notFound(label));
 	return [{ json: written }];
@@ -309,7 +480,7 @@ async function remove(s: Session, task: OracleTask, item: IDataObject) {
 	const listed = Array.isArray(reply.body) && !reply.lost;
 	const gone = listed
 		? (reply.body as IDataObject[]).some((one) => one.id === row.id)
-		: (await s.readAll(table, byId(row.id))).length === 0;
+		: (await s.readAll(table, byId(row.id), 'id.asc')).length === 0;
 	if (!gone) throw new Failure(TEXT.notFound(label));
 	return [{ json: { deleted: true, ...row } }];
 }
@@ -322,13 +493,13 @@ async function list(s: Session, task: OracleTask) {
 	const way = oldest ? 'asc' : 'desc';
 	const order = {
 		job: `created_at.${way},id.${way}`,
-		option: 'id',
+		option: 'id.asc',
 		download: 'created_at.desc,id.desc',
 	};
-	const query = [...where, `order=${order[task.resource]}`].join('&');
+	const [query, sort] = [where.join('&'), order[task.resource]];
 	if (task.resource !== 'download')
-		return (await s.readAll(`${task.resource}s`, query, max)).map((json) => ({ json }));
-	const rows = (await s.readAll('downloads', query)).map((row) => withExpiry(row, s.now));
+		return (await s.readAll(`${task.resource}s`, query, sort, max)).map((json) => ({ json }));
+	const rows = (await s.readAll('downloads', query, sort)).map((row) => withExpiry(row, s.now));
 	return rows
 		.filter((row) => !valid || !row.is_expired)
 		.slice(0, max)
@@ -378,9 +549,13 @@ const OPERATIONS: Record<OracleTask['operation'], Run> = {
  * Without Continue On Fail the first failing item ends the run, its error the run's (nothing after
  * it is sent); with it, a failing item's output is `{ error, details? }` and the next one goes on.
  */
-export async function runOracle(login: Login, task: OracleTask) {
-	const s = new Session(login, task.forced);
-	await s.logIn();
+export async function runOracle(login: Login, task: OracleTask, token = '') {
+	const s = new Session(login, token, task.forced, task.pageRows, task.timeoutMs);
+	const run = await itemByItem(s, task);
+	return { ...run, token: s.token };
+}
+
+async function itemByItem(s: Session, task: OracleTask) {
 	const output: IDataObject[] = [];
 	for (; s.item < task.items.length; s.item++) {
 		const pairedItem = { item: s.item };

@@ -6,6 +6,7 @@ import type {
 	INodeParameters,
 	NodeParameterValue,
 } from 'n8n-workflow';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 
 import type { Emulator, FaultSpec, LogEntry, TableName } from '../../stack/service';
@@ -56,22 +57,60 @@ export interface FaultPlan {
 	method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
 	table: TableName;
 	times: number;
+	/** The matching requests it lets pass first: it meets the (skip + 1)-th. */
+	skip: number;
 }
 
 /** A fault that meets requests `times` times; "every" is more than any workload sends. */
 export const EVERY = 100_000;
 
-/** How each kind answers: `failing` ones fail the request they meet for good (under the node's limits). */
+/** A proxy's maintenance page, answered 200 in the service's stead. */
+const HTML_PAGE =
+	'<!doctype html><html><head><title>Maintenance</title></head><body><h1>Back soon</h1></body></html>';
+const BODY_TYPES = { contentType: 'text/html; charset=utf-8' };
+/** The real request carried out, its answer replaced (a write's answer lost after the commit). */
+const CARRIED_OUT = { applyAfterHandling: true, afterCommit: true } as const;
+
+/**
+ * How each kind answers: `failing` ones fail the request they meet for good (under the node's
+ * limits); `broken` ones answer a 2xx whose body is not the JSON due (issue 47): a read fails, a
+ * write's answer is lost. `login`: a 401 on a request, then the login n8n runs again refused.
+ */
 export const FAULTS = {
 	unauthorized: { status: 401, failing: false },
+	loginRefused: {
+		status: 401,
+		body: { code: 401, error_code: 'invalid_credentials', msg: 'Invalid login credentials' },
+		failing: true,
+		login: true,
+	},
 	rateShort: { status: 429, retryAfter: 0, failing: false },
 	rateLong: { status: 429, retryAfter: 120, failing: true },
+	/** Real pauses (issue 47): a Retry-After of 1 s and of 2 s. */
+	rateWait: { status: 429, retryAfter: 1, failing: false },
+	unavailableWait: { status: 503, retryAfter: 2, failing: false },
 	unavailableShort: { status: 503, retryAfter: 0, failing: false },
 	unavailableLong: { status: 503, retryAfter: 120, failing: true },
 	slow: { delayMs: 60, failing: false },
+	/** Held past the Timeout the workload sets, then carried out: the client has given up. */
+	late: { delayMs: 2_200, failing: false },
 	/** A lost answer after the commit. */
-	lost: { status: 502, retryAfter: 0, applyAfterHandling: true, afterCommit: true, failing: false },
+	lost: { status: 502, retryAfter: 0, ...CARRIED_OUT, failing: false },
+	html: {
+		status: 200,
+		body: HTML_PAGE,
+		...BODY_TYPES,
+		...CARRIED_OUT,
+		failing: false,
+		broken: 'html',
+	},
+	cut: { cutAfterBytes: 24, afterCommit: true, failing: false, broken: 'cut' },
+	object: { status: 200, body: { data: [] }, ...CARRIED_OUT, failing: false, broken: 'object' },
+	empty: { cutAfterBytes: 0, afterCommit: true, failing: false, broken: 'empty' },
 } as const;
+
+/** The path a plan's fault meets: its table's (for a refused login, the 401 before it). */
+export const faultPath = ({ table }: FaultPlan) => `/rest/v1/${table}`;
 
 /** One run of the node: the oracle's task (whose item JSON the node's expressions read), its options, the service. */
 export interface Workload {
@@ -81,6 +120,21 @@ export interface Workload {
 	requestsInFlight?: number;
 	service: { ignorePrefer: boolean; maxRows: number; jobDurationMs: number };
 	faults: FaultPlan[];
+	/** Another writer, between two requests of the run. */
+	writer?: Writer;
+}
+
+/**
+ * Another client's write (issue 47), done as the `before`-th GET of `table` arrives, before it is
+ * handled: a new job (`insert`), a job's status set to `status` (into or out of a filter), or a
+ * job deleted; `row` is the seeded job's index.
+ */
+export interface Writer {
+	before: number;
+	table: 'jobs';
+	action: 'insert' | 'update' | 'delete';
+	row: number;
+	status: string;
 }
 
 /** What a run shows, normalized, and the requests the service logged (retries and faults aside). */
@@ -98,6 +152,10 @@ export interface Observed {
 
 export interface Trio {
 	oracle: Service;
+	/** The oracle's credential token, kept from run to run as the node's harness keeps its own. */
+	oracleToken: { value: string };
+	/** Each service's own database, for another writer's statements. */
+	db: Map<Service, Client>;
 	perItem: Service;
 	automatic: Service;
 	close(): Promise<void>;
@@ -109,9 +167,10 @@ const CHECKS = [
 	['options', 'replace_url'],
 ] as const;
 
-/** Three services with a frozen clock and a CHECK constraint that refuses REFUSED_MARKER. */
+/** Three services with a running clock and a CHECK constraint that refuses REFUSED_MARKER. */
 export async function startTrio(): Promise<Trio> {
-	const options = { freezeClock: true, now: Date.now(), jobDurationMs: 365 * 86_400_000 };
+	// The clock runs (issue 47): rows of different requests differ in created_at, jobs finish.
+	const options = { freezeClock: false, now: Date.now(), jobDurationMs: 365 * 86_400_000 };
 	const services: Service[] = [];
 	for (let i = 0; i < 3; i++) services.push(await startService(options));
 	const databases = await Promise.all(services.map(({ emulator }) => databaseOf(emulator)));
@@ -130,7 +189,13 @@ export async function startTrio(): Promise<Trio> {
 		for (const { emulator } of services) await emulator.close();
 	};
 	const [oracle, perItem, automatic] = services;
-	return { oracle, perItem, automatic, close };
+	const [oracleDb, perItemDb, automaticDb] = databases;
+	const db = new Map([
+		[oracle, oracleDb],
+		[perItem, perItemDb],
+		[automatic, automaticDb],
+	]);
+	return { oracle, oracleToken: { value: '' }, perItem, automatic, db, close };
 }
 
 /** The emulator's own database in jest's shared cluster: the one whose service row has its base URL. */
@@ -155,16 +220,32 @@ async function databaseOf(emulator: Emulator): Promise<Client> {
 	throw new Error(`No database of the emulator at ${emulator.baseUrl}`);
 }
 
-/** The stand-in's fault for a plan. */
-export function faultSpec({ kind, method, table, times }: FaultPlan): FaultSpec {
-	const { failing, ...answer } = FAULTS[kind];
+/**
+ * The stand-in's faults for a plan: a login refused follows a 401 on the (skip + 1)-th request
+ * of its method and table (an item's write, or its one read), as another fault would meet it.
+ */
+export function faultSpecs(plan: FaultPlan): FaultSpec[] {
+	const { kind, method, table, times, skip } = plan;
+	const { failing, ...answer } = FAULTS[kind] as IDataObject & (typeof FAULTS)[typeof kind];
 	void failing;
-	const path = kind === 'unauthorized' ? /^\/rest\/v1\// : `/rest/v1/${table}`;
-	return { ...answer, match: kind === 'unauthorized' ? { path } : { method, path }, times };
+	const { login, broken, ...spec } = answer as IDataObject;
+	void broken;
+	const anyRest = { path: /^\/rest\/v1\// };
+	const own = { method, path: `/rest/v1/${table}` };
+	if (login) {
+		const token = { method: 'POST', path: '/auth/v1/token' };
+		return [
+			{ status: 401, match: own, skip },
+			{ ...(spec as FaultSpec), match: token, times: 1 },
+		];
+	}
+	const match = kind === 'unauthorized' ? anyRest : own;
+	return [{ ...(spec as FaultSpec), match, times, skip }];
 }
 
 /** The service as the workload starts: reset, its clock at `now`, the seed's rows, its settings and faults. */
-async function arrange({ emulator }: Service, workload: Workload, now: number, faults = true) {
+async function arrange(service: Service, workload: Workload, now: number, trio: Trio) {
+	const { emulator } = service;
 	await emulator.reset();
 	await emulator.clock.set(now);
 	const { jobs, options, downloads } = workload.seed;
@@ -187,8 +268,29 @@ async function arrange({ emulator }: Service, workload: Workload, now: number, f
 		await emulator.remove(table, [ID_BASE[table]]);
 	}
 	Object.assign(emulator.settings, workload.service, { archiveBytes: 4096 });
-	if (faults) for (const plan of workload.faults) emulator.fault(faultSpec(plan));
+	for (const plan of workload.faults) for (const spec of faultSpecs(plan)) emulator.fault(spec);
+	const db = trio.db.get(service);
+	return workload.writer && db ? anotherWriter(service, db, workload.writer) : () => undefined;
 }
+
+/** The writer's hook on a service: its write done once, as the chosen request arrives. */
+function anotherWriter({ emulator }: Service, db: Client, writer: Writer) {
+	let seen = 0;
+	return emulator.onArrival(async (entry) => {
+		if (entry.method !== 'GET' || entry.table !== writer.table || ++seen !== writer.before) return;
+		const id = seededId('jobs', writer.row);
+		if (writer.action === 'delete') await emulator.remove('jobs', [id]);
+		else if (writer.action === 'update')
+			await db.query('update private.jobs set status = $1 where id = $2', [writer.status, id]);
+		else {
+			const row = { url: WRITER_URL, email: 'writer@example.com', status: writer.status };
+			await emulator.insert('jobs', [row]);
+		}
+	});
+}
+
+/** The URL of the job another writer inserts. */
+export const WRITER_URL = 'https://writer.example.com';
 
 function baseRow(table: TableName): IDataObject {
 	const id = ID_BASE[table];
@@ -231,7 +333,7 @@ const UPDATE_FIELDS: Record<OracleTask['resource'], INodeParameters> = {
 /** The node's parameters for the workload's task with `batching`. */
 export function nodeParameters(workload: Workload, batching: Batching): INodeParameters {
 	const { task, itemsPerRequest, requestsInFlight } = workload;
-	const options = { batching, itemsPerRequest, requestsInFlight };
+	const options = { batching, itemsPerRequest, requestsInFlight, timeout: task.timeoutMs };
 	return { resource: task.resource, operation: task.operation, ...own(task), options };
 }
 
@@ -285,9 +387,9 @@ function listParameters({ resource, list }: Workload['task']): INodeParameters {
 }
 
 /**
- * How far the services' frozen clock leads the machine's as a workload starts: before its first
- * answer the node takes the machine's clock for the service's, and a frozen clock the machine's
- * had passed would make a lost insert's row look older than its request.
+ * How far the services' clock leads the machine's as a workload starts: before its first answer
+ * the node takes the machine's clock for the service's, and a service clock behind the machine's
+ * would make a lost insert's row look older than its request.
  */
 const SERVICE_CLOCK_LEAD_MS = 30_000;
 
@@ -295,13 +397,17 @@ const SERVICE_CLOCK_LEAD_MS = 30_000;
 export async function runThreeWays(trio: Trio, workload: Workload) {
 	const now = Date.now() + SERVICE_CLOCK_LEAD_MS;
 	const services = [trio.oracle, trio.perItem, trio.automatic];
-	await Promise.all(services.map((service) => arrange(service, workload, now)));
-	const [oracle, perItem, automatic] = await Promise.all([
-		observeOracle(trio.oracle, workload),
-		observeNode(trio.perItem, workload, 'perItem'),
-		observeNode(trio.automatic, workload, 'automatic'),
-	]);
-	return { oracle, perItem, automatic, now };
+	const removals = await Promise.all(services.map((one) => arrange(one, workload, now, trio)));
+	try {
+		const [oracle, perItem, automatic] = await Promise.all([
+			observeOracle(trio, workload, now),
+			observeNode(trio.perItem, workload, 'perItem', now),
+			observeNode(trio.automatic, workload, 'automatic', now),
+		]);
+		return { oracle, perItem, automatic, now };
+	} finally {
+		for (const remove of removals) remove();
+	}
 }
 
 /** The oracle's run again, on its service arranged anew without the fault whose reach `forced` gives. */
@@ -313,19 +419,27 @@ export async function rerunOracle(
 	plan: FaultPlan,
 ): Promise<Observed> {
 	const rest = { ...workload, faults: workload.faults.filter((one) => one !== plan) };
-	await arrange(trio.oracle, rest, now);
-	return await observeOracle(trio.oracle, workload, forced);
+	const remove = await arrange(trio.oracle, rest, now, trio);
+	return await observeOracle(trio, workload, now, forced).finally(remove);
 }
 
-async function observeOracle(service: Service, workload: Workload, forced?: OracleTask['forced']) {
+async function observeOracle(
+	trio: Trio,
+	workload: Workload,
+	now: number,
+	forced?: OracleTask['forced'],
+) {
+	const service = trio.oracle;
 	const { emulator } = service;
 	const items = await itemsOn(service, workload);
 	const login = { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, ...emulator.demoUser };
-	const run = await runOracle(login, { ...workload.task, items, forced });
-	return await observed(service, workload, run);
+	const task = { ...workload.task, items, forced, pageRows: workload.service.maxRows };
+	const run = await runOracle(login, task, trio.oracleToken.value);
+	trio.oracleToken.value = run.token;
+	return await observed(service, workload, now, run);
 }
 
-async function observeNode(service: Service, workload: Workload, batching: Batching) {
+async function observeNode(service: Service, workload: Workload, batching: Batching, now: number) {
 	const parameters = nodeParameters(workload, batching);
 	const items: INodeExecutionData[] = (await itemsOn(service, workload)).map((json) => ({
 		json,
@@ -342,7 +456,8 @@ async function observeNode(service: Service, workload: Workload, batching: Batch
 		status = { error: error.constructor.name, message, description, itemIndex };
 	}
 	const unread = status === 'success' ? undefined : unreadRows(status.description, service);
-	return await observed(service, workload, { status, output: output as IDataObject[] }, unread);
+	const run = { status, output: output as IDataObject[] };
+	return await observed(service, workload, now, run, unread);
 }
 
 /** The sentence of an error that names the items whose rows no answer told (groups.ts, stopAtFailure). */
@@ -369,9 +484,11 @@ function unreadRows(description: unknown, { emulator }: Service) {
 async function observed(
 	{ emulator }: Service,
 	workload: Workload,
+	startedAt: number,
 	run: { status: Outcome['status']; output: IDataObject[] },
 	unread?: { table: TableName; count: number },
 ): Promise<Observed> {
+	await heldDone(emulator, workload);
 	const tables = {} as Outcome['tables'];
 	for (const table of TABLES) tables[table] = (await emulator.rows(table)) as IDataObject[];
 	if (unread) {
@@ -390,8 +507,16 @@ async function observed(
 		downloads: workload.seed.downloads.length,
 	};
 	const recovered = run.output.filter((item) => /"recovered":true/.test(JSON.stringify(item.json)));
-	const outcome = normalize(raw, seeded, emulator.baseUrl);
+	const outcome = normalize(raw, seeded, emulator.baseUrl, startedAt);
 	return { outcome, ...requestsOf(emulator.log), recovered: recovered.length };
+}
+
+/** Requests a service holds past the client's Timeout land later: the tables are read after. */
+async function heldDone(emulator: Emulator, workload: Workload) {
+	if (!workload.faults.some((plan) => plan.kind === 'late')) return;
+	await sleep(FAULTS.late.delayMs);
+	for (let tries = 0; tries < 100 && emulator.log.some((entry) => entry.status === 0); tries++)
+		await sleep(100);
 }
 
 /** The requests of a run as the service logged them: each write with its answer, the reads, those a fault met. */
@@ -402,7 +527,7 @@ function requestsOf(log: LogEntry[]) {
 	return {
 		writes: writes.map((entry) => `${entry.method} ${entry.table} ${entry.status}`).sort(),
 		reads: answered.filter((entry) => entry.method === 'GET' && !followUp(entry)).length,
-		faulted: sent.filter((entry) => entry.faulted).map((entry) => `${entry.method} ${entry.path}`),
+		faulted: log.filter((entry) => entry.faulted).map((entry) => `${entry.method} ${entry.path}`),
 	};
 }
 
@@ -453,6 +578,20 @@ const tableOf = (id: number): TableName | undefined =>
 
 const SIX_DIGITS = /\b[1-3]\d{5}\b/g;
 const isTimestamp = (text: string) => /^\d{4}-\d\d-\d\dT/.test(text);
+
+/** How long after its start a run's rows may be written (the longest wait, pauses, shrinking). */
+const RUN_WINDOW_MS = 10 * 60_000;
+
+/**
+ * A time the running service clock gave during the run (a new row's created_at, its link's
+ * expires_at), which differs from service to service, as what it is; seeded times as they are.
+ */
+function duringRun(value: string, startedAt: number): string {
+	const at = Date.parse(value) - startedAt;
+	const within = (from: number) => at >= from - 5_000 && at < from + RUN_WINDOW_MS;
+	if (within(0)) return '<during the run>';
+	return within(86_400_000) ? '<24 h after the run>' : value;
+}
 const ARCHIVE_FILE = /^[0-9a-f]{32}\.zip$/;
 
 /**
@@ -461,7 +600,12 @@ const ARCHIVE_FILE = /^[0-9a-f]{32}\.zip$/;
  * flight together take them in the order they arrive. The service's own archive links and their
  * file names lose its address and hash.
  */
-function normalize(outcome: Outcome, seeded: Record<TableName, number>, baseUrl: string): Outcome {
+function normalize(
+	outcome: Outcome,
+	seeded: Record<TableName, number>,
+	baseUrl: string,
+	startedAt: number,
+): Outcome {
 	const isNew = (id: number, table = tableOf(id)): table is TableName =>
 		table !== undefined && id > ID_BASE[table] + seeded[table];
 	const ranks = newIdRanks(outcome, isNew);
@@ -470,7 +614,7 @@ function normalize(outcome: Outcome, seeded: Record<TableName, number>, baseUrl:
 	const link = new RegExp(`${escaped}/storage/v1/object/public/exports/[0-9a-f]{32}\\.zip`, 'g');
 	const text = (value: string) =>
 		isTimestamp(value)
-			? value
+			? duringRun(value, startedAt)
 			: ARCHIVE_FILE.test(value)
 				? '<generated file>'
 				: value

@@ -60,6 +60,17 @@ describe('faults', () => {
 		expect((await call(emu, 'DELETE', rest('jobs', { id: 'eq.1' }), { token })).status).toBe(204);
 	});
 
+	it('skip lets that many matching requests pass: the fault meets the k-th', async () => {
+		emu.fault({ match: { method: 'GET', path: '/rest/v1/jobs' }, status: 503, skip: 2, times: 2 });
+		emu.fault({ match: { method: 'GET' }, status: 500, skip: 1 });
+		await call(emu, 'POST', rest('options'), { token, body: { mode: 'offline' } });
+		const statuses = [];
+		for (let i = 0; i < 6; i++) statuses.push((await jobs()).status);
+		// 1st passes both; 2nd passes the first, meets the second; then the first's two.
+		expect(statuses).toEqual([200, 500, 503, 503, 200, 200]);
+		expect(() => emu.fault({ skip: -1, status: 500 })).toThrow('skip');
+	});
+
 	it('delays (delayMs without status answers normally after the delay)', async () => {
 		emu.fault({ match: { path: '/rest/v1/jobs' }, delayMs: 150 });
 		let res: Awaited<ReturnType<typeof jobs>> | undefined;
