@@ -327,6 +327,9 @@ function faultPlans(
 	const read = first >= 0 && plans[first].method === 'GET' ? plans[first] : undefined;
 	if (read && !ONE_READ.includes(operation)) read.times = EVERY;
 	if (read?.times === EVERY && !(operation === 'getAll' && listings === 1)) read.skip = 0;
+	// A write fault on every request from the k-th on meets other items grouped (a refused group
+	// sent again item by item takes more requests than one by one): on every write, or one.
+	for (const plan of plans) if (plan.method !== 'GET' && plan.times === EVERY) plan.skip = 0;
 	// Beside it, no other on its requests (which of them it meets, and the attempts its error
 	// counts, would depend on how many requests the others took first), and one that makes a
 	// request try again at most per request, `times` ≤ 3: none meets it on all 4 attempts.

@@ -78,16 +78,24 @@ export const TEXT = {
 		'Select By must identify exactly one record: use the ID, or a field whose value is unique.',
 	],
 	notReturned: (noun: string) => `The service accepted the ${noun} but did not return it`,
-	noneCreated: (noun: string) =>
-		`No ${noun} with these values was created since the request was sent, so it was most likely not created.`,
+	/** README, Lost answers: what the lookup saw, never a guess; `waitedMs` after a timeout. */
+	noneCreated: (noun: string, waitedMs?: number) =>
+		`Not found yet: no ${noun} with these values was created between the request and the lookup${waitedMs === undefined ? '' : ` ${waitedMs} ms after the node stopped waiting`}.`,
 	severalCreated: (noun: string, ids: unknown[]) =>
 		`${ids.length} ${noun}s with these values were created since the request was sent (IDs ${ids.join(', ')}): the node cannot tell which one is this item's.`,
 	lookFor: (hint: string) => `Look for it with ${hint} before running this item again.`,
-	mayExist: (noun: string) => `The service did not answer, and it may have created the ${noun}.`,
+	mayExist: (noun: string, timedOut = false) =>
+		timedOut
+			? `The service did not answer in time: it may have created the ${noun}, or create it later.`
+			: `The service did not answer, and it may have created the ${noun}.`,
 	jobHint: (url: unknown, email: unknown) =>
 		`Job → Get Many with the filters URL "${String(url)}" and Email "${String(email)}"`,
-	optionHint: (job: unknown) =>
-		`Option → Get Many${job === null ? '' : ` with Job ID ${String(job)}`}`,
+	optionHint: (job: unknown, mode: unknown) => {
+		const filters = [job === null || job === undefined ? '' : `Job ID ${String(job)}`];
+		if (mode !== undefined) filters.push(`Mode "${String(mode)}"`);
+		const named = filters.filter(Boolean);
+		return `Option → Get Many${named.length ? ` with the filters ${named.join(' and ')}` : ''}`;
+	},
 	jobFirst: (id: unknown) =>
 		`The job itself was created (ID ${String(id)}): rather than running this item again, add the option with Option → Create and Job ID ${String(id)}.`,
 	exportFailed: (id: unknown, url: unknown) => [
@@ -105,7 +113,7 @@ export const TEXT = {
 	/** Options → Timeout: no answer in time (issue 47); an update is then not sent again. */
 	noAnswer: (ms: number) => `The service did not answer within ${ms} ms (Options → Timeout)`,
 	lateUpdate:
-		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again.',
+		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again. If the service is only slow, raise Options → Timeout.',
 	/** README, Credentials: the login refused (n8n logs in again after a 401). */
 	loginFailed: (said: unknown) =>
 		`Login failed (${String(said)}): check the email and password of the Website Export account`,
@@ -390,11 +398,15 @@ async function create(s: Session, table: 'jobs' | 'options', body: IDataObject) 
 	}
 	const noun = table.slice(0, -1);
 	const ids = found.map((one) => one.id);
-	const summary = ids.length ? TEXT.severalCreated(noun, ids) : TEXT.noneCreated(noun);
-	const hint = table === 'jobs' ? TEXT.jobHint(body.url, body.email) : TEXT.optionHint(body.job_id);
+	const timedOut = reply.status === 0;
+	const waited = timedOut ? s.timeoutMs : undefined;
+	const summary = ids.length ? TEXT.severalCreated(noun, ids) : TEXT.noneCreated(noun, waited);
+	const hint =
+		table === 'jobs' ? TEXT.jobHint(body.url, body.email) : TEXT.optionHint(body.job_id, body.mode);
 	if (!reply.lost) throw new Failure([TEXT.notReturned(noun), `${summary} ${TEXT.lookFor(hint)}`]);
 	const { message } = serviceFailure(reply);
-	throw new Failure([message, `${TEXT.mayExist(noun)} ${summary} ${TEXT.lookFor(hint)}`]);
+	const mayExist = TEXT.mayExist(noun, timedOut);
+	throw new Failure([message, `${mayExist} ${summary} ${TEXT.lookFor(hint)}`]);
 }
 
 /** An option's row with every column, as creates send it (README, Operations). */

@@ -263,7 +263,9 @@ export class ServiceRequests {
 			waitedMs === undefined
 				? failure.message
 				: `The service did not answer within ${waitedMs} ms (Options → Timeout)`;
-		const notes = [hint, details, code && `Code: ${code}`].filter(Boolean).join(' — ') || undefined;
+		// A timeout's code (ECONNABORTED) says nothing the message does not say already.
+		const shownCode = waitedMs === undefined && code && `Code: ${code}`;
+		const notes = [hint, details, shownCode].filter(Boolean).join(' — ') || undefined;
 		const advice = [
 			notes,
 			status === 401 &&
