@@ -336,9 +336,13 @@ function faultPlans(
 	const taken = new Set(first >= 0 ? [where(plans[first])] : []);
 	return plans.filter((plan, index) => {
 		if (failing(plan)) return index === first;
-		// "A 401 once": two in a row would refuse the token n8n has just renewed.
+		// "A 401 once": two in a row would refuse the token n8n has just renewed. Beside a refused
+		// login, none: its renewal would meet the refusal first, at a moment read-ahead decides.
 		if (plan.kind === 'unauthorized')
-			return plans.findIndex((one) => one.kind === plan.kind) === index;
+			return (
+				plans.findIndex((one) => one.kind === plan.kind) === index &&
+				!plans.some((one) => one.kind === 'loginRefused')
+			);
 		if (!retries(plan)) return first < 0 || where(plan) !== where(plans[first]);
 		if (taken.has(where(plan))) return false;
 		taken.add(where(plan));
