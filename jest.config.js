@@ -42,6 +42,9 @@ module.exports = {
 		// bare `X.node` for n8n's codex file X.node.json.
 		'^(.+\\.node)\\.js$': '$1',
 	},
+	// Two workers on two cores (jest's default, cores − 1, leaves a core idle); .ci/test-all gives
+	// one (WEX_JEST_WORKERS): its other lanes fill the rest.
+	maxWorkers: Number(process.env.WEX_JEST_WORKERS) || 2,
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
 	testTimeout: 30000,
 	// n8n-core writes its config under N8N_USER_FOLDER; each worker gets a throwaway one.

@@ -106,8 +106,14 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 		...parameters,
 	});
 
-	describe('case 1: a service that answers writes 204 without rows, 500 items by ID', () => {
-		const N = 500;
+	/**
+	 * Items of a case about request lines: 500 with Automatic, so that their ids take two lines;
+	 * 40 one request per item (past Requests in Flight), where no line holds more than one id and
+	 * every item costs two or three requests (a read, the write, a read back).
+	 */
+	const manyIds = (batching: Batching) => (batching === 'automatic' ? 500 : 40);
+
+	describe('case 1: a service that answers writes 204 without rows, 500 items by ID (40 one by one)', () => {
 		// Items side by side, as far as each setting lets them: the outcome must not depend on it.
 		const inFlight = { options: { requestsInFlight: 8 } };
 		const noReplays = () => {
@@ -122,7 +128,7 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 			async () => {
 				await eachWay(async (batching) => {
 					service.emulator.settings.ignorePrefer = true;
-					const jobs = await addManyJobs(N);
+					const jobs = await addManyJobs(manyIds(batching));
 					const parameters = byId('job', 'delete', '={{ $json.id }}', inFlight);
 					const output = await run(parameters, batching, idItems(jobs));
 					expect(jsonOf(output)).toEqual(jobs.map((job) => ({ deleted: true, ...job })));
@@ -140,7 +146,7 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 			async () => {
 				await eachWay(async (batching) => {
 					service.emulator.settings.ignorePrefer = true;
-					const jobs = await addManyJobs(N);
+					const jobs = await addManyJobs(manyIds(batching));
 					const parameters = byId('job', 'update', '={{ $json.id }}', {
 						...inFlight,
 						updateFields: { email: 'new@example.com' },
@@ -164,10 +170,10 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 	it(
 		'case 2: Delete by ID with a duplicate of item 0 beyond the first chunk fails there; before it all deleted, after it all kept',
 		async () => {
-			const N = 500;
-			const AT = 450;
 			await eachWay(async (batching) => {
-				const jobs = await addManyJobs(N);
+				// Item 450 of 500 (36 of 40 one by one): beyond the first request line's ids.
+				const AT = (manyIds(batching) * 9) / 10;
+				const jobs = await addManyJobs(manyIds(batching));
 				const items = idItems(jobs.map((job, i) => (i === AT ? jobs[0] : job)));
 				const error = await fail(byId('job', 'delete', '={{ $json.id }}'), batching, items);
 				expect(error.message).toBe(`No job with ID ${String(jobs[0].id)} was found`);
@@ -377,15 +383,16 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 	it(
 		'case 8: refused Option creates under Continue On Fail: at most Requests in Flight at once, each item as one by one',
 		async () => {
-			// Today's creates go 1 000 rows a request, whatever Items per Request says: two requests.
-			const N = 1002;
-			const BAD = [500, 1001];
+			// Eleven chunks of 10 items: the sixth (item 50) and the last, of two (item 101), refused
+			// and sent again one item at a time, while the chunks between them are in flight.
+			const N = 102;
+			const BAD = [50, 101];
 			const parameters: INodeParameters = {
 				resource: 'option',
 				operation: 'create',
 				mode: 'offline',
 				additionalFields: { jobId: '={{ $json.jobId }}' },
-				options: { requestsInFlight: 3, itemsPerRequest: 100 },
+				options: { requestsInFlight: 3, itemsPerRequest: 10 },
 			};
 			const outputs = await eachWay(async (batching) => {
 				const [job] = await addJobs(service, sites(1));
@@ -409,6 +416,9 @@ describe('Website Export node: Automatic gives what One Request per Item gives (
 				);
 				const stored = (await service.emulator.rows('options')) as IDataObject[];
 				expect(content(stored)).toEqual(content(jsonOf(output).filter((json) => !json.error)));
+				// Automatic: the eleven chunks of Items per Request, then the refused two's 10 + 2 items.
+				const posts = restSince(service).filter((e) => e.method === 'POST').length;
+				expect(posts).toBe(batching === 'automatic' ? 11 + 10 + 2 : N);
 				return content(jsonOf(output));
 			});
 			expect(outputs.automatic).toEqual(outputs.perItem);

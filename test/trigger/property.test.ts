@@ -85,10 +85,10 @@ interface RunReport {
 
 type Emulator = Service['emulator'];
 
-/** The downloads inserted so far, and how to insert one more (for a random job) created at `createdMs`. */
+/** The downloads inserted so far, and how to insert more (each for a random job) created at these times. */
 interface Downloads {
 	rows: Inserted[];
-	insert: (createdMs: number) => Promise<void>;
+	insert: (createdMs: number[]) => Promise<void>;
 }
 
 /** A successful poll: when, and whether it started from a kept state. */
@@ -121,11 +121,16 @@ async function downloadsFor(emu: Emulator, random: Random): Promise<Downloads> {
 		})),
 	)) as IDataObject[];
 	const rows: Inserted[] = [];
-	const insert = async (createdMs: number) => {
-		const [row] = (await emu.insert('downloads', [
-			{ job_id: random.pick(jobs).id, created_at: new Date(createdMs).toISOString() },
-		])) as IDataObject[];
-		rows.push({ id: row.id as number, createdMs, visibleAt: emu.clock.now() });
+	// One statement for the rows of one moment (the clock is frozen: they become visible together).
+	const insert = async (times: number[]) => {
+		if (times.length === 0) return;
+		const inserted = (await emu.insert(
+			'downloads',
+			times.map((at) => ({ job_id: random.pick(jobs).id, created_at: new Date(at).toISOString() })),
+		)) as IDataObject[];
+		inserted.forEach((row, i) =>
+			rows.push({ id: row.id as number, createdMs: times[i], visibleAt: emu.clock.now() }),
+		);
 	};
 	return { rows, insert };
 }
@@ -133,21 +138,25 @@ async function downloadsFor(emu: Emulator, random: Random): Promise<Downloads> {
 /** Before a poll, 0 to 3 new downloads: mostly just created, some committed late, some on a recent time stamp. */
 async function arrivals({ emu, random, downloads, report }: RunState): Promise<void> {
 	const now = emu.clock.now();
+	const times: number[] = [];
 	for (let n = random.int(0, 3); n > 0; n--) {
 		const roll = random.next();
 		// Whole seconds plus 500 ms, so a link never expires on the exact second of a poll.
-		if (roll < 0.7) await downloads.insert(now - random.int(0, 2) * SECOND - 500);
+		if (roll < 0.7) times.push(now - random.int(0, 2) * SECOND - 500);
 		// Committed late: its created_at is older than rows already emitted (within the overlap).
 		else if (roll < 0.9) {
-			await downloads.insert(now - random.int(60, OVERLAP_MS / SECOND - 60) * SECOND - 500);
+			times.push(now - random.int(60, OVERLAP_MS / SECOND - 60) * SECOND - 500);
 			report.lateCommits++;
 		} else {
-			// Same time stamp as a recent row.
-			const recent = downloads.rows.filter((row) => row.createdMs >= now - OVERLAP_MS + MINUTE);
-			await downloads.insert(recent.length > 0 ? random.pick(recent).createdMs : now - 500);
+			// Same time stamp as a recent row (one of this moment's too).
+			const recent = [...downloads.rows.map((row) => row.createdMs), ...times].filter(
+				(createdMs) => createdMs >= now - OVERLAP_MS + MINUTE,
+			);
+			times.push(recent.length > 0 ? random.pick(recent) : now - 500);
 			report.sameTimestamp++;
 		}
 	}
+	await downloads.insert(times);
 }
 
 /** A poll's emitted downloads: none emitted before, none with an expired link by the service's clock. */
@@ -262,8 +271,9 @@ async function run(
 	const emu = service.emulator;
 	const downloads = await downloadsFor(emu, random);
 	// History before activation: some links valid, some expired.
-	for (let i = 0; i < 40; i++)
-		await downloads.insert(emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500);
+	await downloads.insert(
+		Array.from({ length: 40 }, () => emu.clock.now() - random.int(0, 30 * 3600) * SECOND - 500),
+	);
 
 	const trigger = new ActiveTrigger(service.harness, { options: { emitExisting } }, persistence);
 	const state: RunState = {
