@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
 // Why: the comparator of the oracle property test (issue 43): three identical services, one workload arranged on each, the node run with each Batching beside the oracle's run, and all a user can see of each run (and the requests the service logged) normalized for comparison.
 import type {
 	IDataObject,
