@@ -173,12 +173,10 @@ export async function readValues(
 	wanted: WantedValue[],
 	how: RunOptions,
 ): Promise<Array<IDataObject[] | Error>> {
-	// Each distinct value once, read for the first item that names it; one request per item: each
-	// item's read its own (a fault on it reaches that item alone, as one by one).
-	const keyOf = (want: WantedValue) =>
-		how.groupSize === 1 ? `${want.itemIndex}\u0000${selectedKey(want)}` : selectedKey(want);
+	// Each distinct value once, read for the first item that names it.
 	const distinct = new Map<string, WantedValue>();
-	for (const want of wanted) if (!distinct.has(keyOf(want))) distinct.set(keyOf(want), want);
+	for (const want of wanted)
+		if (!distinct.has(selectedKey(want))) distinct.set(selectedKey(want), want);
 	const reads = [...new Set(wanted.map(({ column }) => column))].flatMap((column) => {
 		const values = [...distinct.values()].filter((want) => want.column === column);
 		return client.inGroups(table, column, values, how.groupSize, ({ value }) => value);
@@ -198,12 +196,12 @@ export async function readValues(
 			byKey.set(rowKey(row[column]), [...(byKey.get(rowKey(row[column])) ?? []), row]);
 		for (const want of group)
 			found.set(
-				keyOf(want),
+				selectedKey(want),
 				rows instanceof Error ? rows : valueKeys(want.value).flatMap((key) => byKey.get(key) ?? []),
 			);
 	};
 	await mapInOrder(reads, how.inFlight, read);
-	return wanted.map((want) => found.get(keyOf(want)) ?? []);
+	return wanted.map((want) => found.get(selectedKey(want)) ?? []);
 }
 
 /**
