@@ -851,6 +851,8 @@ function summary({ task, itemsPerRequest, requestsInFlight, service, faults }: W
 const RUNS = Number(process.env.WEX_ORACLE_RUNS) || undefined;
 /** A survey, never in CI: WEX_ORACLE_SURVEY=<file> writes each failing workload there and goes on. */
 const SURVEY = process.env.WEX_ORACLE_SURVEY;
+/** Debugging a failure: WEX_ORACLE_DUMP=<file> appends each workload's three runs as they were seen. */
+const DUMP = process.env.WEX_ORACLE_DUMP;
 /**
  * The seed of the blocks that explore: new with every change to the node or its tests, the same
  * for the same code here and in CI (git's hashes of nodes/ and test/nodes/ at HEAD), so that what
@@ -897,6 +899,7 @@ describe('Website Export node: both Batching settings against a one-by-one oracl
 		await running.catch(() => undefined);
 		const done = (async () => {
 			const trial = await runThreeWays(trio, workload);
+			if (DUMP) appendFileSync(DUMP, `${JSON.stringify(trial)}\n`);
 			const lines: string[] = [];
 			for (const batching of ['perItem', 'automatic'] as const) {
 				const expected = await expectedOf(trio, workload, trial, batching);
