@@ -193,4 +193,25 @@ describe('Website Export node: each item one by one', () => {
 		);
 		expect(await service.emulator.count('options')).toBe(3);
 	});
+
+	it('One Request per Item: a failed read fails only its own item, not the next one naming the same job', async () => {
+		// Oracle seed 42: two items select the same job; the first read meets a 503 the node does
+		// not wait out. One by one, the second item reads again and goes on.
+		const [job] = await addJobs(service, sites(1));
+		service.emulator.fault({
+			match: { method: 'GET', path: /\/jobs/ },
+			status: 503,
+			retryAfter: 600,
+			times: 1,
+		});
+		const byUrl = { __rl: true, mode: 'url', value: String(job.url) };
+		const output = await runNode(
+			service,
+			perItem({ resource: 'job', operation: 'delete', selectBy: 'id', recordId: byUrl } as never),
+			{ items: itemsOf({}, {}), onError: 'continueRegularOutput' },
+		);
+		expect(output.map((item) => item.json.error ?? 'ok')).toEqual(['Service Unavailable', 'ok']);
+		expect(output[1].json).toMatchObject({ deleted: true, id: job.id });
+		expect(await service.emulator.count('jobs')).toBe(0);
+	});
 });

@@ -882,20 +882,18 @@ const REPLAY = {
  */
 const JEST_TIMEOUT_MS = 15 * 60_000;
 
-describe('Website Export node: both Batching settings against a one-by-one oracle (fast-check)', () => {
-	let trio: Trio;
+/** One block of workloads on its own three services, checked one workload after another. */
+async function assertOn(
+	arbitrary: fc.Arbitrary<Workload>,
+	parameters: fc.Parameters<[Workload]>,
+): Promise<void> {
+	const trio = await startTrio();
 	/** The workload running: one a failed assertion left finishes before the next starts. */
 	let running: Promise<unknown> = Promise.resolve();
-
-	beforeAll(async () => {
-		trio = await startTrio();
-	});
-	afterAll(async () => {
-		await running.catch(() => undefined);
-		await trio.close();
-	});
-
-	const check = async (workload: Workload, where = '') => {
+	// A survey's runs are never shrunk: the n-th workload (from 0) is path n of the seed.
+	let path = 0;
+	const check = async (workload: Workload) => {
+		const where = `seed ${parameters.seed} path ${path++}`;
 		await running.catch(() => undefined);
 		const done = (async () => {
 			const trial = await runThreeWays(trio, workload);
@@ -913,38 +911,50 @@ describe('Website Export node: both Batching settings against a one-by-one oracl
 		running = done;
 		await done;
 	};
-	const assert = (arbitrary: fc.Arbitrary<Workload>, parameters: fc.Parameters<[Workload]>) => {
-		// A survey's runs are never shrunk: the n-th workload (from 0) is path n of the seed.
-		let path = 0;
-		const each = (workload: Workload) => check(workload, `seed ${parameters.seed} path ${path++}`);
-		return fc.assert(fc.asyncProperty(arbitrary, each), {
+	try {
+		await fc.assert(fc.asyncProperty(arbitrary, check), {
 			...parameters,
 			...(RUNS ? { numRuns: RUNS } : {}),
 			...REPLAY,
 		});
-	};
+	} finally {
+		await running.catch(() => undefined);
+		await trio.close();
+	}
+}
 
-	it(
-		'150 small workloads from a fixed seed',
-		() => assert(smallArb, { seed: 43, numRuns: 150 }),
+/**
+ * The blocks run side by side, each on its own services: a workload spends most of its time
+ * waiting (Wait for Completion, Retry-After, a Timeout), which another block's work fills.
+ */
+describe('Website Export node: both Batching settings against a one-by-one oracle (fast-check)', () => {
+	it.concurrent(
+		'75 small workloads from a fixed seed',
+		() => assertOn(smallArb, { seed: 43, numRuns: 75 }),
 		JEST_TIMEOUT_MS,
 	);
 
-	it(
+	it.concurrent(
+		'75 more small workloads from a fixed seed',
+		() => assertOn(smallArb, { seed: 42, numRuns: 75 }),
+		JEST_TIMEOUT_MS,
+	);
+
+	it.concurrent(
 		`110 small workloads from this code's seed (${CODE_SEED})`,
-		() => assert(smallArb, { seed: CODE_SEED, numRuns: 110 }),
+		() => assertOn(smallArb, { seed: CODE_SEED, numRuns: 110 }),
 		JEST_TIMEOUT_MS,
 	);
 
-	it(
+	it.concurrent(
 		`40 small workloads under a row cap of ${MAX_ROWS}`,
-		() => assert(cappedArb, { seed: CODE_SEED + 1, numRuns: 40 }),
+		() => assertOn(cappedArb, { seed: CODE_SEED + 1, numRuns: 40 }),
 		JEST_TIMEOUT_MS,
 	);
 
-	it(
+	it.concurrent(
 		'4 large workloads',
-		() => assert(largeArb, { seed: CODE_SEED + 2, numRuns: 4 }),
+		() => assertOn(largeArb, { seed: CODE_SEED + 2, numRuns: 4 }),
 		JEST_TIMEOUT_MS,
 	);
 });

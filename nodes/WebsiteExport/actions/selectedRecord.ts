@@ -192,7 +192,16 @@ async function readStale(state: WriteRun, start: number, end: number, wave: numb
 	for (let index = start; index < end; index++) if (!readHolds(state, index)) indexes.push(index);
 	const wanted = indexes.map((index) => wantedOf(runs[index], runs[index].input.selection));
 	const found = await readValues(runs[0].client, table, wanted, how);
-	indexes.forEach((index, place) => (reads[index] = { rows: found[place], wave }));
+	// One Request per Item: a failed read is the first item's that names its value; the items after
+	// it with the same value read it again in turn, as one by one does (their read may succeed).
+	const named = new Set<string>();
+	indexes.forEach((index, place) => {
+		const key = JSON.stringify([wanted[place].column, wanted[place].value]);
+		const shared = named.has(key);
+		named.add(key);
+		if (!(shared && how.groupSize === 1 && found[place] instanceof Error))
+			reads[index] = { rows: found[place], wave };
+	});
 }
 
 /**
