@@ -7,7 +7,12 @@ import { findInChain } from '../../../shared/serviceError';
 import type { ServiceResponse } from '../../../shared/transport';
 import { webAddress } from '../../../shared/validation';
 import type { ItemRun } from '../types';
-import type { ArchiveInput } from './downloadArchive.operation';
+
+/** What an item of Download Archive asks for, as downloadArchive.operation.ts reads it. */
+export type ArchiveInput = { binaryPropertyName: string } & (
+	| { downloadBy: 'id'; downloadId: number }
+	| { downloadBy: 'link'; downloadLink: string }
+);
 
 /** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
 type ByteStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;

@@ -9,7 +9,7 @@ import { forEachItem, runGroups } from '../groups';
 import { readSelected } from '../selectedRecord';
 import type { ItemResult, ItemRun, RunOptions } from '../types';
 import type { Selection } from '../selectBy';
-import { downloadArchive } from './archive';
+import { downloadArchive, type ArchiveInput } from './archive';
 
 const properties: INodeProperties[] = [
 	{
@@ -76,8 +76,6 @@ const LABELS = {
 	downloadId: 'Download ID',
 	downloadLink: 'Download Link',
 };
-
-export type ArchiveInput = z.infer<typeof schema>;
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInput {
 	const read = (name: string, fallback: string) => this.getNodeParameter(name, itemIndex, fallback);
