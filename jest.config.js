@@ -42,8 +42,9 @@ module.exports = {
 		// bare `X.node` for n8n's codex file X.node.json.
 		'^(.+\\.node)\\.js$': '$1',
 	},
-	// Two workers on two cores (jest's default, cores − 1, leaves a core idle); .ci/test-all gives
-	// one (WEX_JEST_WORKERS): its other lanes fill the rest.
+	// Two workers on two cores (jest's default, cores − 1, leaves a core idle), in CI too: with one,
+	// the oracle property test ran before or after every other file (1 030 s of the lane's 1 050 s).
+	// WEX_JEST_WORKERS overrides it.
 	maxWorkers: Number(process.env.WEX_JEST_WORKERS) || 2,
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
 	testTimeout: 30000,
