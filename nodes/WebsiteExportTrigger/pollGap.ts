@@ -55,7 +55,10 @@ export function cronGapMs(expression: string): number {
 	return gap * 1000;
 }
 
-/** The values a cron field allows in 0…size-1: `*`, `*\/n`, `a`, `a-b`, `a-b/n`, lists; undefined when unreadable. */
+/**
+ * The values a cron field allows in 0…size-1: `*`, `*\/n`, `a`, `a-b`, `a-b/n`, lists; undefined
+ * when unreadable.
+ */
 function values(field: string, size: number): number[] | undefined {
 	const allowed = new Set<number>();
 	for (const part of field.split(',')) {

@@ -8,7 +8,9 @@ import type { Operation, Resource } from './types';
 export const shownFor = (resource: Resource, operation: string, properties: INodeProperties[]) =>
 	updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
 
-/** The Operation parameter of one resource, followed by the properties of each of its operations. */
+/**
+ * The Operation parameter of one resource, followed by the properties of each of its operations.
+ */
 export function resourceDescription(
 	resource: Resource,
 	operations: Record<string, Operation>,
@@ -29,7 +31,10 @@ export function resourceDescription(
 	];
 }
 
-/** Create, Delete, Get, Get Many and Update of one kind of record, worded as n8n's own nodes word them. */
+/**
+ * Create, Delete, Get, Get Many and Update of one kind of record,
+ * worded as n8n's own nodes word them.
+ */
 export function recordOperationOptions(
 	record: { one: string; many: string },
 	createDescription = `Create ${record.one}`,

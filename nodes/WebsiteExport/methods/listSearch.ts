@@ -18,7 +18,9 @@ interface Search {
 	name(row: IDataObject): string;
 }
 
-/** `*text*` for ilike: PostgREST turns `*` into `%`; the user's own wildcards are taken literally. */
+/**
+ * `*text*` for ilike: PostgREST turns `*` into `%`; the user's own wildcards are taken literally.
+ */
 const contains = (text: string) =>
 	`*${text.replace(/[*\\%_]/g, (c) => (c === '*' ? '' : `\\${c}`))}*`;
 /** Typed text that is an ID as the service reads one (` 5`, `1_000`, `0x1F`), as a number. */

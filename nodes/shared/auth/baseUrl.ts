@@ -6,7 +6,10 @@ export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: stri
 
 const refused = (reason: string): BaseUrlCheck => ({ ok: false, reason });
 
-/** The address typed, as `scheme://host[:port][/path]`: https only, but http on this machine (the emulator), so the key and password never travel in clear text. */
+/**
+ * The address typed, as `scheme://host[:port][/path]`: https only, but http on this machine (the
+ * emulator), so the key and password never travel in clear text.
+ */
 export function checkBaseUrl(raw: unknown): BaseUrlCheck {
 	const text = typeof raw === 'string' ? raw.trim() : '';
 	if (!text) return refused(`The Base URL is empty: enter the address of the service, ${EXAMPLE}`);

@@ -19,7 +19,10 @@ function loginFailureMessage({ status, message }: ServiceFailure): string {
 	return `Login failed: the service answered HTTP ${status} (${message})`;
 }
 
-/** Exchanges the credential's email and password for a 1-hour bearer token; every failure is a `loginFailed` error. */
+/**
+ * Exchanges the credential's email and password for a 1-hour bearer token; every failure is a
+ * `loginFailed` error.
+ */
 export async function requestToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
@@ -50,7 +53,10 @@ export async function requestToken(
 /** Logins remembered at once; a handful of credentials renew at the same moment in practice. */
 const MAX_SHARED_LOGINS = 50;
 
-/** Logins by credential and refused token (hashed): n8n runs preAuthentication once per refused request, in any execution. */
+/**
+ * Logins by credential and refused token (hashed): n8n runs preAuthentication once per refused
+ * request, in any execution.
+ */
 const sharedLogins = new Map<string, { startedAt: number; accessToken: Promise<string> }>();
 
 /** The credential's login fields and the token it holds now: one key per credential and refusal. */
@@ -60,7 +66,10 @@ function renewalKey(credentials: ICredentialDataDecryptedObject): string {
 	return createHash('sha256').update(key).digest('hex');
 }
 
-/** A new token for `credentials`, whose token the service refused: one login per credential and refused token, a failed one shared by those waiting, then forgotten. */
+/**
+ * A new token for `credentials`, whose token the service refused: one login per credential and
+ * refused token, a failed one shared by those waiting, then forgotten.
+ */
 export async function renewToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
@@ -82,7 +91,10 @@ export async function renewToken(
 	return await accessToken;
 }
 
-/** Expiry (ms) of an access token: none when empty, Infinity when not a readable JWT (n8n's 401 handling decides). */
+/**
+ * Expiry (ms) of an access token: none when empty, Infinity when not a readable JWT (n8n's 401
+ * handling decides).
+ */
 export function tokenExpiry(token: unknown): number | undefined {
 	if (typeof token !== 'string' || token === '') return undefined;
 	try {

@@ -106,7 +106,10 @@ export class WebsiteExportClient {
 		return this.pageLineBytes(table, { filters: [filter], order: OLDEST_FIRST });
 	}
 
-	/** `items` in consecutive groups of at most `size` whose `column=in.(…)` line (listLineBytes) fits a gateway's 8 KiB; a value too long goes alone. */
+	/**
+	 * `items` in consecutive groups of at most `size` whose `column=in.(…)` line (listLineBytes) fits
+	 * a gateway's 8 KiB; a value too long goes alone.
+	 */
 	inGroups<T>(
 		table: Table,
 		column: string,
@@ -206,7 +209,10 @@ export class WebsiteExportClient {
 		});
 	}
 
-	/** Inserts rows in one transaction, answered in the order sent: refused, none was written; else each gets its row, or after a lost or empty answer a lookup's (lostAnswer.ts). */
+	/**
+	 * Inserts rows in one transaction, answered in the order sent: refused, none was written; else
+	 * each gets its row, or after a lost or empty answer a lookup's (lostAnswer.ts).
+	 */
 	async insertMany<T extends IDataObject = IDataObject>(
 		table: Table,
 		inserts: InsertRequest[],
@@ -226,7 +232,10 @@ export class WebsiteExportClient {
 		});
 	}
 
-	/** Updates the rows matching `filters` and returns them (re-read when the answer has none); a retried PATCH's answer counts. */
+	/**
+	 * Updates the rows matching `filters` and returns them (re-read when the answer has none); a
+	 * retried PATCH's answer counts.
+	 */
 	async update<T = IDataObject>(
 		table: Table,
 		filters: Filter[],
@@ -243,7 +252,10 @@ export class WebsiteExportClient {
 		return rows ?? (await this.selectAll<T>(table, { filters, order: OLDEST_FIRST }, options));
 	}
 
-	/** Deletes in one request the rows (read before) whose `column` has one of these values; returns those the answer lists or, if none or after a lost attempt, those no longer found. */
+	/**
+	 * Deletes in one request the rows (read before) whose `column` has one of these values; returns
+	 * those the answer lists or, if none or after a lost attempt, those no longer found.
+	 */
 	async removeByIds(
 		table: Table,
 		ids: number[],

@@ -20,7 +20,9 @@ export type TransportContext = IExecuteFunctions | IPollFunctions | ILoadOptions
 export interface RetryPolicy {
 	/** Attempts in all, the first one included. */
 	maxAttempts: number;
-	/** First back-off when the server gives no Retry-After; doubles on each attempt up to maxDelayMs. */
+	/**
+	 * First back-off when the server gives no Retry-After; doubles on each attempt up to maxDelayMs.
+	 */
 	baseDelayMs: number;
 	maxDelayMs: number;
 	/** Longest Retry-After we are willing to wait; beyond it the error goes to the user. */
@@ -50,7 +52,10 @@ export interface SendOptions extends CallOptions {
 
 export type ServiceResponse = { body: unknown; headers: IDataObject; statusCode: number };
 
-/** How a request ended once retried: a lost answer may have been carried out, a refusal was not; `afterLostAnswer` when an earlier attempt may have been. */
+/**
+ * How a request ended once retried: a lost answer may have been carried out, a refusal was not;
+ * `afterLostAnswer` when an earlier attempt may have been.
+ */
 export type Outcome =
 	| { kind: 'answer'; response: ServiceResponse; afterLostAnswer: boolean }
 	| { kind: 'refused' | 'lost'; error: NodeApiError };
@@ -68,7 +73,9 @@ const TRANSIENT_NETWORK_CODES = new Set([
 	...['ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET'],
 ]);
 
-/** Network failures before the request left: no answer was lost, the request was never carried out. */
+/**
+ * Network failures before the request left: no answer was lost, the request was never carried out.
+ */
 const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** Network codes of a request that got no answer within its timeout (axios says ECONNABORTED). */
@@ -82,7 +89,9 @@ export const timedOut = ({ status, code }: ServiceFailure): boolean =>
 export const timedOutAfter = (error: NodeApiError | undefined): number | undefined =>
 	typeof error?.context.timedOutMs === 'number' ? error.context.timedOutMs : undefined;
 
-/** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
+/**
+ * Whether the request may have been carried out although its answer was lost (no answer, or a 5xx).
+ */
 function answerLost(failure: ServiceFailure): boolean {
 	if (failure.login) return false; // a failed login sent nothing to the API
 	if (failure.broken) return true; // answered, but what it said cannot be read
@@ -121,12 +130,21 @@ export function retryDelay(
 	return Math.round(backoff * (0.8 + Math.random() * 0.4));
 }
 
-/** From this long before the token's expiry by the service's clock (known to the second), requests go one at a time. */
+/**
+ * From this long before the token's expiry by the service's clock (known to the second), requests
+ * go one at a time.
+ */
 const RENEWAL_MARGIN_MS = 5_000;
 
-/** Sends an execution's requests through n8n's `httpRequestWithAuthentication`: the credential adds the key and the token, n8n logs in again after a 401. */
+/**
+ * Sends an execution's requests through n8n's `httpRequestWithAuthentication`: the credential adds
+ * the key and the token, n8n logs in again after a 401.
+ */
 export class ServiceRequests {
-	/** The service's clock (Date header of its last answer) and ours then: links and tokens expire by it. */
+	/**
+	 * The service's clock (Date header of its last answer) and ours then:
+	 * links and tokens expire by it.
+	 */
 	private serviceTime?: { service: number; local: number };
 	/** A 429 pauses every request of this execution, not just the one that got it. */
 	private pausedUntil = 0;
@@ -143,7 +161,10 @@ export class ServiceRequests {
 		private readonly options: ClientOptions,
 	) {}
 
-	/** The service's time now; this machine's before any answer. Date counts whole seconds: up to 1 s early. */
+	/**
+	 * The service's time now; this machine's before any answer.
+	 * Date counts whole seconds: up to 1 s early.
+	 */
 	serviceNow(): number {
 		const time = this.serviceTime;
 		return time ? time.service + (Date.now() - time.local) : Date.now();
@@ -186,7 +207,8 @@ export class ServiceRequests {
 		const pause = this.pausedUntil - Date.now();
 		if (pause > 0) await sleep(pause);
 		const endRenewal = await this.renewalGate();
-		// Taken after the renewal gate: the one request that renews never waits behind those it holds back.
+		// Taken after the renewal gate:
+		// the one request that renews never waits behind those it holds back.
 		await this.takePlace();
 		const { prefer, body } = options;
 		const request: IHttpRequestOptions = {
@@ -250,7 +272,9 @@ export class ServiceRequests {
 		else this.open--;
 	}
 
-	/** The error the user sees when no attempt is left: the service's words and what to do about them. */
+	/**
+	 * The error the user sees when no attempt is left: the service's words and what to do about them.
+	 */
 	private giveUp(
 		failure: ServiceFailure,
 		method: IHttpRequestMethods,

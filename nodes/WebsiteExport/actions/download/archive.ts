@@ -14,7 +14,9 @@ export type ArchiveInput = { binaryPropertyName: string } & (
 	| { downloadBy: 'link'; downloadLink: string }
 );
 
-/** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
+/**
+ * A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here).
+ */
 type ByteStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
 
 /** Where an item's archive comes from, and how messages name its link. */

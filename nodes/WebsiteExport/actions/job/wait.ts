@@ -92,7 +92,10 @@ function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: num
 	});
 }
 
-/** The jobs waited for together, as each check leaves them: the newest row of each, and each result once settled. */
+/**
+ * The jobs waited for together, as each check leaves them: the newest row of each, and each result
+ * once settled.
+ */
 interface JobsWait {
 	runs: Array<ItemRun<unknown>>;
 	jobs: JobRecord[];
@@ -110,7 +113,10 @@ function stillWaiting({ runs, results, how }: JobsWait): number[] {
 	return runs.map((_, index) => index).filter((index) => index < end && !results[index]);
 }
 
-/** The rows of `table` whose `column` is the job ID of each of `indexes`, read in groups (groups.ts). */
+/**
+ * The rows of `table` whose `column` is the job ID of each of `indexes`,
+ * read in groups (groups.ts).
+ */
 async function readFor(wait: JobsWait, table: Table, column: string, indexes: number[]) {
 	const wanted = indexes.map((index) => ({
 		column,
@@ -120,7 +126,9 @@ async function readFor(wait: JobsWait, table: Table, column: string, indexes: nu
 	return await readValues(wait.runs[0].client, table, wanted, wait.how);
 }
 
-/** One check: the jobs still waiting read again (after the first), the downloads of those finished. */
+/**
+ * One check: the jobs still waiting read again (after the first), the downloads of those finished.
+ */
 async function checkJobs(wait: JobsWait, first: boolean): Promise<void> {
 	const { jobs, results } = wait;
 	if (!first) {
@@ -172,7 +180,8 @@ export async function waitForJobs(
 		const until = (index: number) =>
 			Math.min(settings[index].intervalSeconds * 1000, deadlines[index] - Date.now());
 		await sleep(Math.max(0, Math.min(...left.map(until))), signal);
-		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves: this stops the loop there.
+		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves:
+		// this stops the loop there.
 		if (signal?.aborted)
 			throw new NodeOperationError(
 				this.getNode(),

@@ -41,7 +41,9 @@ export function readModeFields(
 	};
 }
 
-/** Mode with its dependent field: Relative Path only for relative, Replace URL only for absolute. */
+/**
+ * Mode with its dependent field: Relative Path only for relative, Replace URL only for absolute.
+ */
 export function modeProperties(prefix = ''): INodeProperties[] {
 	const modeName = prefixed(prefix, 'mode');
 	return [
