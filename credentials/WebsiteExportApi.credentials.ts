@@ -1,4 +1,4 @@
-// Why: the credential users save: base URL, API key, email and password, and the login that turns them into a 1-hour token.
+// Why: the credential users save: base URL, API key, email, password; a login makes a 1-hour token.
 import type {
 	IAuthenticate,
 	ICredentialDataDecryptedObject,

@@ -1,4 +1,4 @@
-// Why: the trigger's memory between polls, as pure functions (no request, no clock: the node passes "now"): which rows to ask for, which are new, what to remember.
+// Why: the trigger's memory between polls, pure (no request, no clock): what to ask, what is new.
 import type { IDataObject } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';

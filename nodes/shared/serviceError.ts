@@ -1,6 +1,6 @@
-// Why: a failed request as the service (PostgREST, GoTrue, storage), the network or the login said it, reduced to safe fields a user can act on.
+// Why: a failed request as the service, network or login told it, in safe fields a user can act on.
 
-/** What the service (or the network) said when a request failed. */
+/** What the service (PostgREST, GoTrue, storage) or the network said when a request failed. */
 export interface ServiceFailure {
 	/** HTTP status, absent when no answer arrived (connection refused, timeout, reset). */
 	status?: number;

@@ -1,4 +1,4 @@
-// Why: what every Get Many shares: Return All / Limit in the editor, its reader, its filters, and one listing per item as output items.
+// Why: what every Get Many shares: Return All / Limit, its reader, its filters, a listing per item.
 import type {
 	IDataObject,
 	IExecuteFunctions,

@@ -1,4 +1,4 @@
-// Why: each resource's Operation selector and where its operations' properties show, built one way for Option, Job and Download.
+// Why: each resource's Operation selector and its operations' properties, one way for all three.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 

@@ -1,4 +1,4 @@
-// Why: picking a record: Select By (the record Get, Update and Delete act on: by its locator or another field), the locators (From List, searched by the service; By ID; a job also By URL), their editor properties and readers.
+// Why: Select By: how an item picks the record Get, Update or Delete acts on; the record locators.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 

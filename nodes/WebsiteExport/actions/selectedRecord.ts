@@ -1,4 +1,4 @@
-// Why: Get, Update and Delete of every resource act on the one record Select By names: read exactly one per item (in groups), then updated or deleted in waves, each item's result as one by one gives it.
+// Why: Get, Update, Delete act on the one record Select By names: read in groups, written in waves.
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 

@@ -1,4 +1,4 @@
-// Why: "From List" of the record ID fields: the service searches (PostgREST filters) and pages (keyset, newest first), so a long account is never read whole to fill a dropdown.
+// Why: "From List" of the ID fields: the service searches and pages, so no account is read whole.
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { DateTime } from 'luxon';
@@ -79,7 +79,10 @@ const SEARCHES: Record<Table, Search> = {
 	},
 };
 
-/** The listSearch method of one table, for the node's `methods`. */
+/**
+ * The listSearch method of one table, for the node's `methods`: searched with PostgREST filters
+ * and paged by keyset, newest first, so a long account is never read whole to fill a dropdown.
+ */
 const searchIn = (table: Table) =>
 	async function (
 		this: ILoadOptionsFunctions,

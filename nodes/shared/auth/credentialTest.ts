@@ -1,4 +1,4 @@
-// Why: n8n 1.x's tester loses the status of a failed declarative test request, so the nodes test the credential themselves (`testedBy`) and name the cause on 1.x and 2.x alike.
+// Why: the nodes test the credential (`testedBy`): n8n 1.x's tester loses a failed test's status.
 import type {
 	ICredentialTestFunctions,
 	ICredentialsDecrypted,
@@ -46,7 +46,7 @@ const failed = (message: string): INodeCredentialTestResult => ({ status: 'Error
 
 /**
  * The login, as preAuthentication makes it, then one `jobs` id under RLS, which needs the key, the
- * login and the plan.
+ * login and the plan. It names the cause on n8n 1.x and 2.x alike.
  */
 export async function websiteExportApiTest(
 	this: ICredentialTestFunctions,

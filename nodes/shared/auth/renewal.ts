@@ -1,4 +1,4 @@
-// Why: the login: the one token exchange (the credential's preAuthentication and the credential test) and its errors, shared by the requests that meet the same refused token, one per n8n process (GoTrue rate-limits sign-ins).
+// Why: one login for the requests that met the same refused token (GoTrue rate-limits sign-ins).
 import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 
@@ -20,8 +20,8 @@ function loginFailureMessage({ status, message }: ServiceFailure): string {
 }
 
 /**
- * Exchanges the credential's email and password for a 1-hour bearer token; every failure is a
- * `loginFailed` error.
+ * Exchanges the credential's email and password for a 1-hour bearer token, for the credential's
+ * preAuthentication and the credential test; every failure is a `loginFailed` error.
  */
 export async function requestToken(
 	helper: IHttpRequestHelper,
@@ -54,8 +54,8 @@ export async function requestToken(
 const MAX_SHARED_LOGINS = 50;
 
 /**
- * Logins by credential and refused token (hashed): n8n runs preAuthentication once per refused
- * request, in any execution.
+ * Logins by credential and refused token (hashed), one map per n8n process: n8n runs
+ * preAuthentication once per refused request, in any execution.
  */
 const sharedLogins = new Map<string, { startedAt: number; accessToken: Promise<string> }>();
 

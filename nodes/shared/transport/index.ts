@@ -1,4 +1,4 @@
-// Why: the client the operations use, one per execution: the service's tables as PostgREST serves them (select with keyset paging, insert, update, delete), over the request sender.
+// Why: the client operations use, one per execution: the service's tables as PostgREST serves them.
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -61,6 +61,10 @@ function learnedCap(got: number, asked: number, total: number | undefined): numb
 /** The rows of a checked answer; undefined when it carried none (a 201 or 204 without a body). */
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
 
+/**
+ * The service's tables: select with keyset paging, insert, update and delete, over the request
+ * sender (send.ts).
+ */
 export class WebsiteExportClient {
 	private readonly inserts = new InsertRecovery(this);
 

@@ -1,4 +1,4 @@
-// Why: PostgREST query strings. Every value that reaches the URL goes through here, URL-encoded as a whole and quoted as PostgREST's grammar expects, so that no user input can add a filter or a parameter.
+// Why: PostgREST query strings: every value encoded and quoted here, so no input can add a filter.
 
 export type FilterValue = string | number | boolean | null;
 export type Filter = {

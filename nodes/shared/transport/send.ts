@@ -1,4 +1,4 @@
-// Why: sends a request to the service through the credential and says how it ended (an answer, a refusal, a lost answer): what a failure means, the retries, and the waits before a request leaves (a 429's pause, a token's renewal, Requests in Flight).
+// Why: sends a request through the credential and says how it ended: answered, refused or lost.
 import type {
 	IDataObject,
 	IExecuteFunctions,

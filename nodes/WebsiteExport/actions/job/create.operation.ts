@@ -1,4 +1,4 @@
-// Why: Job → Create: starts an export, optionally with its option, and optionally waits for it to finish.
+// Why: Job → Create: starts an export, optionally with its option, optionally waiting for its end.
 import type {
 	IDataObject,
 	IExecuteFunctions,

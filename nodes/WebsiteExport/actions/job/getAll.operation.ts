@@ -1,4 +1,4 @@
-// Why: Job → Get Many: export jobs, filtered by creation time, email, status or URL, newest or oldest first.
+// Why: Job → Get Many: export jobs by creation time, email, status or URL, newest or oldest first.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Why: Wait for Completion of Job → Create: polls the jobs of a run together until each finishes, fails or its wait runs out.
+// Why: Job → Create's Wait for Completion: polls a run's jobs at once until each ends or times out.
 import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { z } from 'zod';

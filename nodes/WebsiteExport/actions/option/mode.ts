@@ -1,4 +1,4 @@
-// Why: the export mode of an option and the field each mode needs, shared by Create, Update and Get Many.
+// Why: an option's export mode and the field each mode needs, for Create, Update and Get Many.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
