@@ -38,7 +38,8 @@ type Dated = Pick<DownloadRecord, 'id' | 'created_at'>;
 export class UnreadableTimestampError extends Error {
 	constructor(readonly download: Dated) {
 		super(
-			`Download ${String(download.id)} has a created_at the node cannot read: ${JSON.stringify(download.created_at)}`,
+			`Download ${String(download.id)} has a created_at the node cannot read: ` +
+				`${JSON.stringify(download.created_at)}`,
 		);
 	}
 }
@@ -55,7 +56,8 @@ export function unreadableTimestampApiError(
 		{
 			message: error.message,
 			description:
-				'The service answered with a created_at in a form the node does not know: please report the value to the maintainers of this node.',
+				'The service answered with a created_at in a form the node does not know: ' +
+				'please report the value to the maintainers of this node.',
 			itemIndex,
 		},
 	);

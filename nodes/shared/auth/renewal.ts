@@ -13,7 +13,10 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
 function loginFailureMessage({ status, message }: ServiceFailure): string {
 	if (status === undefined) return `${message}: check the Base URL and that the service is online`;
 	if (/api key/i.test(message))
-		return `The API key was refused (${message}): copy it again from the API section of the Website Export dashboard`;
+		return (
+			`The API key was refused (${message}): ` +
+			'copy it again from the API section of the Website Export dashboard'
+		);
 	if (status === 400 || status === 401 || status === 403)
 		return `Login failed (${message}): check the email and password of the Website Export account`;
 	return `Login failed: the service answered HTTP ${status} (${message})`;

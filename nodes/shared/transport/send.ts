@@ -293,13 +293,16 @@ export class ServiceRequests {
 		const advice = [
 			notes,
 			status === 401 &&
-				'n8n logged in again and the service still refused the token: check the credential (API key, email, password).',
+				'n8n logged in again and the service still refused the token: ' +
+					'check the credential (API key, email, password).',
 			login &&
 				'Open the Website Export credential of this node and correct it: saving it tests the login.',
 			waitedMs !== undefined && LATE_WRITE[method],
 			answerLost(failure) &&
 				method === 'POST' &&
-				'The request may have reached the service, so it was not sent again (that could create a duplicate): check whether the record exists before running the node again.',
+				'The request may have reached the service, so it was not sent again ' +
+					'(that could create a duplicate): ' +
+					'check whether the record exists before running the node again.',
 			attempts > 1 && `Gave up after ${attempts} attempts.`,
 			waitedMs !== undefined && 'If the service is only slow, raise Options → Timeout.',
 		];
@@ -316,8 +319,12 @@ export class ServiceRequests {
 /** What a write that got no answer in time may still do: the service may carry it out later. */
 const LATE_WRITE: Partial<Record<IHttpRequestMethods, string>> = {
 	PATCH:
-		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again.',
+		'The service may still carry out this update later, even after the writes of later items, ' +
+		'and so undo them; for that reason it was not sent again. ' +
+		'Read the record (e.g. Job → Get) to see its values before running this item again.',
 	DELETE:
-		'The service may still carry out a delete it had received. Read the record (e.g. Job → Get) to see whether it still exists before running this item again.',
+		'The service may still carry out a delete it had received. ' +
+		'Read the record (e.g. Job → Get) to see whether it still exists ' +
+		'before running this item again.',
 	POST: 'The service may still carry out a create it had received, later than this error.',
 };

@@ -172,7 +172,9 @@ export async function downloadArchive(
 		throw archiveError(this, 'interrupted', {
 			message: `The archive download was interrupted (${(error as Error).message})`,
 			description:
-				"The archive did not arrive in full or could not be stored. Run the node again while the link is valid (24 hours after the job finished); if it keeps failing, check the free disk space of n8n's binary data storage.",
+				'The archive did not arrive in full or could not be stored. ' +
+				'Run the node again while the link is valid (24 hours after the job finished); ' +
+				"if it keeps failing, check the free disk space of n8n's binary data storage.",
 			itemIndex: run.itemIndex,
 		});
 	}

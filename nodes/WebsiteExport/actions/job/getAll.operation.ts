@@ -93,7 +93,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const { createdAfter, createdBefore } = wanted;
 	if (createdAfter && createdBefore && createdAfter >= createdBefore) {
 		const message = 'Created After must be earlier than Created Before';
-		const description = `No job can match ${createdAfter} ≤ created < ${createdBefore} [item ${itemIndex}]`;
+		const description =
+			`No job can match ${createdAfter} ≤ created < ${createdBefore}` + ` [item ${itemIndex}]`;
 		throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
 	}
 	const filters = equalTo({ status: wanted.status, url: wanted.url, email: wanted.email });

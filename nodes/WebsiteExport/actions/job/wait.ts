@@ -78,7 +78,10 @@ function timedOut(
 	const state =
 		status === 'finished' ? 'finished, but its download link is not there yet,' : `still ${status}`;
 	const message = `Job ${id} is ${state} after ${settings.timeoutSeconds} s`;
-	const description = `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`;
+	const description =
+		'The export goes on without the node. ' +
+		`Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, ` +
+		'later to fetch it, or raise Timeout (Seconds).';
 	return new NodeOperationError(context.getNode(), message, { itemIndex, description });
 }
 
@@ -87,7 +90,9 @@ function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: num
 	const answer = { message: 'failed', job_id: job.id, status: job.status } as JsonObject;
 	return new NodeApiError(context.getNode(), answer, {
 		message: `The export of job ${job.id} failed`,
-		description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
+		description:
+			`The service could not export ${job.url}. ` +
+			'Check that the address is public and reachable, then create a new job.',
 		itemIndex,
 	});
 }
