@@ -1,4 +1,4 @@
-// Why: the credential users save: base URL, API key, email and password, and the login that turns them into a 1-hour token.
+// Why: the credential users save: base URL, API key, email, password; a login makes a 1-hour token.
 import type {
 	IAuthenticate,
 	ICredentialDataDecryptedObject,
@@ -70,12 +70,18 @@ export class WebsiteExportApi implements ICredentialType {
 		},
 	];
 
-	/** The 1-hour bearer token (auth/renewal.ts), for every request that met a 401: those that met the same token share one login. */
+	/**
+	 * The 1-hour bearer token (auth/renewal.ts), for every request that met a 401: those that met the
+	 * same token share one login.
+	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		return { accessToken: await renewToken(this, credentials) };
 	}
 
-	/** The API key and the token, only for the service's own origin: a link on another host (a CDN, a bucket) never gets them. */
+	/**
+	 * The API key and the token, only for the service's own origin: a link on another host (a CDN, a
+	 * bucket) never gets them.
+	 */
 	authenticate: IAuthenticate = async (credentials, requestOptions: IHttpRequestOptions) => {
 		const baseUrl = checkBaseUrl(credentials.baseUrl);
 		// n8n's HTTP Request node sends through the legacy request helper, whose address is `uri`.

@@ -27,7 +27,8 @@ export class WebsiteExport implements INodeType {
 		description: 'Download websites as archives: export jobs, their options and download links',
 		documentationUrl: 'https://github.com/website-export/n8n-nodes-website-export#operations',
 		defaults: { name: 'Website Export' },
-		// Tested by the node's own function: n8n 1.x's tester would lose the reason of a declarative test.
+		// Tested by the node's own function: n8n 1.x's tester would lose the reason
+		// of a declarative test.
 		credentials: [{ name: 'websiteExportApi', required: true, testedBy: 'websiteExportApiTest' }],
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

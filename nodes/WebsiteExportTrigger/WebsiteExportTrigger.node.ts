@@ -127,8 +127,10 @@ async function sample(
 		: '';
 	throw new NodeOperationError(ctx.getNode(), `No download with a valid link${matching}`, {
 		description:
-			'Fetch Test Event shows the most recent download whose link still works (links last 24 hours), and there is none right now. ' +
-			'Create a job with the Website Export node (Job → Create), wait until it has finished, then fetch again.',
+			'Fetch Test Event shows the most recent download whose link still works ' +
+			'(links last 24 hours), and there is none right now. ' +
+			'Create a job with the Website Export node (Job → Create), ' +
+			'wait until it has finished, then fetch again.',
 	});
 }
 
@@ -205,7 +207,8 @@ export class WebsiteExportTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to add the job\'s URL, email, status and file count to each download, under "job" (one extra request per poll that finds new downloads)',
+					'Whether to add the job\'s URL, email, status and file count to each download, under "job" ' +
+					'(one extra request per poll that finds new downloads)',
 			},
 			collection('Options', 'options', 'Add Option', [
 				{

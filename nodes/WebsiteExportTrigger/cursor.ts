@@ -1,4 +1,4 @@
-// Why: the trigger's memory between polls, as pure functions (no request, no clock: the node passes "now"): which rows to ask for, which are new, what to remember.
+// Why: the trigger's memory between polls, pure (no request, no clock): what to ask, what is new.
 import type { IDataObject } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
@@ -21,10 +21,15 @@ export const OVERLAP_MS = 10 * 60_000;
 /** Stable order, so paging never skips a row: same-timestamp rows are ordered by id. */
 export const DOWNLOAD_ORDER: OrderBy[] = [{ column: 'created_at' }, { column: 'id' }];
 
-/** Kept in the node's workflow static data: small, JSON-safe, and correct even when n8n does not save it (see `advance`). */
+/**
+ * Kept in the node's workflow static data: small, JSON-safe, and correct even when n8n does not
+ * save it (see `advance`).
+ */
 export interface CursorState extends IDataObject {
 	version: 1;
-	/** The newest `created_at` seen, in ms: a value from the service, never from this machine's clock. */
+	/**
+	 * The newest `created_at` seen, in ms: a value from the service, never from this machine's clock.
+	 */
 	newest: number | null;
 	/**
 	 * Downloads already handled (emitted, or left out by the job URL filter): id → `created_at`

@@ -1,4 +1,4 @@
-// Why: the longest gap between two polls the node's Poll Times allow: a poll without state looks back that far (plus the overlap), so a lost state costs re-reading, never a skipped download.
+// Why: how far a poll without state looks back: the longest gap between two polls Poll Times allow.
 import { toCronExpression, type TriggerTime } from 'n8n-workflow';
 
 import { DOWNLOAD_VALIDITY_MS } from '../shared/constants';
@@ -9,7 +9,9 @@ const DAY_SECONDS = 86_400;
 /**
  * For n8n's `pollTimes` ({ item: [...] }): polls happen at every time of every entry, so the
  * gap is at most the smallest gap of one entry. Nothing readable: n8n's default, every minute.
- * Never more than a link's validity (older downloads cannot be emitted anyway).
+ * Never more than a link's validity (older downloads cannot be emitted anyway). A poll without
+ * state looks back that far (plus the overlap): a lost state costs re-reading, never a skipped
+ * download.
  */
 export function longestPollGapMs(pollTimes: unknown): number {
 	const items = ((pollTimes as { item?: unknown[] } | undefined)?.item ?? []).filter(
@@ -55,7 +57,10 @@ export function cronGapMs(expression: string): number {
 	return gap * 1000;
 }
 
-/** The values a cron field allows in 0…size-1: `*`, `*\/n`, `a`, `a-b`, `a-b/n`, lists; undefined when unreadable. */
+/**
+ * The values a cron field allows in 0…size-1: `*`, `*\/n`, `a`, `a-b`, `a-b/n`, lists; undefined
+ * when unreadable.
+ */
 function values(field: string, size: number): number[] | undefined {
 	const allowed = new Set<number>();
 	for (const part of field.split(',')) {

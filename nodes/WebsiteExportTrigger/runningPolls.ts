@@ -1,4 +1,4 @@
-// Why: n8n starts each poll without waiting for the one before: one poll of a trigger at a time, and what the last ones handed on.
+// Why: n8n starts a poll without waiting for the last: one poll of a trigger at a time.
 
 /**
  * How long the downloads a poll handed on are held against the state a later poll reads.

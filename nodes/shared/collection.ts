@@ -1,4 +1,4 @@
-// Why: the collection parameter (optional fields behind "Add Filter", "Add Field", "Add Option"), built one way for both nodes.
+// Why: the optional fields behind "Add Filter", "Add Field", "Add Option", one way for both nodes.
 import type { INodeProperties } from 'n8n-workflow';
 
 /** A collection named `name`, shown as `displayName`, whose button reads `placeholder`. */

@@ -12,7 +12,10 @@ import type { Filter } from './transport';
  */
 export const CLOCK_MARGIN_MS = 10 * 60_000;
 
-/** The lower bound of the 24 h window of valid links, with this machine's clock (see CLOCK_MARGIN_MS). */
+/**
+ * The lower bound of the 24 h window of valid links,
+ * with this machine's clock (see CLOCK_MARGIN_MS).
+ */
 export function windowFilter(localNow: number): Filter {
 	return {
 		column: 'created_at',
@@ -35,7 +38,8 @@ type Dated = Pick<DownloadRecord, 'id' | 'created_at'>;
 export class UnreadableTimestampError extends Error {
 	constructor(readonly download: Dated) {
 		super(
-			`Download ${String(download.id)} has a created_at the node cannot read: ${JSON.stringify(download.created_at)}`,
+			`Download ${String(download.id)} has a created_at the node cannot read: ` +
+				`${JSON.stringify(download.created_at)}`,
 		);
 	}
 }
@@ -52,7 +56,8 @@ export function unreadableTimestampApiError(
 		{
 			message: error.message,
 			description:
-				'The service answered with a created_at in a form the node does not know: please report the value to the maintainers of this node.',
+				'The service answered with a created_at in a form the node does not know: ' +
+				'please report the value to the maintainers of this node.',
 			itemIndex,
 		},
 	);
@@ -68,7 +73,10 @@ export function createdMs(download: Dated): number {
 /** When the link of a download stops working: created_at + 24 h (README, Operations). */
 export const expiresAt = (download: Dated): number => createdMs(download) + DOWNLOAD_VALIDITY_MS;
 
-/** The download as the nodes output it: its fields plus `expires_at` and `is_expired`, judged at `serviceNow`. */
+/**
+ * The download as the nodes output it: its fields plus `expires_at` and `is_expired`, judged at
+ * `serviceNow`.
+ */
 export function withExpiry<T extends Dated>(download: T, serviceNow: number) {
 	const expires = expiresAt(download);
 	return { ...download, expires_at: isoInstant(expires), is_expired: serviceNow >= expires };

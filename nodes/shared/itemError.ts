@@ -1,4 +1,4 @@
-// Why: one answer can fail several items (a group's request, a lookup), and each item's error must be an object of its own, naming only that item.
+// Why: one answer (a group's request, a lookup) can fail several items: each needs its own error.
 import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 

@@ -1,6 +1,6 @@
-// Why: a failed request as the service (PostgREST, GoTrue, storage), the network or the login said it, reduced to safe fields a user can act on.
+// Why: a failed request as the service, network or login told it, in safe fields a user can act on.
 
-/** What the service (or the network) said when a request failed. */
+/** What the service (PostgREST, GoTrue, storage) or the network said when a request failed. */
 export interface ServiceFailure {
 	/** HTTP status, absent when no answer arrived (connection refused, timeout, reset). */
 	status?: number;
@@ -75,7 +75,10 @@ const unreachable = (code?: string): ServiceFailure => ({
 	message: `The service could not be reached${code ? ` (${code})` : ''}`,
 });
 
-/** The failure in an error of n8n's request helpers: the service's own words and codes, never the request (its headers carry the key and token, a login's body the password). */
+/**
+ * The failure in an error of n8n's request helpers: the service's own words and codes, never the
+ * request (its headers carry the key and token, a login's body the password).
+ */
 export function readServiceFailure(error: unknown): ServiceFailure {
 	const login = findInChain(error, (e) => e.httpCode === LOGIN_FAILED);
 	if (login) {
@@ -95,7 +98,10 @@ export function readServiceFailure(error: unknown): ServiceFailure {
 	return unreachable(asText(httpError?.code));
 }
 
-/** What an answer says: its status, and the service's own words and codes in its body (else `fallback`). */
+/**
+ * What an answer says: its status,
+ * and the service's own words and codes in its body (else `fallback`).
+ */
 function fromAnswer(status?: number, body: AnyRecord = {}, fallback?: unknown): ServiceFailure {
 	// The service's own sentence: PostgREST `message`, GoTrue `msg` / `error_description` / `error`.
 	const own = firstText(body.message, body.msg, body.error_description, body.error, fallback);
@@ -105,7 +111,10 @@ function fromAnswer(status?: number, body: AnyRecord = {}, fallback?: unknown): 
 	return { status, code, message, hint: asText(body.hint), details: asText(body.details) };
 }
 
-/** n8n 1.x's NodeApiError without its cause: its constructor copied the status (`httpCode`), the body (`context.data`), the message. */
+/**
+ * n8n 1.x's NodeApiError without its cause: its constructor copied the status (`httpCode`), the
+ * body (`context.data`), the message.
+ */
 function readFlattenedApiError(flat: AnyRecord): ServiceFailure {
 	const message = asText(flat.message);
 	const status = Number(asText(flat.httpCode));

@@ -1,10 +1,11 @@
-// Why: the service's timestamps come in many forms (it does not fix `created_at`'s format; downloads type it `any`), and one without a time zone means UTC here, never the n8n host's zone.
+// Why: the service's timestamps come in many forms; one without a zone is UTC, not the host's.
 import { DateTime } from 'luxon';
 
 const UTC = { zone: 'utc' };
 
 /**
- * Milliseconds since the epoch, or NaN when the value is not a timestamp this can read.
+ * Milliseconds since the epoch, or NaN when the value is not a timestamp this can read. The
+ * service does not fix `created_at`'s format (downloads type it `any`).
  * Numbers (or digit strings) are epoch seconds, or milliseconds from 10^11 on (year 5138 in
  * seconds, March 1973 in milliseconds).
  */

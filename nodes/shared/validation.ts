@@ -9,7 +9,10 @@ import { z } from 'zod';
 export const nonEmpty = <T>(value: T | '' | undefined): T | undefined =>
 	value === '' ? undefined : value;
 
-/** Whole characters only: a UTF-16 surrogate without its pair (an emoji cut in two) can be carried by no URL or JSON body. */
+/**
+ * Whole characters only: a UTF-16 surrogate without its pair (an emoji cut in two) can be carried
+ * by no URL or JSON body.
+ */
 const WHOLE_CHARACTERS = /^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
 const HALF_CHARACTER =
 	'contains half of a character (an unpaired UTF-16 surrogate, e.g. an emoji cut in two) that cannot be sent';

@@ -1,4 +1,4 @@
-// Why: what every Get Many shares: Return All / Limit in the editor, its reader, its filters, and one listing per item as output items.
+// Why: what every Get Many shares: Return All / Limit, its reader, its filters, a listing per item.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -41,7 +41,10 @@ export function readResultLimit(this: IExecuteFunctions, itemIndex: number): num
 	});
 }
 
-/** An `eq` filter per column given a value, in the order given; the columns left undefined filter nothing. */
+/**
+ * An `eq` filter per column given a value, in the order given;
+ * the columns left undefined filter nothing.
+ */
 export const equalTo = (values: Record<string, FilterValue | undefined>): Filter[] =>
 	Object.entries(values).flatMap(([column, value]) =>
 		value === undefined ? [] : [{ column, operator: 'eq' as const, value }],

@@ -1,4 +1,4 @@
-// Why: each resource's Operation selector and where its operations' properties show, built one way for Option, Job and Download.
+// Why: each resource's Operation selector and its operations' properties, one way for all three.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -8,7 +8,9 @@ import type { Operation, Resource } from './types';
 export const shownFor = (resource: Resource, operation: string, properties: INodeProperties[]) =>
 	updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
 
-/** The Operation parameter of one resource, followed by the properties of each of its operations. */
+/**
+ * The Operation parameter of one resource, followed by the properties of each of its operations.
+ */
 export function resourceDescription(
 	resource: Resource,
 	operations: Record<string, Operation>,
@@ -29,7 +31,10 @@ export function resourceDescription(
 	];
 }
 
-/** Create, Delete, Get, Get Many and Update of one kind of record, worded as n8n's own nodes word them. */
+/**
+ * Create, Delete, Get, Get Many and Update of one kind of record,
+ * worded as n8n's own nodes word them.
+ */
 export function recordOperationOptions(
 	record: { one: string; many: string },
 	createDescription = `Create ${record.one}`,

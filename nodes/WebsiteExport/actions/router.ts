@@ -17,7 +17,9 @@ const operations: Record<Resource, Record<string, Operation>> = {
 	download: download.operations,
 };
 
-/** The per-item loop, once for every operation: validation first, order, pairedItem, continueOnFail. */
+/**
+ * The per-item loop, once for every operation: validation first, order, pairedItem, continueOnFail.
+ */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as Resource;
@@ -72,7 +74,10 @@ function asErrorItem(error: Error & { description?: unknown }, item: number): IN
 	return [{ json: { error: error.message, ...details }, pairedItem: { item } }];
 }
 
-/** The error as n8n shows it, pointing at the item: service answers as NodeApiError, the rest as NodeOperationError. */
+/**
+ * The error as n8n shows it, pointing at the item: service answers as NodeApiError, the rest as
+ * NodeOperationError.
+ */
 function asNodeError(
 	this: IExecuteFunctions,
 	error: unknown,

@@ -1,4 +1,4 @@
-// Why: how a run's items go to the service (Batching, Items per Request, Requests in Flight, Timeout) in one place: the editor's fields, their defaults and limits, and how a run reads them.
+// Why: how items go to the service: Batching, Items per Request, Requests in Flight, Timeout.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { collection } from '../../shared/collection';

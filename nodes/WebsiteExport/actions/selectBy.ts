@@ -1,4 +1,4 @@
-// Why: picking a record: Select By (the record Get, Update and Delete act on: by its locator or another field), the locators (From List, searched by the service; By ID; a job also By URL), their editor properties and readers.
+// Why: Select By: how an item picks the record Get, Update or Delete acts on; the record locators.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
@@ -70,7 +70,10 @@ export function selectByProperties(noun: Resource): INodeProperties[] {
 /** The Select By fields that hold an ID: their values are read as the service reads an integer. */
 const ID_COLUMNS = new Set(['job_id']);
 
-/** Select By's rules for one resource: a field of its own list (SELECT_BY_FIELDS), values that can be sent. */
+/**
+ * Select By's rules for one resource: a field of its own list (SELECT_BY_FIELDS),
+ * values that can be sent.
+ */
 const selectionOf = (noun: Resource) =>
 	z.discriminatedUnion('selectBy', [
 		z.object({ selectBy: z.literal('id'), recordId }),
@@ -92,7 +95,10 @@ const SELECTIONS = {
 	download: selectionOf('download'),
 };
 
-/** The record one item names: the filter that finds it (one column, one value) and how messages name it. */
+/**
+ * The record one item names: the filter that finds it (one column, one value)
+ * and how messages name it.
+ */
 export interface Selection {
 	filters: Filter[];
 	/** How the record is named in messages, e.g. `job with ID 5`. */
@@ -144,7 +150,10 @@ const SEARCH_METHODS: Record<Resource, string> = {
 	download: 'searchDownloads',
 };
 
-/** A record picked From List (searched and paged by the service, newest first), By ID, or By URL where offered. */
+/**
+ * A record picked From List (searched and paged by the service, newest first), By ID, or By URL
+ * where offered.
+ */
 function locatorProperty(noun: Resource, name: string, byUrl: boolean): INodeProperties {
 	const byId = {
 		displayName: 'By ID',
@@ -188,7 +197,10 @@ function locatorProperty(noun: Resource, name: string, byUrl: boolean): INodePro
 	};
 }
 
-/** The record an operation acts on; a job can also be picked By URL, which must match exactly one job. */
+/**
+ * The record an operation acts on; a job can also be picked By URL,
+ * which must match exactly one job.
+ */
 export function recordLocatorProperty(
 	noun: Resource,
 	name: string,
@@ -198,13 +210,19 @@ export function recordLocatorProperty(
 	return { ...locatorProperty(noun, name, noun === 'job'), required: true, ...displayOptions };
 }
 
-/** The Job ID of a collection (options and downloads belong to a job): no By URL, as a URL may name several jobs. */
+/**
+ * The Job ID of a collection (options and downloads belong to a job): no By URL, as a URL may name
+ * several jobs.
+ */
 export const jobIdOption = (description: string): INodeProperties => ({
 	...locatorProperty('job', 'jobId', false),
 	description,
 });
 
-/** The picked record's ID and how it was picked; a plain value (e.g. an AI tool's argument) counts as By ID. */
+/**
+ * The picked record's ID and how it was picked;
+ * a plain value (e.g. an AI tool's argument) counts as By ID.
+ */
 export function readLocatorValue(raw: unknown): { mode: string; value: unknown } {
 	if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'value' in raw) {
 		const locator = raw as { mode?: string; value?: unknown };

@@ -1,4 +1,4 @@
-// Why: Get, Update and Delete of every resource act on the one record Select By names: read exactly one per item (in groups), then updated or deleted in waves, each item's result as one by one gives it.
+// Why: Get, Update, Delete act on the one record Select By names: read in groups, written in waves.
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -140,7 +140,10 @@ interface WriteRun {
 	how: RunOptions;
 	/** Each item's read (its rows or its error), and the wave it was made in. */
 	reads: Array<{ rows: IDataObject[] | Error; wave: number } | undefined>;
-	/** The last wave that wrote a record (by id) or set a column (by name): a read before it may be stale. */
+	/**
+	 * The last wave that wrote a record (by id) or set a column (by name):
+	 * a read before it may be stale.
+	 */
 	changedIn: Map<unknown, number>;
 	results: ItemResult[];
 }
@@ -176,7 +179,10 @@ async function writeSelected(
 	return results;
 }
 
-/** Whether an item's read still holds: made, and no wave since wrote its records or set its column (an error holds). */
+/**
+ * Whether an item's read still holds: made, and no wave since wrote its records or set its column
+ * (an error holds).
+ */
 function readHolds({ runs, reads, changedIn }: WriteRun, index: number): boolean {
 	const read = reads[index];
 	if (read === undefined || read.rows instanceof Error) return read !== undefined;
@@ -253,7 +259,10 @@ async function writeWave(state: WriteRun, targets: Target[]): Promise<boolean> {
 	return await forEachGroup(groups, { ...how, writes: true }, send);
 }
 
-/** Writes `records` (as read) in one request: the rows as updated, or as deleted, marked `deleted: true`. */
+/**
+ * Writes `records` (as read) in one request:
+ * the rows as updated, or as deleted, marked `deleted: true`.
+ */
 async function writeRecords(
 	{ client, itemIndex, input }: ItemRun<SelectedPatch>,
 	table: Table,
@@ -268,7 +277,10 @@ async function writeRecords(
 		.map((row) => ({ deleted: true, ...row }));
 }
 
-/** One request for `targets`; a refused one is sent again item by item (`resend`). Resolves to whether an item failed. */
+/**
+ * One request for `targets`; a refused one is sent again item by item (`resend`). Resolves to
+ * whether an item failed.
+ */
 async function writeGroup(
 	{ runs, table, how, results }: WriteRun,
 	targets: Target[],

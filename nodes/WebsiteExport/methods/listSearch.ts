@@ -1,4 +1,4 @@
-// Why: "From List" of the record ID fields: the service searches (PostgREST filters) and pages (keyset, newest first), so a long account is never read whole to fill a dropdown.
+// Why: "From List" of the ID fields: the service searches and pages, so no account is read whole.
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { DateTime } from 'luxon';
@@ -18,7 +18,9 @@ interface Search {
 	name(row: IDataObject): string;
 }
 
-/** `*text*` for ilike: PostgREST turns `*` into `%`; the user's own wildcards are taken literally. */
+/**
+ * `*text*` for ilike: PostgREST turns `*` into `%`; the user's own wildcards are taken literally.
+ */
 const contains = (text: string) =>
 	`*${text.replace(/[*\\%_]/g, (c) => (c === '*' ? '' : `\\${c}`))}*`;
 /** Typed text that is an ID as the service reads one (` 5`, `1_000`, `0x1F`), as a number. */
@@ -77,7 +79,10 @@ const SEARCHES: Record<Table, Search> = {
 	},
 };
 
-/** The listSearch method of one table, for the node's `methods`. */
+/**
+ * The listSearch method of one table, for the node's `methods`: searched with PostgREST filters
+ * and paged by keyset, newest first, so a long account is never read whole to fill a dropdown.
+ */
 const searchIn = (table: Table) =>
 	async function (
 		this: ILoadOptionsFunctions,

@@ -1,4 +1,4 @@
-// Why: n8n 1.x's tester loses the status of a failed declarative test request, so the nodes test the credential themselves (`testedBy`) and name the cause on 1.x and 2.x alike.
+// Why: the nodes test the credential (`testedBy`): n8n 1.x's tester loses a failed test's status.
 import type {
 	ICredentialTestFunctions,
 	ICredentialsDecrypted,
@@ -18,7 +18,10 @@ export const NO_BUSINESS_PLAN_MESSAGE =
 export const API_KEY_REFUSED_MESSAGE =
 	'The service refused the API key or the token: check the API key and the Base URL';
 
-/** The legacy `helpers.request` of n8n's credential-test context in httpRequest's shape, non-2xx answers thrown alike. */
+/**
+ * The legacy `helpers.request` of n8n's credential-test context in httpRequest's shape, non-2xx
+ * answers thrown alike.
+ */
 function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHelper {
 	const httpRequest = async ({ method, url, qs, headers, body }: IHttpRequestOptions) => {
 		const { statusCode: status, body: data } = (await context.helpers.request({
@@ -41,7 +44,10 @@ function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHel
 
 const failed = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 
-/** The login, as preAuthentication makes it, then one `jobs` id under RLS, which needs the key, the login and the plan. */
+/**
+ * The login, as preAuthentication makes it, then one `jobs` id under RLS, which needs the key, the
+ * login and the plan. It names the cause on n8n 1.x and 2.x alike.
+ */
 export async function websiteExportApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,

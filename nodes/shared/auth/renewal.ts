@@ -1,4 +1,4 @@
-// Why: the login: the one token exchange (the credential's preAuthentication and the credential test) and its errors, shared by the requests that meet the same refused token, one per n8n process (GoTrue rate-limits sign-ins).
+// Why: one login for the requests that met the same refused token (GoTrue rate-limits sign-ins).
 import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 
@@ -13,13 +13,19 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
 function loginFailureMessage({ status, message }: ServiceFailure): string {
 	if (status === undefined) return `${message}: check the Base URL and that the service is online`;
 	if (/api key/i.test(message))
-		return `The API key was refused (${message}): copy it again from the API section of the Website Export dashboard`;
+		return (
+			`The API key was refused (${message}): ` +
+			'copy it again from the API section of the Website Export dashboard'
+		);
 	if (status === 400 || status === 401 || status === 403)
 		return `Login failed (${message}): check the email and password of the Website Export account`;
 	return `Login failed: the service answered HTTP ${status} (${message})`;
 }
 
-/** Exchanges the credential's email and password for a 1-hour bearer token; every failure is a `loginFailed` error. */
+/**
+ * Exchanges the credential's email and password for a 1-hour bearer token, for the credential's
+ * preAuthentication and the credential test; every failure is a `loginFailed` error.
+ */
 export async function requestToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
@@ -50,7 +56,10 @@ export async function requestToken(
 /** Logins remembered at once; a handful of credentials renew at the same moment in practice. */
 const MAX_SHARED_LOGINS = 50;
 
-/** Logins by credential and refused token (hashed): n8n runs preAuthentication once per refused request, in any execution. */
+/**
+ * Logins by credential and refused token (hashed), one map per n8n process: n8n runs
+ * preAuthentication once per refused request, in any execution.
+ */
 const sharedLogins = new Map<string, { startedAt: number; accessToken: Promise<string> }>();
 
 /** The credential's login fields and the token it holds now: one key per credential and refusal. */
@@ -60,7 +69,10 @@ function renewalKey(credentials: ICredentialDataDecryptedObject): string {
 	return createHash('sha256').update(key).digest('hex');
 }
 
-/** A new token for `credentials`, whose token the service refused: one login per credential and refused token, a failed one shared by those waiting, then forgotten. */
+/**
+ * A new token for `credentials`, whose token the service refused: one login per credential and
+ * refused token, a failed one shared by those waiting, then forgotten.
+ */
 export async function renewToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
@@ -82,7 +94,10 @@ export async function renewToken(
 	return await accessToken;
 }
 
-/** Expiry (ms) of an access token: none when empty, Infinity when not a readable JWT (n8n's 401 handling decides). */
+/**
+ * Expiry (ms) of an access token: none when empty, Infinity when not a readable JWT (n8n's 401
+ * handling decides).
+ */
 export function tokenExpiry(token: unknown): number | undefined {
 	if (typeof token !== 'string' || token === '') return undefined;
 	try {

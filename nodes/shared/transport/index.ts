@@ -1,4 +1,4 @@
-// Why: the client the operations use, one per execution: the service's tables as PostgREST serves them (select with keyset paging, insert, update, delete), over the request sender.
+// Why: the client operations use, one per execution: the service's tables as PostgREST serves them.
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -61,6 +61,10 @@ function learnedCap(got: number, asked: number, total: number | undefined): numb
 /** The rows of a checked answer; undefined when it carried none (a 201 or 204 without a body). */
 const rowsOf = <T>(body: unknown): T[] | undefined => (Array.isArray(body) ? body : undefined);
 
+/**
+ * The service's tables: select with keyset paging, insert, update and delete, over the request
+ * sender (send.ts).
+ */
 export class WebsiteExportClient {
 	private readonly inserts = new InsertRecovery(this);
 
@@ -106,7 +110,10 @@ export class WebsiteExportClient {
 		return this.pageLineBytes(table, { filters: [filter], order: OLDEST_FIRST });
 	}
 
-	/** `items` in consecutive groups of at most `size` whose `column=in.(…)` line (listLineBytes) fits a gateway's 8 KiB; a value too long goes alone. */
+	/**
+	 * `items` in consecutive groups of at most `size` whose `column=in.(…)` line (listLineBytes) fits
+	 * a gateway's 8 KiB; a value too long goes alone.
+	 */
 	inGroups<T>(
 		table: Table,
 		column: string,
@@ -206,7 +213,10 @@ export class WebsiteExportClient {
 		});
 	}
 
-	/** Inserts rows in one transaction, answered in the order sent: refused, none was written; else each gets its row, or after a lost or empty answer a lookup's (lostAnswer.ts). */
+	/**
+	 * Inserts rows in one transaction, answered in the order sent: refused, none was written; else
+	 * each gets its row, or after a lost or empty answer a lookup's (lostAnswer.ts).
+	 */
 	async insertMany<T extends IDataObject = IDataObject>(
 		table: Table,
 		inserts: InsertRequest[],
@@ -226,7 +236,10 @@ export class WebsiteExportClient {
 		});
 	}
 
-	/** Updates the rows matching `filters` and returns them (re-read when the answer has none); a retried PATCH's answer counts. */
+	/**
+	 * Updates the rows matching `filters` and returns them (re-read when the answer has none); a
+	 * retried PATCH's answer counts.
+	 */
 	async update<T = IDataObject>(
 		table: Table,
 		filters: Filter[],
@@ -243,7 +256,10 @@ export class WebsiteExportClient {
 		return rows ?? (await this.selectAll<T>(table, { filters, order: OLDEST_FIRST }, options));
 	}
 
-	/** Deletes in one request the rows (read before) whose `column` has one of these values; returns those the answer lists or, if none or after a lost attempt, those no longer found. */
+	/**
+	 * Deletes in one request the rows (read before) whose `column` has one of these values; returns
+	 * those the answer lists or, if none or after a lost attempt, those no longer found.
+	 */
 	async removeByIds(
 		table: Table,
 		ids: number[],

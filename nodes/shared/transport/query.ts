@@ -1,4 +1,4 @@
-// Why: PostgREST query strings. Every value that reaches the URL goes through here, URL-encoded as a whole and quoted as PostgREST's grammar expects, so that no user input can add a filter or a parameter.
+// Why: PostgREST query strings: every value encoded and quoted here, so no input can add a filter.
 
 export type FilterValue = string | number | boolean | null;
 export type Filter = {
@@ -23,7 +23,10 @@ export interface ListQuery {
 	anyOf?: Filter[];
 	order?: OrderBy[];
 	limit?: number;
-	/** Keyset paging: only rows after this one in `order` (ending with `id`), its values sent as the service gave them. */
+	/**
+	 * Keyset paging: only rows after this one in `order` (ending with `id`), its values sent as the
+	 * service gave them.
+	 */
 	after?: Record<string, unknown>;
 }
 
@@ -43,7 +46,10 @@ function quoted(value: unknown): string {
 	return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-/** `op.value` or `in.(a,b)`; inside a logic tree (`tree`), `col.op.value` with the value quoted: `url.ilike."*x*"`. */
+/**
+ * `op.value` or `in.(a,b)`; inside a logic tree (`tree`), `col.op.value` with the value quoted:
+ * `url.ilike."*x*"`.
+ */
 function condition({ column: name, operator, value }: Filter, tree = false): string {
 	if (operator === 'in' && !tree) return `in.(${[value].flat().map(quoted).join(',')})`;
 	if (Array.isArray(value) || operator === 'in')
@@ -71,7 +77,10 @@ export function buildQueryString(query: ListQuery): string {
 	return parts.join('&');
 }
 
-/** `or(a.gt.x,and(a.eq.x,id.gt.y))`, or `id=gt.y` by id alone: unlike an offset, it neither repeats nor skips rows written between pages. */
+/**
+ * `or(a.gt.x,and(a.eq.x,id.gt.y))`, or `id=gt.y` by id alone: unlike an offset, it neither repeats
+ * nor skips rows written between pages.
+ */
 function keysetCondition(order: OrderBy[], row: Record<string, unknown>): string {
 	if (order.at(-1)?.column !== 'id')
 		throw new Error('Keyset paging needs an order that ends with id');

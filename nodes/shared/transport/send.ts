@@ -1,4 +1,4 @@
-// Why: sends a request to the service through the credential and says how it ended (an answer, a refusal, a lost answer): what a failure means, the retries, and the waits before a request leaves (a 429's pause, a token's renewal, Requests in Flight).
+// Why: sends a request through the credential and says how it ended: answered, refused or lost.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -20,7 +20,9 @@ export type TransportContext = IExecuteFunctions | IPollFunctions | ILoadOptions
 export interface RetryPolicy {
 	/** Attempts in all, the first one included. */
 	maxAttempts: number;
-	/** First back-off when the server gives no Retry-After; doubles on each attempt up to maxDelayMs. */
+	/**
+	 * First back-off when the server gives no Retry-After; doubles on each attempt up to maxDelayMs.
+	 */
 	baseDelayMs: number;
 	maxDelayMs: number;
 	/** Longest Retry-After we are willing to wait; beyond it the error goes to the user. */
@@ -50,7 +52,10 @@ export interface SendOptions extends CallOptions {
 
 export type ServiceResponse = { body: unknown; headers: IDataObject; statusCode: number };
 
-/** How a request ended once retried: a lost answer may have been carried out, a refusal was not; `afterLostAnswer` when an earlier attempt may have been. */
+/**
+ * How a request ended once retried: a lost answer may have been carried out, a refusal was not;
+ * `afterLostAnswer` when an earlier attempt may have been.
+ */
 export type Outcome =
 	| { kind: 'answer'; response: ServiceResponse; afterLostAnswer: boolean }
 	| { kind: 'refused' | 'lost'; error: NodeApiError };
@@ -68,7 +73,9 @@ const TRANSIENT_NETWORK_CODES = new Set([
 	...['ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET'],
 ]);
 
-/** Network failures before the request left: no answer was lost, the request was never carried out. */
+/**
+ * Network failures before the request left: no answer was lost, the request was never carried out.
+ */
 const FAILED_BEFORE_SENDING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** Network codes of a request that got no answer within its timeout (axios says ECONNABORTED). */
@@ -82,7 +89,9 @@ export const timedOut = ({ status, code }: ServiceFailure): boolean =>
 export const timedOutAfter = (error: NodeApiError | undefined): number | undefined =>
 	typeof error?.context.timedOutMs === 'number' ? error.context.timedOutMs : undefined;
 
-/** Whether the request may have been carried out although its answer was lost (no answer, or a 5xx). */
+/**
+ * Whether the request may have been carried out although its answer was lost (no answer, or a 5xx).
+ */
 function answerLost(failure: ServiceFailure): boolean {
 	if (failure.login) return false; // a failed login sent nothing to the API
 	if (failure.broken) return true; // answered, but what it said cannot be read
@@ -121,12 +130,21 @@ export function retryDelay(
 	return Math.round(backoff * (0.8 + Math.random() * 0.4));
 }
 
-/** From this long before the token's expiry by the service's clock (known to the second), requests go one at a time. */
+/**
+ * From this long before the token's expiry by the service's clock (known to the second), requests
+ * go one at a time.
+ */
 const RENEWAL_MARGIN_MS = 5_000;
 
-/** Sends an execution's requests through n8n's `httpRequestWithAuthentication`: the credential adds the key and the token, n8n logs in again after a 401. */
+/**
+ * Sends an execution's requests through n8n's `httpRequestWithAuthentication`: the credential adds
+ * the key and the token, n8n logs in again after a 401.
+ */
 export class ServiceRequests {
-	/** The service's clock (Date header of its last answer) and ours then: links and tokens expire by it. */
+	/**
+	 * The service's clock (Date header of its last answer) and ours then:
+	 * links and tokens expire by it.
+	 */
 	private serviceTime?: { service: number; local: number };
 	/** A 429 pauses every request of this execution, not just the one that got it. */
 	private pausedUntil = 0;
@@ -143,7 +161,10 @@ export class ServiceRequests {
 		private readonly options: ClientOptions,
 	) {}
 
-	/** The service's time now; this machine's before any answer. Date counts whole seconds: up to 1 s early. */
+	/**
+	 * The service's time now; this machine's before any answer.
+	 * Date counts whole seconds: up to 1 s early.
+	 */
 	serviceNow(): number {
 		const time = this.serviceTime;
 		return time ? time.service + (Date.now() - time.local) : Date.now();
@@ -186,7 +207,8 @@ export class ServiceRequests {
 		const pause = this.pausedUntil - Date.now();
 		if (pause > 0) await sleep(pause);
 		const endRenewal = await this.renewalGate();
-		// Taken after the renewal gate: the one request that renews never waits behind those it holds back.
+		// Taken after the renewal gate:
+		// the one request that renews never waits behind those it holds back.
 		await this.takePlace();
 		const { prefer, body } = options;
 		const request: IHttpRequestOptions = {
@@ -250,7 +272,9 @@ export class ServiceRequests {
 		else this.open--;
 	}
 
-	/** The error the user sees when no attempt is left: the service's words and what to do about them. */
+	/**
+	 * The error the user sees when no attempt is left: the service's words and what to do about them.
+	 */
 	private giveUp(
 		failure: ServiceFailure,
 		method: IHttpRequestMethods,
@@ -269,13 +293,16 @@ export class ServiceRequests {
 		const advice = [
 			notes,
 			status === 401 &&
-				'n8n logged in again and the service still refused the token: check the credential (API key, email, password).',
+				'n8n logged in again and the service still refused the token: ' +
+					'check the credential (API key, email, password).',
 			login &&
 				'Open the Website Export credential of this node and correct it: saving it tests the login.',
 			waitedMs !== undefined && LATE_WRITE[method],
 			answerLost(failure) &&
 				method === 'POST' &&
-				'The request may have reached the service, so it was not sent again (that could create a duplicate): check whether the record exists before running the node again.',
+				'The request may have reached the service, so it was not sent again ' +
+					'(that could create a duplicate): ' +
+					'check whether the record exists before running the node again.',
 			attempts > 1 && `Gave up after ${attempts} attempts.`,
 			waitedMs !== undefined && 'If the service is only slow, raise Options → Timeout.',
 		];
@@ -292,8 +319,12 @@ export class ServiceRequests {
 /** What a write that got no answer in time may still do: the service may carry it out later. */
 const LATE_WRITE: Partial<Record<IHttpRequestMethods, string>> = {
 	PATCH:
-		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again.',
+		'The service may still carry out this update later, even after the writes of later items, ' +
+		'and so undo them; for that reason it was not sent again. ' +
+		'Read the record (e.g. Job → Get) to see its values before running this item again.',
 	DELETE:
-		'The service may still carry out a delete it had received. Read the record (e.g. Job → Get) to see whether it still exists before running this item again.',
+		'The service may still carry out a delete it had received. ' +
+		'Read the record (e.g. Job → Get) to see whether it still exists ' +
+		'before running this item again.',
 	POST: 'The service may still carry out a create it had received, later than this error.',
 };

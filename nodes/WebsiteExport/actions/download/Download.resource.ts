@@ -5,7 +5,8 @@ import * as downloadArchive from './downloadArchive.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-// Downloads are created by the service when a job finishes: they can only be read (README, Operations).
+// Downloads are created by the service when a job finishes:
+// they can only be read (README, Operations).
 export const operations: Record<string, Operation> = { get, getAll, downloadArchive };
 
 export const description = resourceDescription(

@@ -1,4 +1,4 @@
-// Why: the archive download in one place: the link (and its expiry) of a download, redirects followed one hop at a time, storage's error bodies read from the stream.
+// Why: the archive download in one place: a download's link and expiry, redirects, storage errors.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -14,7 +14,9 @@ export type ArchiveInput = { binaryPropertyName: string } & (
 	| { downloadBy: 'link'; downloadLink: string }
 );
 
-/** A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here). */
+/**
+ * A readable byte stream, as n8n's prepareBinaryData takes it ('stream' may not be imported here).
+ */
 type ByteStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
 
 /** Where an item's archive comes from, and how messages name its link. */
@@ -170,7 +172,9 @@ export async function downloadArchive(
 		throw archiveError(this, 'interrupted', {
 			message: `The archive download was interrupted (${(error as Error).message})`,
 			description:
-				"The archive did not arrive in full or could not be stored. Run the node again while the link is valid (24 hours after the job finished); if it keeps failing, check the free disk space of n8n's binary data storage.",
+				'The archive did not arrive in full or could not be stored. ' +
+				'Run the node again while the link is valid (24 hours after the job finished); ' +
+				"if it keeps failing, check the free disk space of n8n's binary data storage.",
 			itemIndex: run.itemIndex,
 		});
 	}

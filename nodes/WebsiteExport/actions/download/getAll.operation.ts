@@ -1,4 +1,4 @@
-// Why: Download → Get Many: download links, newest first, by default only those still valid by the service's clock.
+// Why: Download → Get Many: links, newest first, by default only the valid ones (service's clock).
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// Why: Job → Create: starts an export, optionally with its option, and optionally waits for it to finish.
+// Why: Job → Create: starts an export, optionally with its option, optionally waiting for its end.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -98,7 +98,9 @@ const jobInsert = ({ input, itemIndex }: ItemRun<CreateInput>): InsertRequest =>
 	options: {
 		itemIndex,
 		noun: 'job',
-		findHint: `Job → Get Many with the filters URL "${String(input.body.url)}" and Email "${String(input.body.email)}"`,
+		findHint:
+			`Job → Get Many with the filters URL "${String(input.body.url)}"` +
+			` and Email "${String(input.body.email)}"`,
 	},
 });
 
@@ -172,7 +174,9 @@ async function addOptions(
 		const option = options[place];
 		const job = recordOf(jobs[index]);
 		// The job itself exists: the item's error says so, so that the item is not simply run again.
-		const note = `The job itself was created (ID ${job.id}): rather than running this item again, add the option with Option → Create and Job ID ${job.id}.`;
+		const note =
+			`The job itself was created (ID ${job.id}): rather than running this item again, ` +
+			`add the option with Option → Create and Job ID ${job.id}.`;
 		results[index] =
 			option instanceof Error
 				? errorForItem(this.getNode(), option, runs[index].itemIndex, { note })

@@ -1,4 +1,4 @@
-// Why: Job → Get Many: export jobs, filtered by creation time, email, status or URL, newest or oldest first.
+// Why: Job → Get Many: export jobs by creation time, email, status or URL, newest or oldest first.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';
@@ -93,7 +93,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	const { createdAfter, createdBefore } = wanted;
 	if (createdAfter && createdBefore && createdAfter >= createdBefore) {
 		const message = 'Created After must be earlier than Created Before';
-		const description = `No job can match ${createdAfter} ≤ created < ${createdBefore} [item ${itemIndex}]`;
+		const description =
+			`No job can match ${createdAfter} ≤ created < ${createdBefore}` + ` [item ${itemIndex}]`;
 		throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
 	}
 	const filters = equalTo({ status: wanted.status, url: wanted.url, email: wanted.email });

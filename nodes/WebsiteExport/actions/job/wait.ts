@@ -1,4 +1,4 @@
-// Why: Wait for Completion of Job → Create: polls the jobs of a run together until each finishes, fails or its wait runs out.
+// Why: Job → Create's Wait for Completion: polls a run's jobs at once until each ends or times out.
 import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { z } from 'zod';
@@ -78,7 +78,10 @@ function timedOut(
 	const state =
 		status === 'finished' ? 'finished, but its download link is not there yet,' : `still ${status}`;
 	const message = `Job ${id} is ${state} after ${settings.timeoutSeconds} s`;
-	const description = `The export goes on without the node. Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, later to fetch it, or raise Timeout (Seconds).`;
+	const description =
+		'The export goes on without the node. ' +
+		`Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, ` +
+		'later to fetch it, or raise Timeout (Seconds).';
 	return new NodeOperationError(context.getNode(), message, { itemIndex, description });
 }
 
@@ -87,12 +90,17 @@ function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: num
 	const answer = { message: 'failed', job_id: job.id, status: job.status } as JsonObject;
 	return new NodeApiError(context.getNode(), answer, {
 		message: `The export of job ${job.id} failed`,
-		description: `The service could not export ${job.url}. Check that the address is public and reachable, then create a new job.`,
+		description:
+			`The service could not export ${job.url}. ` +
+			'Check that the address is public and reachable, then create a new job.',
 		itemIndex,
 	});
 }
 
-/** The jobs waited for together, as each check leaves them: the newest row of each, and each result once settled. */
+/**
+ * The jobs waited for together, as each check leaves them: the newest row of each, and each result
+ * once settled.
+ */
 interface JobsWait {
 	runs: Array<ItemRun<unknown>>;
 	jobs: JobRecord[];
@@ -110,7 +118,10 @@ function stillWaiting({ runs, results, how }: JobsWait): number[] {
 	return runs.map((_, index) => index).filter((index) => index < end && !results[index]);
 }
 
-/** The rows of `table` whose `column` is the job ID of each of `indexes`, read in groups (groups.ts). */
+/**
+ * The rows of `table` whose `column` is the job ID of each of `indexes`,
+ * read in groups (groups.ts).
+ */
 async function readFor(wait: JobsWait, table: Table, column: string, indexes: number[]) {
 	const wanted = indexes.map((index) => ({
 		column,
@@ -120,7 +131,9 @@ async function readFor(wait: JobsWait, table: Table, column: string, indexes: nu
 	return await readValues(wait.runs[0].client, table, wanted, wait.how);
 }
 
-/** One check: the jobs still waiting read again (after the first), the downloads of those finished. */
+/**
+ * One check: the jobs still waiting read again (after the first), the downloads of those finished.
+ */
 async function checkJobs(wait: JobsWait, first: boolean): Promise<void> {
 	const { jobs, results } = wait;
 	if (!first) {
@@ -172,7 +185,8 @@ export async function waitForJobs(
 		const until = (index: number) =>
 			Math.min(settings[index].intervalSeconds * 1000, deadlines[index] - Date.now());
 		await sleep(Math.max(0, Math.min(...left.map(until))), signal);
-		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves: this stops the loop there.
+		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves:
+		// this stops the loop there.
 		if (signal?.aborted)
 			throw new NodeOperationError(
 				this.getNode(),

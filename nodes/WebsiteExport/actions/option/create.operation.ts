@@ -41,13 +41,19 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return validate(this, schema, fields, itemIndex, MODE_LABELS);
 }
 
-/** How a create of an option is sent, for Option → Create and Job → Create's export option (groups.ts). */
+/**
+ * How a create of an option is sent, for Option → Create
+ * and Job → Create's export option (groups.ts).
+ */
 export const optionInsert = ({ input, itemIndex }: ItemRun<IDataObject>): InsertRequest => ({
 	body: optionRow(input),
 	options: { itemIndex, ...optionLookup(input) },
 });
 
-/** Every item's option, in one POST per group of rows; without Continue On Fail, up to the first failure (groups.ts). */
+/**
+ * Every item's option, in one POST per group of rows; without Continue On Fail, up to the first
+ * failure (groups.ts).
+ */
 export async function run(
 	this: IExecuteFunctions,
 	runs: Array<ItemRun<IDataObject>>,

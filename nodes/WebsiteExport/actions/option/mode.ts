@@ -1,4 +1,4 @@
-// Why: the export mode of an option and the field each mode needs, shared by Create, Update and Get Many.
+// Why: an option's export mode and the field each mode needs, for Create, Update and Get Many.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
 
@@ -41,7 +41,9 @@ export function readModeFields(
 	};
 }
 
-/** Mode with its dependent field: Relative Path only for relative, Replace URL only for absolute. */
+/**
+ * Mode with its dependent field: Relative Path only for relative, Replace URL only for absolute.
+ */
 export function modeProperties(prefix = ''): INodeProperties[] {
 	const modeName = prefixed(prefix, 'mode');
 	return [

@@ -1,4 +1,4 @@
-// Why: Option → Update: changes the mode, its path or address, or the job of the one export option Select By names.
+// Why: Option → Update: changes the mode, its path or address, or the job of the option picked.
 import { z } from 'zod';
 
 import { nonEmpty, recordId, validate, webAddress } from '../../../shared/validation';
