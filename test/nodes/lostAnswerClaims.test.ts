@@ -58,6 +58,9 @@ describe('a lost create never claims a row another client created just before it
 		});
 		expect(output.map((json) => json.id)).not.toContain(twin.id);
 		expect(output.every((json) => typeof json.error === 'string')).toBe(true);
+		expect(output[1].details).toContain(
+			`1 option with these values was created since the request was sent (ID ${String(twin.id)}), but its request's rows could not all be matched to one write (the service writes them all at once or none): the node cannot tell whether it is this item's or another client's.`,
+		);
 		expect(await options()).toEqual([twin]);
 	});
 

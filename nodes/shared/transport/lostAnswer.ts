@@ -184,11 +184,11 @@ function seenSummary(found: IDataObject[], count: number, noun: string): string 
 	const ids = found.map((row) => String(row.id)).join(', ');
 	const seen = `${found.length} ${noun}${one ? '' : 's'} with these values ${one ? 'was' : 'were'} created since the request was sent (ID${one ? '' : 's'} ${ids})`;
 	if (found.length > count) return `${seen}: the node cannot tell which one is this item's.`;
-	// Its values' rows alone would fit, but the request's others are missing or were written
-	// apart, and the service writes a request's rows all at once or none.
+	// Its values' rows alone would fit, but the request's others are missing, too many or were
+	// written apart, and the service writes a request's rows all at once or none.
 	const why =
 		found.length < count
 			? `fewer than the request sent with these values`
-			: `but not the rest of the request's rows with ${one ? 'it' : 'them'}, and the service writes a request's rows all at once or none`;
+			: `but its request's rows could not all be matched to one write (the service writes them all at once or none)`;
 	return `${seen}, ${why}: the node cannot tell whether ${one ? 'it is' : 'they are'} this item's or another client's.`;
 }
