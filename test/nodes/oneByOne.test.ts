@@ -157,27 +157,6 @@ describe('Website Export node: each item one by one', () => {
 		additionalFields: { jobId: '={{ $json.jobId }}' },
 	};
 
-	it('deletes again what a group created for the items after its first failed one', async () => {
-		// The answer is lost after the commit; the lookup finds item 0's values twice (an option
-		// made meanwhile), so item 0 fails, while items 1 and 2 get their rows back.
-		const [job, other, third] = await addJobs(service, sites(3));
-		service.emulator.fault({
-			match: { method: 'POST', path: /\/options/ },
-			...{ status: 502, applyAfterHandling: true, afterCommit: true, times: 1 },
-		});
-		await service.emulator.insert('options', [
-			{ job_id: job.id, mode: 'offline', relative_path: '/', replace_url: '' },
-		]);
-		const items = itemsOf(...[job, other, third].map(({ id }) => ({ jobId: id })));
-		const error = await runError(service, optionCreate, { items });
-		expect(error.description).toMatch(/2 options with these values were created/);
-		const left = (await service.emulator.rows('options')) as IDataObject[];
-		expect(left.map((row) => row.job_id)).toEqual([job.id, job.id]);
-		const named =
-			/The options created together for the items after it \(IDs (\d+), (\d+)\) were deleted again\./;
-		expect(String(error.description)).toMatch(named);
-	});
-
 	it('names the items after a failed one whose rows no answer told', async () => {
 		// A proxy that drops `Prefer` (answers without rows), and every lookup of options refused.
 		service.emulator.settings.ignorePrefer = true;

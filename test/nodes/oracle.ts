@@ -210,6 +210,8 @@ class Session {
 	item = 0;
 	/** Rows a create returned to an earlier item: never handed to another. */
 	readonly claimed = new Set<unknown>();
+	/** Per table, the highest id an answer showed: a create sent later made none at or below it. */
+	readonly highest = new Map<string, number>();
 	/** Per item, its requests the forced fault's `path` matched so far. */
 	private readonly forcedSeen = new Map<number, number>();
 
@@ -302,6 +304,7 @@ class Session {
 			const parsed = shape ? (shape.broken ?? shape.body) : text ? JSON.parse(text) : null;
 			const late = { message: TEXT.noAnswer(this.timeoutMs) };
 			const reply = { status, body: (status ? parsed : late) as unknown, wait, broken };
+			if (status < 300) this.see(path, reply.body);
 			const failed = status >= 500 || status === 0 || broken;
 			lost ||= failed && method !== 'GET';
 			// A PATCH that timed out may land later, after later writes: never sent again (README).
@@ -314,6 +317,14 @@ class Session {
 				return { ...reply, attempts, lost };
 			await sleep(delay);
 		}
+	}
+
+	/** Notes the highest id of the rows an answer showed, per table (README, Lost answers). */
+	private see(path: string, body: unknown) {
+		const table = path.split(/[/?]/)[1];
+		for (const row of Array.isArray(body) ? (body as IDataObject[]) : [])
+			if (typeof row?.id === 'number' && row.id > (this.highest.get(table) ?? 0))
+				this.highest.set(table, row.id);
 	}
 
 	async request(method: string, path: string, body?: unknown, prefer?: string) {
@@ -386,12 +397,15 @@ const withExpiry = (row: IDataObject, now: number) => {
  */
 async function create(s: Session, table: 'jobs' | 'options', body: IDataObject) {
 	const since = new Date(s.now - SLACK_MS).toISOString();
+	// Ids are identity: a row at or below the highest id seen before the request is not its.
+	const floor = s.highest.get(table) ?? 0;
 	const reply = await s.send('POST', `/${table}`, body, RETURN);
 	if (reply.status >= 400 && !reply.lost) throw serviceFailure(reply);
 	const [row] = Array.isArray(reply.body) ? (reply.body as IDataObject[]) : [];
 	const same = (one: IDataObject) => Object.keys(body).every((key) => one[key] === body[key]);
 	const created = row ? [] : await s.readAll(table, `created_at=gte.${since}`, 'id.asc');
-	const found = row ? [row] : created.filter((one) => !s.claimed.has(one.id) && same(one));
+	const mine = (one: IDataObject) => !s.claimed.has(one.id) && Number(one.id) > floor;
+	const found = row ? [row] : created.filter((one) => mine(one) && same(one));
 	if (found.length === 1) {
 		s.claimed.add(found[0].id);
 		return reply.lost ? { ...found[0], recovered: true } : found[0];

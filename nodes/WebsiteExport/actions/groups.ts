@@ -254,6 +254,8 @@ export interface CreatedTogether {
 	optionsOf?: number[];
 	/** The items whose rows the same request may have created, though no answer said which. */
 	unread?: { table: Table; itemIndexes: number[] };
+	/** Rows a lookup found after a lost answer (e.g. `job 12`): never deleted, maybe others'. */
+	found?: string[];
 }
 
 /**
@@ -269,7 +271,7 @@ export async function stopAtFailure(
 	const failed = results.findIndex((result) => result instanceof Error);
 	if (failed < 0) return results;
 	const { client, itemIndex } = runs[failed];
-	const { jobs = [], options = [], optionsOf = [], unread } = together(failed);
+	const { jobs = [], options = [], optionsOf = [], unread, found = [] } = together(failed);
 	// Options first: the service keeps a job an option names (a job left is named below).
 	await deleteAll(client, 'options', optionsOf, 'job_id');
 	const left = [
@@ -284,6 +286,9 @@ export async function stopAtFailure(
 		left.length > 0
 			? `The ${table} created together for the items after it could not all be deleted again: delete ${left.join(', ')}.`
 			: '',
+		found.length > 0
+			? `Found by a lookup after a lost answer, and so left (the node cannot tell them from identical rows another client created at the time): ${found.join(', ')}; delete them if they are those items'.`
+			: '',
 		unread?.itemIndexes.length
 			? `The same request carried the ${unread.table} of ${unread.itemIndexes.map((index) => `[item ${index}]`).join(', ')}, and no answer said whether it created them: look for them with ${unread.table === 'jobs' ? 'Job' : 'Option'} → Get Many before running those items again.`
 			: '',
@@ -297,16 +302,22 @@ export async function stopAtFailure(
 	);
 }
 
-/** Of the items after `failed`, the ids of the records `results` hold and the items that failed. */
+/**
+ * Of the items after `failed`, the ids of the records `results` hold from an answer, those a
+ * lookup found (`recovered`), and the items that failed.
+ */
 export function laterResults(runs: ItemRun[], results: ItemResult[], failed: number) {
 	const ids: number[] = [];
+	const recovered: number[] = [];
 	const failedItems: number[] = [];
 	for (let index = failed + 1; index < results.length; index++) {
 		const result = results[index];
 		if (result instanceof Error) failedItems.push(runs[index].itemIndex);
-		if (Array.isArray(result)) ids.push(result[0].json.id as number);
+		if (!Array.isArray(result)) continue;
+		const { id, recovered: found } = result[0].json;
+		(found === true ? recovered : ids).push(id as number);
 	}
-	return { ids, failedItems };
+	return { ids, recovered, failedItems };
 }
 
 /** Deletes the records whose `column` is one of `values`, in groups within a request line; resolves to those left, named for the message. */

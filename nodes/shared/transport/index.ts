@@ -149,7 +149,10 @@ export class WebsiteExportClient {
 		const url = this.restUrl(table, postgrest.buildQueryString(query));
 		const response = await this.requests.request('GET', url, { ...options, prefer, expect: ROWS });
 		const total = postgrest.parseContentRangeTotal(response.headers['content-range']);
-		return { rows: rowsOf<T>(response.body) ?? [], total };
+		const rows = rowsOf<T>(response.body) ?? [];
+		// Rows that exist now: a create sent later cannot have made them (lostAnswer.ts).
+		this.inserts.see(table, rows as IDataObject[]);
+		return { rows, total };
 	}
 
 	/**
@@ -225,14 +228,15 @@ export class WebsiteExportClient {
 		const { itemIndex } = inserts[0].options;
 		const request = { itemIndex, body, prefer: RETURN_ROWS, expect: ROWS };
 		return await this.inserts.alone(inserts, async () => {
-			const sentAt = Date.now();
+			// The highest id seen before it is sent: the rows it creates are above it.
+			const sent = { at: Date.now(), floor: this.inserts.floor(table) };
 			const outcome = await this.requests.send('POST', this.restUrl(table), request);
 			if (outcome.kind === 'refused') return { refused: outcome.error };
 			const rows = outcome.kind === 'answer' ? rowsOf<T>(outcome.response.body) : undefined;
 			if (rows?.length === inserts.length)
 				return { rows: rows.map((row) => this.inserts.claim(table, row)) };
 			const lost = outcome.kind === 'lost' ? outcome.error : undefined;
-			return { rows: await this.inserts.recover<T>(table, inserts, sentAt, lost) };
+			return { rows: await this.inserts.recover<T>(table, inserts, sent, lost) };
 		});
 	}
 

@@ -40,10 +40,18 @@ function rowsByValues<T extends IDataObject>(rows: T[], wanted: Array<Array<[str
 	return byKey;
 }
 
-/** An insert's rows are those with its values, created since it was sent and not yet returned by this execution; identical bodies take them in the order sent. */
+/**
+ * An insert's rows are those with its values, created since it was sent and not yet returned by
+ * this execution, with ids above every id an answer showed before it was sent (ids are identity:
+ * a row with a lower one existed already). A request's rows are written together or not at all:
+ * a lookup claims them all, one transaction's (one `created_at`), or none, and identical bodies
+ * take them in the order sent.
+ */
 export class InsertRecovery {
 	/** Rows this execution's inserts returned: a lookup after a lost answer never hands one out twice. */
 	private readonly claimed = new Set<string>();
+	/** Per table, the highest id an answer of this execution showed (see floor). */
+	private readonly highest = new Map<Table, number>();
 
 	constructor(private readonly client: WebsiteExportClient) {}
 
@@ -59,18 +67,63 @@ export class InsertRecovery {
 		return await result;
 	}
 
+	/** The highest id of `table` seen so far: a request sent now can create only rows above it. */
+	floor(table: Table): number {
+		return this.highest.get(table) ?? 0;
+	}
+
+	/** Notes the ids of rows an answer showed (their ids were given out before what is sent next). */
+	see(table: Table, rows: IDataObject[]): void {
+		for (const { id } of rows)
+			if (typeof id === 'number' && id > this.floor(table)) this.highest.set(table, id);
+	}
+
 	claim<T extends IDataObject>(table: Table, row: T): T {
 		this.claimed.add(`${table}:${String(row.id)}`);
+		this.see(table, [row]);
 		return row;
 	}
 
-	/** For each insert sent at `sentAt`, its row (`recovered: true` after a lost answer, `lost`) or its item's error. */
+	/**
+	 * For each insert sent at `sentAt` when the highest id seen was `floor`, its row (`recovered:
+	 * true` after a lost answer, `lost`) or its item's error.
+	 */
 	async recover<T extends IDataObject>(
+		table: Table,
+		inserts: InsertRequest[],
+		sent: { at: number; floor: number },
+		lost: NodeApiError | undefined,
+	): Promise<Array<T | NodeApiError>> {
+		const created = await this.createdSince<T>(table, inserts, sent.at, lost);
+		if (!Array.isArray(created)) return created.errors;
+		const wanted = inserts.map(({ body }) => valuesOf(body));
+		const keys = wanted.map(valuesKey);
+		const fresh = created.filter((row) => Number(row.id) > sent.floor);
+		const matching = rowsByValues(fresh, wanted);
+		const count = new Map<string, number>();
+		for (const key of keys) count.set(key, (count.get(key) ?? 0) + 1);
+		// As many rows as inserts with these values, for every insert, created together: else
+		// none is claimed (found apart, they may be other clients' rows, this request not done).
+		const exact = keys.every((key) => matching.get(key)?.length === count.get(key));
+		const stamps = new Set(keys.flatMap((key) => matching.get(key) ?? []).map((r) => r.created_at));
+		if (!exact || stamps.size > 1)
+			return inserts.map((insert, place) => {
+				const found = matching.get(keys[place]) ?? [];
+				return this.notFound({ found, count: count.get(keys[place]) ?? 1 }, insert, lost);
+			});
+		return inserts.map((_, place) => {
+			const row = matching.get(keys[place])?.shift() as T;
+			return this.claim(table, lost ? { ...row, recovered: true } : row);
+		});
+	}
+
+	/** The rows created since the request (`sentAt`), not returned yet; or each item's error. */
+	private async createdSince<T extends IDataObject>(
 		table: Table,
 		inserts: InsertRequest[],
 		sentAt: number,
 		lost: NodeApiError | undefined,
-	): Promise<Array<T | NodeApiError>> {
+	): Promise<T[] | { errors: NodeApiError[] }> {
 		const { itemIndex } = inserts[0].options;
 		// A request that timed out may still be under way at the service: the lookup gives it as
 		// long again, once (any other lost answer came after the service was done with it).
@@ -79,38 +132,31 @@ export class InsertRecovery {
 		// The request's moment by the service's clock: its clock now less the time passed here since.
 		const since = this.client.serviceNow() - (Date.now() - sentAt) - INSERT_SLACK_MS;
 		const filters: Filter[] = [{ column: 'created_at', operator: 'gte', value: isoInstant(since) }];
-		let created: T[];
 		try {
 			const query = { filters, order: OLDEST_FIRST };
 			const rows = await this.client.selectAll<T>(table, query, { itemIndex });
-			created = rows.filter((row) => !this.claimed.has(`${table}:${String(row.id)}`));
+			return rows.filter((row) => !this.claimed.has(`${table}:${String(row.id)}`));
 		} catch (error) {
 			// The lookup failed too: the first error tells what happened, each item's its own.
 			const { node } = this.client;
 			const failure = lost ?? new NodeApiError(node, error as JsonObject, { itemIndex });
-			return inserts.map(
+			const errors = inserts.map(
 				({ options }) => errorForItem(node, failure, options.itemIndex) as NodeApiError,
 			);
+			return { errors };
 		}
-		const wanted = inserts.map(({ body }) => valuesOf(body));
-		const keys = wanted.map(valuesKey);
-		const matching = rowsByValues(created, wanted);
-		const sent = new Map<string, number>();
-		for (const key of keys) sent.set(key, (sent.get(key) ?? 0) + 1);
-		// As many rows as inserts with these values, or none is handed out: rows are taken in order.
-		const unsure = new Set(keys.filter((key) => matching.get(key)?.length !== sent.get(key)));
-		return inserts.map((insert, place) => {
-			const found = matching.get(keys[place]) ?? [];
-			if (unsure.has(keys[place])) return this.notFound(found, insert, lost);
-			const row = found.shift() as T;
-			return this.claim(table, lost ? { ...row, recovered: true } : row);
-		});
 	}
 
-	/** The item's error when no row, or several, have its values: what was seen, where to look. */
-	private notFound(found: IDataObject[], insert: InsertRequest, lost?: NodeApiError) {
+	/**
+	 * The item's error when its rows cannot be told (none, more or fewer than sent with its values,
+	 * or the request's rows not all found as one write): what was seen, where to look.
+	 */
+	private notFound(
+		{ found, count }: { found: IDataObject[]; count: number },
+		insert: InsertRequest,
+		lost?: NodeApiError,
+	) {
 		const { itemIndex, noun, findHint } = insert.options;
-		const ids = found.map((row) => String(row.id)).join(', ');
 		const waitedMs = timedOutAfter(lost);
 		const lookup =
 			waitedMs === undefined
@@ -119,7 +165,7 @@ export class InsertRecovery {
 		const summary =
 			found.length === 0
 				? `Not found yet: no ${noun} with these values was created between the request and ${lookup}.`
-				: `${found.length} ${noun}s with these values were created since the request was sent (IDs ${ids}): the node cannot tell which one is this item's.`;
+				: seenSummary(found, count, noun);
 		const message = lost?.message ?? `The service accepted the ${noun} but did not return it`;
 		const maybe = !lost
 			? ''
@@ -130,4 +176,19 @@ export class InsertRecovery {
 		const options = { message, description, httpCode: lost?.httpCode ?? undefined, itemIndex };
 		return new NodeApiError(this.client.node, { message }, options);
 	}
+}
+
+/** What a lookup saw of an item's values when it found rows but cannot say which are its. */
+function seenSummary(found: IDataObject[], count: number, noun: string): string {
+	const one = found.length === 1;
+	const ids = found.map((row) => String(row.id)).join(', ');
+	const seen = `${found.length} ${noun}${one ? '' : 's'} with these values ${one ? 'was' : 'were'} created since the request was sent (ID${one ? '' : 's'} ${ids})`;
+	if (found.length > count) return `${seen}: the node cannot tell which one is this item's.`;
+	// Its values' rows alone would fit, but the request's others are missing, too many or were
+	// written apart, and the service writes a request's rows all at once or none.
+	const why =
+		found.length < count
+			? `fewer than the request sent with these values`
+			: `but its request's rows could not all be matched to one write (the service writes them all at once or none)`;
+	return `${seen}, ${why}: the node cannot tell whether ${one ? 'it is' : 'they are'} this item's or another client's.`;
 }

@@ -187,7 +187,9 @@ async function addOptions(
 
 /**
  * Without Continue On Fail: the run stops at the first failed item (stopAtFailure), and the jobs
- * its group created for the items after it are deleted again, with the options sent for them.
+ * its group created for the items after it are deleted again, with the options sent for them. A
+ * job a lookup found may be another client's: it is left, and only the options the node knows it
+ * created for it are deleted (by their ids, never by the job's).
  */
 async function undoAfterFailure(
 	runs: Array<ItemRun<CreateInput>>,
@@ -195,12 +197,29 @@ async function undoAfterFailure(
 	created: { jobs: ItemResult[]; options: ItemResult[] },
 ): Promise<ItemResult[]> {
 	return await stopAtFailure(runs, results, (failed) => {
-		const { ids, failedItems } = laterResults(runs, created.jobs, failed);
-		const optionsOf = runs.flatMap(({ input }, index) =>
-			index > failed && input.option && Array.isArray(created.jobs[index]) && created.options[index]
-				? [recordOf(created.jobs[index]).id]
-				: [],
-		);
-		return { jobs: ids, optionsOf, unread: { table: 'jobs', itemIndexes: failedItems } };
+		const { ids, recovered, failedItems } = laterResults(runs, created.jobs, failed);
+		const optionsOf: number[] = [];
+		const options: number[] = [];
+		const found = recovered.map((id) => `job ${id}`);
+		runs.forEach(({ input }, index) => {
+			const option = created.options[index];
+			if (index <= failed || !input.option || !Array.isArray(created.jobs[index]) || !option)
+				return;
+			const job = recordOf(created.jobs[index]);
+			if (!job.recovered) optionsOf.push(job.id);
+			else if (option instanceof Error) found.push(`any option of job ${job.id}`);
+			else {
+				const { id, recovered: lookedUp } = recordOf(option).option as IDataObject;
+				if (lookedUp) found.push(`option ${String(id)}`);
+				else options.push(id as number);
+			}
+		});
+		return {
+			jobs: ids,
+			options,
+			optionsOf,
+			found,
+			unread: { table: 'jobs', itemIndexes: failedItems },
+		};
 	});
 }

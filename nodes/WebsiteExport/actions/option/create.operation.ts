@@ -62,7 +62,8 @@ export async function run(
 	const created = await createInGroups(runs, 'options', optionInsert, how);
 	if (how.continueOnFail) return created;
 	return await stopAtFailure(runs, created, (failed) => {
-		const { ids, failedItems } = laterResults(runs, created, failed);
-		return { options: ids, unread: { table: 'options', itemIndexes: failedItems } };
+		const { ids, recovered, failedItems } = laterResults(runs, created, failed);
+		const found = recovered.map((id) => `option ${id}`);
+		return { options: ids, found, unread: { table: 'options', itemIndexes: failedItems } };
 	});
 }
