@@ -1,24 +1,43 @@
-// Why: an insert is never sent twice (it could create a duplicate): when its answer was lost (a gateway error after the commit, a reset connection) or carried no rows, this finds the rows it created.
-import type { IDataObject, JsonObject } from 'n8n-workflow';
+// Why: an insert is never sent twice; when its answer was lost, this finds the rows it created.
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Table } from '../constants';
 import { errorForItem } from '../itemError';
 import { isoInstant } from '../timestamps';
-import type { WebsiteExportClient } from './index';
-import { OLDEST_FIRST, type Filter } from './query';
+import { OLDEST_FIRST, type Filter, type ListQuery, type OrderBy } from './query';
 import { timedOutAfter } from './send';
 
-/** How far back from the request a row it created may be stamped (Date headers count whole seconds). */
+/** What a lookup reads with: the client's node, its service clock and its reads (index.ts). */
+export interface LookupClient {
+	readonly node: INode;
+	serviceNow(): number;
+	selectAll<T>(
+		table: Table,
+		query: Omit<ListQuery, 'limit' | 'after'> & { order: OrderBy[] },
+		options: { itemIndex?: number },
+	): Promise<T[]>;
+}
+
+/**
+ * How far back from the request a row it created may be stamped (Date headers count whole
+ * seconds).
+ */
 const INSERT_SLACK_MS = 2_000;
 
-/** One row to insert, for one item; messages call it `noun` (`job`) and send the user to `findHint` (`Job → Get Many with URL … and Email …`). */
+/**
+ * One row to insert, for one item; messages call it `noun` (`job`) and send the user to
+ * `findHint` (`Job → Get Many with URL … and Email …`).
+ */
 export type InsertRequest = {
 	body: IDataObject;
 	options: { itemIndex?: number; noun: string; findHint: string };
 };
 
-/** The values of a body that a row it created must have: its strings, numbers, booleans and nulls. */
+/**
+ * The values of a body that a row it created must have: its strings, numbers, booleans and
+ * nulls.
+ */
 const valuesOf = (body: IDataObject) =>
 	Object.entries(body).filter(
 		([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value),
@@ -27,7 +46,10 @@ const valuesOf = (body: IDataObject) =>
 /** Values as a map key: the same columns with equal values give the same key. */
 const valuesKey = (values: Array<[string, unknown]>) => JSON.stringify(values);
 
-/** The rows having each wanted set of values, by its key: one pass over the rows per shape of body. */
+/**
+ * The rows having each wanted set of values, by its key: one pass over the rows per shape of
+ * body.
+ */
 function rowsByValues<T extends IDataObject>(rows: T[], wanted: Array<Array<[string, unknown]>>) {
 	const byKey = new Map<string, T[]>();
 	const shapes = new Set(wanted.map((values) => JSON.stringify(values.map(([column]) => column))));
@@ -41,24 +63,35 @@ function rowsByValues<T extends IDataObject>(rows: T[], wanted: Array<Array<[str
 }
 
 /**
- * An insert's rows are those with its values, created since it was sent and not yet returned by
+ * An answer is lost when a gateway fails after the commit, a connection is reset, a body is
+ * broken or carries no rows: sending the insert again could create a duplicate, so its rows are
+ * looked up instead. An insert's rows are those with its values, created since it was sent and not yet returned by
  * this execution, with ids above every id an answer showed before it was sent (ids are identity:
  * a row with a lower one existed already). A request's rows are written together or not at all:
  * a lookup claims them all, one transaction's (one `created_at`), or none, and identical bodies
  * take them in the order sent.
  */
 export class InsertRecovery {
-	/** Rows this execution's inserts returned: a lookup after a lost answer never hands one out twice. */
+	/**
+	 * Rows this execution's inserts returned: a lookup after a lost answer never hands one out
+	 * twice.
+	 */
 	private readonly claimed = new Set<string>();
 	/** Per table, the highest id an answer of this execution showed (see floor). */
 	private readonly highest = new Map<Table, number>();
 
-	constructor(private readonly client: WebsiteExportClient) {}
+	constructor(private readonly client: LookupClient) {}
 
-	/** Per set of values, the last insert of this execution that has them: the next one waits for it. */
+	/**
+	 * Per set of values, the last insert of this execution that has them: the next one waits for
+	 * it.
+	 */
 	private readonly latest = new Map<string, Promise<unknown>>();
 
-	/** Runs `insert` once this execution's earlier inserts with some of its values are settled: identical rows created at once could not be told apart. */
+	/**
+	 * Runs `insert` once this execution's earlier inserts with some of its values are settled:
+	 * identical rows created at once could not be told apart.
+	 */
 	async alone<R>(inserts: InsertRequest[], insert: () => Promise<R>): Promise<R> {
 		const keys = [...new Set(inserts.map(({ body }) => valuesKey(valuesOf(body))))];
 		const result = Promise.all(keys.map((key) => this.latest.get(key))).then(() => insert());
