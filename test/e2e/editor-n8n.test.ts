@@ -32,7 +32,7 @@ on2x('grouped gives one by one', () => {
 // At the top level: its hook runs before the first test of the file, its tests after the runs.
 require('./trigger.scenarios');
 // After the trigger's tests, once the polls a proxy breaks (in the background after the third
-// poll cycle) are over: the MCP tests allow in n8n's log only the errors of the tool calls they fail.
+// poll cycle) are over: the MCP tests allow in n8n's log only the errors of the calls they fail.
 describe('MCP tools', () => {
 	require('./mcp.scenarios');
 });
