@@ -9,7 +9,7 @@ import { ADVERSE } from './built-workflows';
 import { insertFinishedDownloads } from './trigger-runs';
 import { execute, outputOf, report, resetService, runOk, service } from './suite';
 
-// Registered by shared-n8n.test.ts, inside its describe block, on its n8n.
+// Registered by editor-n8n.test.ts, inside its describe block, on its n8n.
 const HOUR = 3_600_000;
 
 /** The jobs whose URL contains `prefix`. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { chainWorkflow, type ChainedNode } from './built-workflows';
 import { executeBuilt, report, resetService, service, type Json } from './suite';
 
-// Registered by shared-n8n.test.ts, inside its describe block, on its n8n.
+// Registered by editor-n8n.test.ts, inside its describe block, on its n8n.
 const N = 200;
 const LATENCY_MS = 50;
 

@@ -10,7 +10,7 @@ import {
 	type Json,
 } from './suite';
 
-// Registered by shared-n8n.test.ts, inside its describe block, on its n8n.
+// Registered by editor-n8n.test.ts, inside its describe block, on its n8n.
 const CREATED_AT = '2026-01-02T03:04:05.123456+00:00';
 /** Records A, B, C with fixed ids and dates: both runs see the same rows. */
 const RECORDS = ['a', 'b', 'c'].map((label, i) => ({

@@ -21,7 +21,7 @@ import {
 	type N8nServer,
 } from './suite';
 
-// Registered by shared-n8n.test.ts, inside its describe block, on its n8n.
+// Registered by editor-n8n.test.ts, inside its describe block, on its n8n.
 const SITE = 'https://mcp.e2e.example.com/';
 const RECIPIENT = 'mcp@e2e.example.com';
 const MIRROR = 'https://mcp-mirror.e2e.example.com/';

@@ -40,11 +40,17 @@ const listening = (port: number) =>
 		socket.once('error', () => resolve(false));
 	});
 
-/** Only n8n 2.x: `npm start` runs the n8n that stack/n8n/provision.sh pins by default. */
-const startTest = onN8n1 ? test.skip : test;
+/**
+ * Only n8n 2.x: `npm start` runs the n8n that stack/n8n/provision.sh pins by default. Both side by
+ * side (each its own folder, ports, Postgres and terminal): most of each is waiting for its stack.
+ */
+const startTest = onN8n1 ? test.skip : test.concurrent;
+const NAME = 'npm start in a terminal: %s stops n8n, the emulator and npm start';
+/** Bounds for a failure: both stacks start at once, beside the other lanes of test:all. */
+const READY_MS = 360_000;
 
 startTest.each(['Ctrl-C', 'a closed terminal'])(
-	'npm start in a terminal: %s stops n8n, the emulator and npm start',
+	NAME,
 	async (how) => {
 		const { execa } = await import('execa');
 		// A copy of the prepared folder: its database migrated already (a fresh one costs n8n's
@@ -64,9 +70,10 @@ startTest.each(['Ctrl-C', 'a closed terminal'])(
 			let output = '';
 			terminal.stdout?.on('data', (chunk: Buffer) => (output += String(chunk)));
 			await n8n.waitFor(() => output.includes('Ready in') || terminal.exitCode !== null, {
-				timeoutMs: 240_000,
+				timeoutMs: READY_MS,
 				intervalMs: 250,
-				failure: () => new Error(`npm start not ready within 240 s:\n${output.slice(-3000)}`),
+				failure: () =>
+					new Error(`npm start not ready within ${READY_MS / 1000} s:\n${output.slice(-3000)}`),
 			});
 			assert.match(output, /Ready in/, `npm start ended before it was ready:\n${output}`);
 			const stack = descendants(terminal.pid as number);
@@ -86,10 +93,12 @@ startTest.each(['Ctrl-C', 'a closed terminal'])(
 				assert.equal(await listening(p), false, `${how}: something still listens on ${p}`);
 			report(
 				`${stack.length} processes (n8n, the emulator, Postgres, PostgREST, npm start) gone ${seconds(Date.now() - stopped)} after it`,
+				NAME.replace('%s', how),
 			);
 		} finally {
 			terminal.kill('SIGKILL');
 			folder.remove();
 		}
 	},
+	READY_MS + 120_000,
 );

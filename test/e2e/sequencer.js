@@ -4,7 +4,7 @@
 // whichever frees first.
 const Sequencer = require('@jest/test-sequencer').default;
 
-const ORDER = ['trigger-modes', 'shared-n8n', 'editor-n8n', 'npm-start'];
+const ORDER = ['trigger-modes', 'editor-n8n', 'npm-start'];
 const rank = (test) => {
 	const index = ORDER.findIndex((name) => test.path.endsWith(`${name}.test.ts`));
 	return index < 0 ? ORDER.length : index;
