@@ -589,9 +589,9 @@ function withLongValue(workload: Workload, over: number | undefined): Workload {
 	};
 }
 
-/** How far past 8 KiB a long value's line is, in one eligible workload in five. */
+/** How far past 8 KiB a long value's line is, in one eligible workload in three. */
 const overArb = fc.oneof(
-	{ weight: 4, arbitrary: fc.constant(undefined) },
+	{ weight: 2, arbitrary: fc.constant(undefined) },
 	{ weight: 1, arbitrary: fc.constantFrom(-1, 0, 0, 1, 1, 23, 24) },
 );
 
