@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Batching } from './helpers';
-import { TEXT, type Forced, type OracleTask } from './oracle';
+import { longestLineBytes, TEXT, type Forced, type OracleTask } from './oracle';
 import {
 	differences,
 	EVERY,
@@ -454,8 +454,6 @@ const smallOf = (operations: Array<[Resource, Operation]>): fc.Arbitrary<Workloa
 			};
 		});
 
-const smallArb = smallOf(OPERATIONS);
-
 /** Options → Timeout where a request is held past it (issue 47): 1.5 s, the hold 2.2 s. */
 const LATE_TIMEOUT_MS = 1_500;
 
@@ -478,32 +476,128 @@ function archiveDownloads(seed: SeedRows): SeedRows['downloads'] {
 	return downloads.length ? downloads : [{ job: 0, hoursOld: 1 }];
 }
 
+/** What another writer (issue 47) does: a new job, a job's status changed, a job deleted. */
+const writeArb = fc.record({
+	action: fc.constantFrom<Writer['action']>('insert', 'update', 'update', 'delete'),
+	row: fc.nat(7),
+	status: fc.constantFrom(...STATUSES),
+});
+
+/**
+ * Another writer between any two requests of a run (issue 47): as the k-th request of the run
+ * arrives, the oracle's and each Batching's own k-th; in one small workload in three.
+ */
+const anyRequestWriterArb = fc.oneof(
+	{ weight: 2, arbitrary: fc.constant(undefined) },
+	{
+		weight: 1,
+		arbitrary: fc
+			.record({ write: writeArb, before: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.nat(40)) })
+			.map(({ write, before }): Writer => ({ ...write, before: before + 1 })),
+	},
+);
+
 /**
  * Another writer between two pages of Return All (issue 47): before the 2nd or 3rd read of the
  * jobs a new job, a job's status changed (into or out of a Status filter), or a job deleted.
  */
-const writerArb = fc.option(
-	fc.record({
-		before: fc.constantFrom(2, 3),
-		table: fc.constant('jobs' as const),
-		action: fc.constantFrom<Writer['action']>('insert', 'update', 'update', 'delete'),
-		row: fc.nat(7),
-		status: fc.constantFrom(...STATUSES),
-	}),
+const pagesWriterArb = fc.option(
+	fc
+		.record({ write: writeArb, before: fc.constantFrom(2, 3) })
+		.map(({ write, before }): Writer => ({ ...write, before, method: 'GET', table: 'jobs' })),
 	{ nil: undefined, freq: 4 },
 );
 
-/** A lone Job → Get Many (Return All) with the writer; other workloads without one. */
-function withWriter(workload: Workload, writer: Writer | undefined): Workload {
-	const { resource, operation, items } = workload.task;
-	if (!writer || resource !== 'job' || operation !== 'getAll') return workload;
-	const row = writer.row % workload.seed.jobs.length;
+/** A lone Job → Get Many (Return All) with a writer between its pages. */
+const withPagesWriter = (workload: Workload, writer: Writer) =>
+	withWriter(
+		{ ...workload, task: { ...workload.task, items: workload.task.items.slice(0, 1) } },
+		writer,
+	);
+
+/**
+ * The workload with another writer. Get Many with a Limit meets it before its first request
+ * only: a row written meanwhile moves which rows the Limit keeps, on whichever side reads after
+ * it. A job deleted that an item names fails that item on the side that reads after it: with
+ * Continue On Fail, so that the items after it run on every side.
+ */
+function withWriter(workload: Workload, drawn: Writer | undefined): Workload {
+	if (!drawn) return workload;
+	const { operation, list } = workload.task;
+	const limited = operation === 'getAll' && !list.returnAll && !drawn.method;
+	const writer = {
+		...drawn,
+		row: drawn.row % workload.seed.jobs.length,
+		...(limited ? { before: 1 } : {}),
+	};
+	const named = writer.action === 'delete' && touchedBy({ ...workload, writer }).items.size > 0;
+	const continueOnFail = workload.task.continueOnFail || named;
+	return { ...workload, task: { ...workload.task, continueOnFail }, writer };
+}
+
+/** A gateway's limit on a request line (README: 8 KiB). */
+const LINE_BYTES = 8 * 1024;
+
+/**
+ * A URL whose read's longest page line (longestLineBytes: as one by one and the node measure it)
+ * is exactly `bytes` long: `ü` is 6 bytes URL-encoded, `a` one.
+ */
+function longUrl(bytes: number, lineOf: (url: string) => number): string {
+	let url = `https://long.example.com/${'ü'.repeat(Math.floor((bytes - 400) / 6))}`;
+	while (lineOf(url) < bytes) url += 'a';
+	return url;
+}
+
+/**
+ * Values near 8 KiB (issue 47): the URL of the seed's first job (and of the jobs that share it)
+ * made so long that the read of an item naming it (Select By → URL, or Another Field → url), or
+ * Job → Get Many's URL filter, has its longest page line 1 byte under, at or 1 byte over 8 KiB,
+ * or its first page at or just over 8 KiB (its keyset adds 23 bytes): refused before any
+ * request past 8 KiB, on every side.
+ */
+function withLongValue(workload: Workload, over: number | undefined): Workload {
+	const { resource, operation, items, locator, list } = workload.task;
+	if (over === undefined || resource !== 'job' || operation === 'create') return workload;
+	const old = workload.seed.jobs[0].url;
+	const listing = operation === 'getAll';
+	const where = (url: string) => `url=eq.${encodeURIComponent(url)}`;
+	const order = `created_at.${list.oldest ? 'asc' : 'desc'},id.${list.oldest ? 'asc' : 'desc'}`;
+	const lineOf = (url: string) =>
+		listing
+			? longestLineBytes('jobs', where(url), order)
+			: longestLineBytes('jobs', where(url), 'id.asc');
+	const long = longUrl(LINE_BYTES + over, lineOf);
+	const byUrl = (item: IDataObject) =>
+		item.by === 'field' ? item.field === 'url' : locator === 'url';
+	const named = items.map((item) =>
+		byUrl(item) && String(item.value).trimEnd() === old
+			? { ...item, value: String(item.value).replace(old, long) }
+			: item,
+	);
+	// One item at least names it, where the items can: Select By a URL.
+	if (!listing && !named.some((item) => String(item.value).startsWith(long))) {
+		if (items[0].by === 'field') named[0] = { ...named[0], field: 'url', value: long };
+		else if (locator === 'url') named[0] = { ...named[0], value: long };
+		else return workload;
+	}
+	const jobs = workload.seed.jobs.map((job) => (job.url === old ? { ...job, url: long } : job));
+	const filters = listing ? { url: long } : list.filters;
 	return {
 		...workload,
-		task: { ...workload.task, items: items.slice(0, 1) },
-		writer: { ...writer, row },
+		seed: { ...workload.seed, jobs },
+		task: { ...workload.task, items: named, list: { ...list, filters } },
 	};
 }
+
+/** How far past 8 KiB a long value's line is, in one eligible workload in three. */
+const overArb = fc.oneof(
+	{ weight: 2, arbitrary: fc.constant(undefined) },
+	{ weight: 1, arbitrary: fc.constantFrom(-1, 0, 0, 1, 1, 23, 24) },
+);
+
+const smallArb = fc
+	.tuple(smallOf(OPERATIONS), anyRequestWriterArb, overArb)
+	.map(([workload, writer, over]) => withWriter(withLongValue(workload, over), writer));
 
 /** Job → Get Many, the one another writer meets, once more in four under a row cap. */
 const JOB_LISTINGS = Array<[Resource, Operation]>(4).fill(['job', 'getAll']);
@@ -519,9 +613,18 @@ const cappedArb = fc
 	.tuple(
 		smallOf([...OPERATIONS, ...LISTINGS, ...LISTINGS, ...JOB_LISTINGS]),
 		fc.boolean(),
-		writerArb,
+		pagesWriterArb,
+		anyRequestWriterArb,
+		overArb,
 	)
-	.map(([drawn, noCount, writer]) => ({ ...withWriter(drawn, writer), noCount }))
+	.map(([small, noCount, pages, any, over]) => {
+		const drawn = withLongValue(small, over);
+		const listing = drawn.task.resource === 'job' && drawn.task.operation === 'getAll';
+		return {
+			...(listing && pages ? withPagesWriter(drawn, pages) : withWriter(drawn, any)),
+			noCount,
+		};
+	})
 	.map(({ noCount, ...workload }) => ({
 		...workload,
 		// Each seeded row twice (items name the first ones): more rows than the cap, more twins.
@@ -762,6 +865,8 @@ function compare(workload: Workload, batching: Batching, expected: Observed, act
 	if (batching === 'automatic') return found;
 	const { continueOnFail, operation } = workload.task;
 	const inFlight = workload.requestsInFlight ?? 8;
+	// An item naming a job another client deleted sends its write on the side that read first.
+	if (touchedBy(workload).deleted && touchedBy(workload).items.size) return found;
 	// Side by side, which request meets a lost answer (and so which rows are looked up) varies.
 	const oneAtATime = !continueOnFail || inFlight === 1;
 	if (oneAtATime && tally(expected.writes) !== tally(actual.writes))
@@ -782,29 +887,111 @@ function compare(workload: Workload, batching: Batching, expected: Observed, act
 }
 
 /**
- * Allowed difference 4, rows another writer changed (README, Get Many): Return All returns every
- * row that matched from its first page to its last, once; a row another client inserted,
- * updated or deleted meanwhile may be returned or not. So that row is compared on neither side,
- * in the output or the tables (the writer acts before the k-th read, which a run that needed
- * fewer pages never sends).
+ * What another writer touched (README, "Another client writing during a run"): its job, the job
+ * it inserted, and the items that name the job, by ID, by Job ID, or by a field value it has.
+ * Deleted (with its options), it changes what the items naming it find, and so what they write:
+ * the rows they may select and the values they may set are touched too, and so on.
  */
-function withoutWritten({ writer }: Workload, outcome: Outcome): Outcome {
-	if (!writer) return outcome;
-	const id = seededId('jobs', writer.row);
-	const written = (json: IDataObject) =>
-		writer.action === 'insert' ? json.url === WRITER_URL : json.id === id;
-	const output = outcome.output.filter((item) => !written(item.json as IDataObject));
-	// The writer acts before a read the node may send and one by one not (a last, empty page).
-	const jobs = outcome.tables.jobs.filter((row) => !written(row));
-	return { ...outcome, output, tables: { ...outcome.tables, jobs } };
+function touchedBy({ writer, seed, task }: Workload) {
+	const rows = new Set<number>();
+	const items = new Set<number>();
+	if (!writer) return { rows, job: NaN, items, deleted: false };
+	const job = seededId('jobs', writer.row);
+	const deleted = writer.action === 'delete';
+	const { url, email } = seed.jobs[writer.row];
+	const keys = new Set([`url=${url}`, `email=${email}`, `job_id=${job}`]);
+	rows.add(job);
+	if (deleted) addRows(seed, `job_id=${job}`, rows);
+	for (let grown = true; grown; ) {
+		grown = false;
+		for (const [index, item] of task.items.entries()) {
+			const key = selectedKey(task, item);
+			const named = key !== undefined && (keys.has(key) || rows.has(asId(item.value)));
+			if (items.has(index) || !(named || asId(item.jobId) === job)) continue;
+			items.add(index);
+			grown = true;
+			if (deleted) touchWhatItWrites(task, item, key, { seed, keys, rows });
+		}
+	}
+	return { rows, job, items, deleted };
 }
 
-/** A lone Get Many's rows each once, whatever another writer did (README, Get Many). */
-function twice({ writer }: Workload, { output }: Outcome): string[] {
-	if (!writer) return [];
-	const ids = output.map((item) => (item.json as IDataObject).id).filter((id) => id !== undefined);
-	const again = ids.filter((id, place) => ids.indexOf(id) !== place);
-	return again.length ? [`rows returned twice: ${again.join(', ')}`] : [];
+/** What an item naming a deleted job selects and writes depends on when it reads: touched too. */
+function touchWhatItWrites(
+	task: Workload['task'],
+	item: IDataObject,
+	key: string | undefined,
+	{ seed, keys, rows }: { seed: SeedRows; keys: Set<string>; rows: Set<number> },
+) {
+	const written = [`url=${item.url}`, `email=${item.email}`, `job_id=${asId(item.jobId)}`];
+	for (const one of [key, ...(task.operation === 'update' ? written : [])])
+		if (one !== undefined && !/=(undefined|NaN|0)?$/.test(one)) {
+			keys.add(one);
+			addRows(seed, one, rows);
+		}
+}
+
+const asId = (value: unknown) => Number(String(value).replace(/[\s+_]/g, ''));
+
+/** An item's Select By as `column=value` (an ID's `id=<number>`); none for Get Many or Create. */
+function selectedKey(task: Workload['task'], item: IDataObject): string | undefined {
+	if (!['get', 'update', 'delete'].includes(task.operation)) return undefined;
+	const { field, value } = item;
+	if (item.by === 'field')
+		return `${String(field)}=${field === 'job_id' ? asId(value) : String(value)}`;
+	return task.locator === 'url' && task.resource === 'job'
+		? `url=${String(value)}`
+		: `id=${asId(value)}`;
+}
+
+/** The ids of the seeded jobs and options whose column has the value of `key` (`url=…`, `id=…`). */
+function addRows(seed: SeedRows, key: string, rows: Set<number>) {
+	const [column, value] = [key.slice(0, key.indexOf('=')), key.slice(key.indexOf('=') + 1)];
+	if (column === 'id') rows.add(Number(value));
+	seed.jobs.forEach((row, place) => {
+		if ((row as IDataObject)[column] === value) rows.add(seededId('jobs', place));
+	});
+	seed.options.forEach((row, place) => {
+		if (column === 'job_id' && row.job !== null && String(seededId('jobs', row.job)) === value)
+			rows.add(seededId('options', place));
+	});
+}
+
+/**
+ * Allowed difference 4, another client writing during a run (README, Get Many and "What grouping
+ * cannot give"): a record another client inserts, updates or deletes meanwhile may be seen by an
+ * item before or after that write, grouped reads coming earlier than one by one's, and the last
+ * write to it wins. So the rows it touched (touchedBy) and the items that name them are compared
+ * on neither side, in the output or the tables (the writer acts as the k-th request arrives,
+ * which a run that needs fewer requests never sends); the downloads of its job too (an item that
+ * sets it finished adds one). Every other item and row must match.
+ */
+function withoutWritten(workload: Workload, outcome: Outcome): Outcome {
+	if (!workload.writer) return outcome;
+	const { rows, job, items, deleted } = touchedBy(workload);
+	const written = (json: IDataObject) =>
+		json.url === WRITER_URL || rows.has(json.id as number) || (deleted && json.job_id === job);
+	const output = outcome.output.filter(
+		(item) =>
+			!items.has((item.pairedItem as { item: number }).item) && !written(item.json as IDataObject),
+	);
+	const tables = {
+		jobs: outcome.tables.jobs.filter((row) => !written(row)),
+		options: outcome.tables.options.filter((row) => !written(row)),
+		downloads: outcome.tables.downloads.filter((row) => row.job_id !== job),
+	};
+	return { ...outcome, output, tables };
+}
+
+/** Each Get Many item's rows each once, whatever another writer did (README, Get Many). */
+function twice({ writer, task }: Workload, { output }: Outcome): string[] {
+	if (!writer || task.operation !== 'getAll') return [];
+	const ids = output.map((item) => {
+		const { id } = item.json as IDataObject;
+		return id === undefined ? undefined : `${(item.pairedItem as { item: number }).item}:${id}`;
+	});
+	const again = ids.filter((id, place) => id !== undefined && ids.indexOf(id) !== place);
+	return again.length ? [`rows returned twice (item:id): ${again.join(', ')}`] : [];
 }
 
 /** At most this many lines per run and Batching. */
@@ -842,10 +1029,11 @@ function shortItem(item: IDataObject | undefined): string {
 type Trial = Awaited<ReturnType<typeof runThreeWays>>;
 
 /** The workload in a few words, for a failure's message. */
-function summary({ task, itemsPerRequest, requestsInFlight, service, faults }: Workload) {
+function summary({ task, itemsPerRequest, requestsInFlight, service, faults, writer }: Workload) {
 	const { resource, operation, items, continueOnFail, wait } = task;
 	const run = { continueOnFail, itemsPerRequest, requestsInFlight, wait, ...service };
-	return `${resource} → ${operation}, ${items.length} items ${JSON.stringify(run)}, faults ${JSON.stringify(faults)}`;
+	const other = writer ? `, writer ${JSON.stringify(writer)}` : '';
+	return `${resource} → ${operation}, ${items.length} items ${JSON.stringify(run)}, faults ${JSON.stringify(faults)}${other}`;
 }
 
 const RUNS = Number(process.env.WEX_ORACLE_RUNS) || undefined;

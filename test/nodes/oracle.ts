@@ -11,6 +11,14 @@ const MAX_RETRY_AFTER_MS = 60_000;
 const SLACK_MS = 2_000;
 const DAY_MS = 86_400_000;
 const RETURN = 'return=representation';
+/** README, Errors, retries and limits: a gateway takes request lines of 8 KiB at most. */
+const MAX_LINE_BYTES = 8 * 1024;
+/** The page the longest line asks for: after the largest id and the longest created_at, 1 000 rows. */
+const LONGEST_AFTER = {
+	id: Number.MAX_SAFE_INTEGER,
+	created_at: '9999-12-31 23:59:59.999999+00:00',
+};
+const PAGE_SIZE = 1000;
 
 /** One run of the node; each item's JSON says what it asks for (see the operations below). */
 export interface OracleTask {
@@ -114,6 +122,11 @@ export const TEXT = {
 	noAnswer: (ms: number) => `The service did not answer within ${ms} ms (Options → Timeout)`,
 	lateUpdate:
 		'The service may still carry out this update later, even after the writes of later items, and so undo them; for that reason it was not sent again. Read the record (e.g. Job → Get) to see its values before running this item again. If the service is only slow, raise Options → Timeout.',
+	/** README, Request lines stay within 8 KiB: a value too long for its pages, before any request. */
+	tooLong: (field: string, bytes: number, item: number) => [
+		`Invalid input: ${field} is too long`,
+		`Its pages would be asked for with request lines of up to ${bytes} bytes (the filters URL-encoded, and where the page starts), and a gateway in front of the service takes at most ${MAX_LINE_BYTES}: shorten ${field}. [item ${item}]`,
+	],
 	/** README, Credentials: the login refused (n8n logs in again after a 401). */
 	loginFailed: (said: unknown) =>
 		`Login failed (${String(said)}): check the email and password of the Website Export account`,
@@ -362,8 +375,26 @@ function keysetAfter(order: string, row: IDataObject): string {
 	const [last] = keys.splice(-1);
 	if (keys.length === 0) return `${last.column}=${last.op}.${String(row[last.column])}`;
 	const [first] = keys;
-	const tie = `and(${first.column}.eq.${first.value},${last.column}.${last.op}.${last.value})`;
+	// The id goes as it is (a number needs no quotes); created_at quoted (its `:` and `.`).
+	const tie = `and(${first.column}.eq.${first.value},${last.column}.${last.op}.${String(row[last.column])})`;
 	return `or=${encodeURIComponent(`(${first.column}.${first.op}.${first.value},${tie})`)}`;
+}
+
+/**
+ * The longest request line any page of a read can have (README: the filters URL-encoded, a page
+ * after the largest id, 2^53 − 1, and the longest created_at, of 1 000 rows); over 8 KiB, the
+ * item is refused before any request, naming the value's field.
+ */
+export function longestLineBytes(table: string, where: string, order: string): number {
+	const after = keysetAfter(order, LONGEST_AFTER);
+	const query = ['select=*', where, after, `order=${order}`, `limit=${PAGE_SIZE}`];
+	return Buffer.byteLength(`GET /rest/v1/${table}?${query.filter(Boolean).join('&')} HTTP/1.1`);
+}
+
+function checkLine(s: Session, table: string, where: string, order: string, field: string) {
+	const bytes = longestLineBytes(table, where, order);
+	if (bytes > MAX_LINE_BYTES)
+		throw new Failure(TEXT.tooLong(field, bytes, s.item), 'NodeOperationError');
 }
 
 const eq = (column: string, value: unknown) => `${column}=eq.${encodeURIComponent(String(value))}`;
@@ -379,6 +410,9 @@ async function selectOne(s: Session, task: OracleTask, item: IDataObject) {
 	const column = item.by === 'field' ? String(item.field) : task.locator;
 	const record = { id: `ID ${asRead(value)}`, url: `URL "${value}"` }[task.locator];
 	const label = `${noun} with ${item.by === 'field' ? `${column} "${value}"` : record}`;
+	const Noun = `${noun.charAt(0).toUpperCase()}${noun.slice(1)}`;
+	const field = item.by === 'field' ? 'Value' : `${Noun} ${task.locator === 'url' ? 'URL' : 'ID'}`;
+	checkLine(s, `${noun}s`, eq(column, value), 'id.asc', field);
 	const rows = await s.readAll(`${noun}s`, eq(column, value), 'id.asc');
 	if (rows.length === 1) return { row: rows[0], label };
 	throw new Failure(rows.length ? TEXT.ambiguous(rows.length, label) : TEXT.notFound(label));
@@ -511,6 +545,15 @@ async function remove(s: Session, task: OracleTask, item: IDataObject) {
 	return [{ json: { deleted: true, ...row } }];
 }
 
+/** Get Many's filters as the editor names them. */
+const FILTER_NAMES: Record<string, string> = {
+	url: 'URL',
+	email: 'Email',
+	status: 'Status',
+	job_id: 'Job ID',
+	mode: 'Mode',
+};
+
 /** Get Many: the matching rows (the first Limit of them), in the README's order for the resource. */
 async function list(s: Session, task: OracleTask) {
 	const { returnAll, limit, filters, oldest, valid } = task.list;
@@ -523,6 +566,11 @@ async function list(s: Session, task: OracleTask) {
 		download: 'created_at.desc,id.desc',
 	};
 	const [query, sort] = [where.join('&'), order[task.resource]];
+	// The widest filter is the one named (README: the field to shorten).
+	const widest = Object.keys(filters).sort(
+		(a, b) => eq(b, filters[b]).length - eq(a, filters[a]).length,
+	)[0];
+	checkLine(s, `${task.resource}s`, query, sort, FILTER_NAMES[widest] ?? widest);
 	if (task.resource !== 'download')
 		return (await s.readAll(`${task.resource}s`, query, sort, max)).map((json) => ({ json }));
 	const rows = (await s.readAll('downloads', query, sort)).map((row) => withExpiry(row, s.now));

@@ -125,13 +125,15 @@ export interface Workload {
 }
 
 /**
- * Another client's write (issue 47), done as the `before`-th GET of `table` arrives, before it is
- * handled: a new job (`insert`), a job's status set to `status` (into or out of a filter), or a
- * job deleted; `row` is the seeded job's index.
+ * Another client's write (issue 47), done as the `before`-th request of the run arrives (a REST
+ * request, of `method` and `table` when given), before it is handled: a new job (`insert`), a
+ * job's status set to `status` (into or out of a filter), or a job deleted with its options (as
+ * a client must, the options' foreign key refusing it else); `row` is the seeded job's index.
  */
 export interface Writer {
 	before: number;
-	table: 'jobs';
+	method?: 'GET';
+	table?: 'jobs';
 	action: 'insert' | 'update' | 'delete';
 	row: number;
 	status: string;
@@ -276,17 +278,29 @@ async function arrange(service: Service, workload: Workload, now: number, trio: 
 /** The writer's hook on a service: its write done once, as the chosen request arrives. */
 function anotherWriter({ emulator }: Service, db: Client, writer: Writer) {
 	let seen = 0;
+	const meets = ({ kind, method, table }: LogEntry) =>
+		kind === 'rest' &&
+		(writer.method === undefined || method === writer.method) &&
+		(writer.table === undefined || table === writer.table);
 	return emulator.onArrival(async (entry) => {
-		if (entry.method !== 'GET' || entry.table !== writer.table || ++seen !== writer.before) return;
-		const id = seededId('jobs', writer.row);
-		if (writer.action === 'delete') await emulator.remove('jobs', [id]);
-		else if (writer.action === 'update')
-			await db.query('update private.jobs set status = $1 where id = $2', [writer.status, id]);
-		else {
-			const row = { url: WRITER_URL, email: 'writer@example.com', status: writer.status };
-			await emulator.insert('jobs', [row]);
-		}
+		if (!meets(entry) || ++seen !== writer.before) return;
+		// Refused (an option the run just gave the job), the write is not done: the request goes on.
+		await write(emulator, db, writer).catch(() => undefined);
 	});
+}
+
+/** The write, as another client of the account sends it: a job's options go before the job. */
+async function write(emulator: Emulator, db: Client, writer: Writer) {
+	const id = seededId('jobs', writer.row);
+	if (writer.action === 'delete') {
+		await db.query('delete from private.options where job_id = $1', [id]);
+		await db.query('delete from private.jobs where id = $1', [id]);
+	} else if (writer.action === 'update')
+		await db.query('update private.jobs set status = $1 where id = $2', [writer.status, id]);
+	else {
+		const row = { url: WRITER_URL, email: 'writer@example.com', status: writer.status };
+		await emulator.insert('jobs', [row]);
+	}
 }
 
 /** The URL of the job another writer inserts. */

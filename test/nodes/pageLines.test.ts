@@ -10,7 +10,7 @@ import {
 	type WebsiteExportClient,
 } from '../../nodes/shared/transport';
 import { startService, withClient, type Service } from '../support';
-import { itemIndexOf, restSince, runError, runJson } from './helpers';
+import { itemIndexOf, itemsOf, restSince, runError, runJson } from './helpers';
 
 const NEWEST_FIRST = ['created_at', 'id'].map((column) => ({ column, descending: true }));
 
@@ -82,5 +82,64 @@ describe('request lines of every page within 8 KiB (issue 47, item 6)', () => {
 		const pages = restSince(service, since);
 		// Page 1 is 206 Partial Content (its count says more match), the others 200.
 		expect(pages.map((entry) => entry.status)).toEqual([206, 200, 200]);
+	});
+
+	/** Select By → Another Field → URL = `url` (Job → Get). */
+	const selectUrl = (url: string): INodeParameters => ({
+		resource: 'job',
+		operation: 'get',
+		selectBy: 'field',
+		selectField: 'url',
+		selectValue: url,
+	});
+
+	/** The longest line any page of a Select By read of `url` can have, as `operator` sends it. */
+	const readLineBytes = (client: WebsiteExportClient, url: string, operator: 'eq' | 'in') =>
+		client.pageLineBytes('jobs', {
+			filters: [{ column: 'url', operator, value: operator === 'in' ? [url] : url }],
+			order: [{ column: 'id' }],
+		});
+
+	/** The address whose read (`url=eq.…`, its longest page) is exactly `bytes` long. */
+	const urlReadIn = (bytes: number) =>
+		withClient(service, async (client) => {
+			let url = longUrl(Math.floor((bytes - 200) / 6));
+			while (readLineBytes(client, url, 'eq') < bytes) url += 'a';
+			return { url, inList: readLineBytes(client, url, 'in') };
+		});
+
+	it('a Select By value read as one by one reads it: found at 8 KiB exactly, refused 1 byte over', async () => {
+		const { url, inList } = await urlReadIn(MAX_REQUEST_LINE_BYTES);
+		// Quoted in an `in.(…)` list, it would pass 8 KiB: alone, it goes as `url=eq.…`.
+		expect(inList).toBeGreaterThan(MAX_REQUEST_LINE_BYTES);
+		const [job] = (await addJobs(url, 1)) as IDataObject[];
+		for (const batching of ['automatic', 'perItem']) {
+			const rows = await runJson(service, { ...selectUrl(url), options: { batching } });
+			expect(rows.map((row) => row.id)).toEqual([job.id]);
+		}
+		const over = `${url}a`;
+		const since = service.emulator.log.length;
+		const error = await runError(service, selectUrl(over));
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe('Invalid input: Value is too long');
+		expect(String(error.description)).toContain(`up to ${MAX_REQUEST_LINE_BYTES + 1} bytes`);
+		expect(restSince(service, since)).toEqual([]);
+	});
+
+	it('items naming the same value too long each get their own refusal, naming their own item', async () => {
+		const { url } = await urlReadIn(MAX_REQUEST_LINE_BYTES + 1);
+		const items = itemsOf({ value: url }, { value: 'https://nowhere.example.com' }, { value: url });
+		const parameters = { ...selectUrl('={{ $json.value }}'), options: { batching: 'automatic' } };
+		const since = service.emulator.log.length;
+		const output = await runJson(service, parameters, { items, onError: 'continueRegularOutput' });
+		expect(output.map((json) => json.error)).toEqual([
+			'Invalid input: Value is too long',
+			'No job with url "https://nowhere.example.com" was found',
+			'Invalid input: Value is too long',
+		]);
+		expect(String(output[0].details)).toMatch(/\[item 0\]$/);
+		expect(String(output[2].details)).toMatch(/\[item 2\]$/);
+		// The value too long is never sent: one read, the other item's.
+		expect(restSince(service, since)).toHaveLength(1);
 	});
 });

@@ -3,7 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Table } from '../../shared/constants';
-import type { FilterValue, InsertRequest, WebsiteExportClient } from '../../shared/transport';
+import type {
+	Filter,
+	FilterValue,
+	InsertRequest,
+	WebsiteExportClient,
+} from '../../shared/transport';
 import { errorForItem } from '../../shared/itemError';
 import { MAX_GROUP_SIZE } from './runOptions';
 import type { ItemResult, ItemRun, Operation, RunOptions } from './types';
@@ -145,6 +150,8 @@ export interface WantedValue {
 	column: string;
 	value: FilterValue;
 	itemIndex: number;
+	/** The editor's name of the value, for an error that names it (a value too long). */
+	field?: string;
 }
 
 const BY_ID = [{ column: 'id' }];
@@ -173,10 +180,17 @@ export async function readValues(
 	wanted: WantedValue[],
 	how: RunOptions,
 ): Promise<Array<IDataObject[] | Error>> {
+	// A value too long for its read's pages is refused for each item that names it, unread.
+	const refused = wanted.map((want) =>
+		client.pageLinesRefusal(table, readQuery([want]), {
+			itemIndex: want.itemIndex,
+			...(want.field ? { fields: { [want.column]: want.field } } : {}),
+		}),
+	);
 	// Each distinct value once, read for the first item that names it.
 	const distinct = new Map<string, WantedValue>();
-	for (const want of wanted)
-		if (!distinct.has(selectedKey(want))) distinct.set(selectedKey(want), want);
+	for (const [index, want] of wanted.entries())
+		if (!refused[index] && !distinct.has(selectedKey(want))) distinct.set(selectedKey(want), want);
 	const reads = [...new Set(wanted.map(({ column }) => column))].flatMap((column) => {
 		const values = [...distinct.values()].filter((want) => want.column === column);
 		return client.inGroups(table, column, values, how.groupSize, ({ value }) => value);
@@ -184,9 +198,9 @@ export async function readValues(
 	const found = new Map<string, IDataObject[] | Error>();
 	const read = async (group: WantedValue[]): Promise<void> => {
 		const [{ column, itemIndex }] = group;
-		const filter = { column, operator: 'in' as const, value: group.map(({ value }) => value) };
-		const query = { filters: [filter], order: BY_ID };
-		const rows = await client.selectAll(table, query, { itemIndex }).catch((e: Error) => e);
+		const rows = await client
+			.selectAll(table, readQuery(group), { itemIndex })
+			.catch((e: Error) => e);
 		if (rows instanceof Error && group.length > 1 && itemsRefused(rows)) {
 			await mapInOrder(group, how.inFlight, async (one) => await read([one]));
 			return;
@@ -201,7 +215,17 @@ export async function readValues(
 			);
 	};
 	await mapInOrder(reads, how.inFlight, read);
-	return wanted.map((want) => found.get(selectedKey(want)) ?? []);
+	return wanted.map((want, index) => refused[index] ?? found.get(selectedKey(want)) ?? []);
+}
+
+/** The read of a group's values: `in.(…)`, or a value alone as one by one sends it (`eq`). */
+function readQuery(group: WantedValue[]): { filters: Filter[]; order: typeof BY_ID } {
+	const [{ column }] = group;
+	const filter: Filter =
+		group.length === 1
+			? { column, operator: 'eq', value: group[0].value }
+			: { column, operator: 'in', value: group.map(({ value }) => value) };
+	return { filters: [filter], order: BY_ID };
 }
 
 /**

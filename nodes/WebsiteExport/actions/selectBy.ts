@@ -103,6 +103,8 @@ export interface Selection {
 	filters: Filter[];
 	/** How the record is named in messages, e.g. `job with ID 5`. */
 	label: string;
+	/** The editor's name of the value given (`Job URL`, `Value`): a value too long names it. */
+	field: string;
 }
 
 /** Reads and validates the Select By parameters of one item. */
@@ -123,12 +125,13 @@ export function readSelection(
 			: locator.mode === 'url'
 				? { selectBy: 'url', url: locator.value }
 				: { selectBy: 'id', recordId: locator.value };
-	const parsed = validate(this, SELECTIONS[noun], raw, itemIndex, {
+	const names = {
 		recordId: `${capitalize(noun)} ID`,
 		url: `${capitalize(noun)} URL`,
 		selectValue: 'Value',
 		selectField: 'Field',
-	});
+	};
+	const parsed = validate(this, SELECTIONS[noun], raw, itemIndex, names);
 	const [column, value, label] =
 		parsed.selectBy === 'id'
 			? ['id', parsed.recordId, `${noun} with ID ${parsed.recordId}`]
@@ -139,7 +142,8 @@ export function readSelection(
 						ID_COLUMNS.has(parsed.selectField) ? asIdValue(parsed.selectValue) : parsed.selectValue,
 						`${noun} with ${parsed.selectField} "${parsed.selectValue}"`,
 					];
-	return { filters: [{ column, operator: 'eq', value }], label };
+	const field = { id: names.recordId, url: names.url, field: names.selectValue }[parsed.selectBy];
+	return { filters: [{ column, operator: 'eq', value }], label, field };
 }
 
 export const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

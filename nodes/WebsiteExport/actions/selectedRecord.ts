@@ -40,10 +40,11 @@ function theOne(
 }
 
 /** What an item reads: the value of the one column its selection filters. */
-const wantedOf = ({ itemIndex }: ItemRun, { filters: [{ column, value }] }: Selection) => ({
+const wantedOf = ({ itemIndex }: ItemRun, { filters: [{ column, value }], field }: Selection) => ({
 	column,
 	value: value as string | number,
 	itemIndex,
+	field,
 });
 
 /**

@@ -198,15 +198,25 @@ export class WebsiteExportClient {
 
 	/** Refuses, before any request, a query one of whose pages a gateway would refuse (414). */
 	private checkPageLines(table: Table, query: ListQuery, options: SelectAllOptions): void {
+		const refusal = this.pageLinesRefusal(table, query, options);
+		if (refusal) throw refusal;
+	}
+
+	/** The error of a query one of whose pages a gateway would refuse, for `options.itemIndex`. */
+	pageLinesRefusal(
+		table: Table,
+		query: Omit<ListQuery, 'limit' | 'after'>,
+		options: Pick<SelectAllOptions, 'itemIndex' | 'fields'>,
+	): NodeOperationError | undefined {
 		const bytes = this.pageLineBytes(table, query);
-		if (bytes <= MAX_REQUEST_LINE_BYTES) return;
+		if (bytes <= MAX_REQUEST_LINE_BYTES) return undefined;
 		// The filter that takes the most room is the one to shorten.
 		const filters = [...(query.filters ?? []), ...(query.anyOf ?? [])];
 		const room = (filter: Filter) => postgrest.buildFilterString([filter]);
 		const widest = filters.sort((a, b) => room(b).length - room(a).length)[0];
 		const field = widest ? (options.fields?.[widest.column] ?? widest.column) : 'The filter';
 		const { itemIndex } = options;
-		throw new NodeOperationError(this.ctx.getNode(), `Invalid input: ${field} is too long`, {
+		return new NodeOperationError(this.ctx.getNode(), `Invalid input: ${field} is too long`, {
 			itemIndex,
 			description:
 				`Its pages would be asked for with request lines of up to ${bytes} bytes (the filters ` +

@@ -94,6 +94,7 @@ function selectionOf(input: ArchiveInput): Selection {
 	return {
 		filters: [{ column: 'id', operator: 'eq', value: id }],
 		label: `download with ID ${id}`,
+		field: 'Download ID',
 	};
 }
 
