@@ -65,6 +65,8 @@ export interface Forced {
 	refusedLogin?: IDataObject;
 	/** Held this long by the service, and carried out then (past the Timeout: unanswered). */
 	heldMs?: number;
+	/** Held, then refused: a group held past the Timeout is written whole or not at all. */
+	refusedWhenHeld?: boolean;
 }
 
 export type Login = { baseUrl: string; apiKey: string; email: string; password: string };
@@ -252,7 +254,7 @@ class Session {
 
 	private async forcedAnswer(forced: Forced, send: () => Promise<Response>): Promise<Answer> {
 		if (forced.heldMs !== undefined) {
-			void sleep(forced.heldMs).then(send);
+			if (!forced.refusedWhenHeld) void sleep(forced.heldMs).then(send);
 			await sleep(Math.min(forced.heldMs, this.timeoutMs));
 			if (forced.heldMs >= this.timeoutMs) return { status: 0, text: '', type: '' };
 		}

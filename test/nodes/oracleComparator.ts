@@ -93,7 +93,7 @@ export const FAULTS = {
 	unavailableLong: { status: 503, retryAfter: 120, failing: true },
 	slow: { delayMs: 60, failing: false },
 	/** Held past the Timeout the workload sets, then carried out: the client has given up. */
-	late: { delayMs: 2_200, failing: false },
+	late: { delayMs: 4_400, failing: false },
 	/** A lost answer after the commit. */
 	lost: { status: 502, retryAfter: 0, ...CARRIED_OUT, failing: false },
 	html: {
