@@ -47,7 +47,9 @@ module.exports = {
 	// WEX_JEST_WORKERS overrides it.
 	maxWorkers: Number(process.env.WEX_JEST_WORKERS) || 2,
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
-	testTimeout: 30000,
+	// A bound for a test that hangs, not a measure: under CI's load a 256 MiB archive or 200 items one
+	// by one took more than 30 s.
+	testTimeout: 120_000,
 	// n8n-core writes its config under N8N_USER_FOLDER; each worker gets a throwaway one.
 	setupFiles: ['<rootDir>/test/setup-env.ts'],
 	// The emulators of a test file reuse databases and PostgREST processes, dropped after the file.

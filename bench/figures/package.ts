@@ -53,11 +53,13 @@ export async function packageFigures(rounds: number): Promise<Row[]> {
 			{
 				figure: 'Package: npm pack size without the README (its gzip share)',
 				measured: `${kb(size - readme)} (${kb(size)} in all, README ${kb(readme)}; ${entryCount} files)`,
-				// 60 KB until issue 47's answer checks, Timeout and ID rule (63.3 KB measured then).
-				target: '≤ 65 KB',
+				// 60 KB until issue 47's answer checks, Timeout and ID rule (63.3 KB measured then); 65 KB
+				// until its lookup rules and the comments rewrapped within 100 characters (65.1 KB then:
+				// the build keeps comments, so that a reader of dist/ sees why).
+				target: '≤ 67 KB',
 				strict: true,
 			},
-			size - readme <= 65_000,
+			size - readme <= 67_000,
 			'the tarball holds more than the nodes need',
 		),
 		reported(

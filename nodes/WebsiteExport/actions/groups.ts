@@ -1,4 +1,6 @@
-// Why: how a run's items become requests, for any group size: values and rows cut into groups (Items per Request, request lines within the 8 KiB a gateway takes), groups side by side or one at a time, and a refused group sent again item by item.
+// Why: how a run's items become requests in groups, side by side or one at a time.
+// Values and rows are cut into groups (Items per Request, request lines within the 8 KiB a gateway
+// takes), and a refused group is sent again item by item.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -128,7 +130,10 @@ export const forEachItem = async <Input>(
 		await work(run).catch((error: Error) => error),
 	]);
 
-/** The run of an operation whose items are a request each (a listing): `execute` per item, as forEachItem. */
+/**
+ * The run of an operation whose items are a request each (a listing): `execute` per item, as
+ * forEachItem.
+ */
 export const eachItem = <Input>(
 	execute: (this: IExecuteFunctions, run: ItemRun<Input>) => Promise<INodeExecutionData[]>,
 ) =>
@@ -136,7 +141,10 @@ export const eachItem = <Input>(
 		return await forEachItem(runs, how, (one) => execute.call(this, one));
 	};
 
-/** The run of an operation whose items go in groups (Items per Request): `work` per group, as runGroups. */
+/**
+ * The run of an operation whose items go in groups (Items per Request): `work` per group, as
+ * runGroups.
+ */
 export const groupedRun = <Input>(
 	writes: boolean,
 	work: Operation<Input>['run'],
@@ -156,7 +164,10 @@ export interface WantedValue {
 
 const BY_ID = [{ column: 'id' }];
 
-/** How a row's value and a selected value meet: numbers as numbers (PostgREST compares in the column's type), text exactly. */
+/**
+ * How a row's value and a selected value meet: numbers as numbers (PostgREST compares in the
+ * column's type), text exactly.
+ */
 const rowKey = (value: unknown) =>
 	typeof value === 'number' ? `n:${value}` : `s:${String(value)}`;
 
@@ -274,13 +285,19 @@ export async function createInGroups<Input>(
 export interface CreatedTogether {
 	jobs?: number[];
 	options?: number[];
-	/** Jobs whose options were sent, deleted first by their job: an answer may not have told their ids. */
+	/**
+	 * Jobs whose options were sent, deleted first by their job: an answer may not have told their
+	 * ids.
+	 */
 	optionsOf?: number[];
 	/** The items whose rows the same request may have created, though no answer said which. */
 	unread?: { table: Table; itemIndexes: number[] };
 	/** Rows a lookup found after a lost answer (e.g. `job 12`): never deleted, maybe others'. */
 	found?: string[];
 }
+
+/** Items as messages name them: `[item 1], [item 2]`. */
+const itemList = (indexes: number[]) => indexes.map((index) => `[item ${index}]`).join(', ');
 
 /**
  * Without Continue On Fail a run stops at its first failed item, as one by one would; grouped,
@@ -303,18 +320,19 @@ export async function stopAtFailure(
 		...(await deleteAll(client, 'jobs', jobs)),
 	];
 	const [table, ids] = jobs.length > 0 ? ['jobs', jobs] : ['options', options];
+	const createdWith = `The ${table} created together for the items after it`;
 	const notes = [
 		ids.length > 0 && left.length === 0
-			? `The ${table} created together for the items after it (IDs ${ids.join(', ')}) were deleted again.`
+			? `${createdWith} (IDs ${ids.join(', ')}) were deleted again.`
 			: '',
 		left.length > 0
-			? `The ${table} created together for the items after it could not all be deleted again: delete ${left.join(', ')}.`
+			? `${createdWith} could not all be deleted again: delete ${left.join(', ')}.`
 			: '',
 		found.length > 0
 			? `Found by a lookup after a lost answer, and so left (the node cannot tell them from identical rows another client created at the time): ${found.join(', ')}; delete them if they are those items'.`
 			: '',
 		unread?.itemIndexes.length
-			? `The same request carried the ${unread.table} of ${unread.itemIndexes.map((index) => `[item ${index}]`).join(', ')}, and no answer said whether it created them: look for them with ${unread.table === 'jobs' ? 'Job' : 'Option'} → Get Many before running those items again.`
+			? `The same request carried the ${unread.table} of ${itemList(unread.itemIndexes)}, and no answer said whether it created them: look for them with ${unread.table === 'jobs' ? 'Job' : 'Option'} → Get Many before running those items again.`
 			: '',
 	].filter(Boolean);
 	const error = results[failed] as Error;
@@ -344,7 +362,10 @@ export function laterResults(runs: ItemRun[], results: ItemResult[], failed: num
 	return { ids, recovered, failedItems };
 }
 
-/** Deletes the records whose `column` is one of `values`, in groups within a request line; resolves to those left, named for the message. */
+/**
+ * Deletes the records whose `column` is one of `values`, in groups within a request line;
+ * resolves to those left, named for the message.
+ */
 async function deleteAll(
 	client: WebsiteExportClient,
 	table: Table,
