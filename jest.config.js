@@ -42,9 +42,9 @@ module.exports = {
 		// bare `X.node` for n8n's codex file X.node.json.
 		'^(.+\\.node)\\.js$': '$1',
 	},
-	// Two workers on two cores (jest's default, cores − 1, leaves a core idle), in CI too: with one,
-	// the oracle property test ran before or after every other file (1 030 s of the lane's 1 050 s).
-	// WEX_JEST_WORKERS overrides it.
+	// Two workers on two cores (jest's default, cores − 1, leaves a core idle); .ci/test-all gives
+	// one (WEX_JEST_WORKERS): its other lanes fill the rest. With two there, the quick benchmark's
+	// timing ratios, measured meanwhile, missed their targets (the machine 15 s idle in 15 min).
 	maxWorkers: Number(process.env.WEX_JEST_WORKERS) || 2,
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
 	// A bound for a test that hangs, not a measure: under CI's load a 256 MiB archive or 200 items one
