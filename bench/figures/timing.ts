@@ -31,9 +31,9 @@ async function prepare(n: number) {
 	return { emulator, harness, items };
 }
 
-/** The node's read of one job by ID: an in-list of one, limited to the one row an id can name, counted (selectAll). */
+/** The node's read of one job by ID: `eq` (a value alone), limited to the one row an id names, counted. */
 const jobRead = (id: unknown) => ({
-	path: `/rest/v1/jobs?select=*&id=in.(${id as number})&order=id.asc&limit=1`,
+	path: `/rest/v1/jobs?select=*&id=eq.${id as number}&order=id.asc&limit=1`,
 	headers: { accept: 'application/json', prefer: 'count=exact' },
 });
 
