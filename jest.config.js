@@ -43,8 +43,8 @@ module.exports = {
 		'^(.+\\.node)\\.js$': '$1',
 	},
 	// Two workers on two cores (jest's default, cores − 1, leaves a core idle); .ci/test-all gives
-	// one (WEX_JEST_WORKERS): its other lanes fill the rest. With two there, the quick benchmark's
-	// timing ratios, measured meanwhile, missed their targets (the machine 15 s idle in 15 min).
+	// one (WEX_JEST_WORKERS): its other lanes fill the rest. With two there, the unit tests took
+	// 916 s against 740 s with one (fresh-clone runs of 2026-12-07): both cores are busy already.
 	maxWorkers: Number(process.env.WEX_JEST_WORKERS) || 2,
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
 	// A bound for a test that hangs, not a measure: under CI's load a 256 MiB archive or 200 items one
