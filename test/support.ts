@@ -20,6 +20,33 @@ export async function startService(options: EmulatorOptions = {}): Promise<Servi
 	return { emulator, harness };
 }
 
+/**
+ * A fresh service for each test of the calling block, closed after it: its fields are read at test
+ * time (`service.emulator`), so the block uses it as if it held one.
+ */
+export function serviceEachTest(options: EmulatorOptions = {}): Service {
+	let current: Service | undefined;
+	beforeEach(async () => {
+		current = await startService(options);
+	});
+	afterEach(async () => {
+		await current?.emulator.close();
+		current = undefined;
+	});
+	const started = () => {
+		if (!current) throw new Error('The service starts in beforeEach: use it inside a test');
+		return current;
+	};
+	return {
+		get emulator() {
+			return started().emulator;
+		},
+		get harness() {
+			return started().harness;
+		},
+	};
+}
+
 /** Requests of the emulator's log by kind, since `since` (a log length taken earlier). */
 export function requestsSince(emulator: Emulator, since = 0) {
 	const entries = emulator.log.slice(since);

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { itemsOf, runNode } from '../nodes/helpers';
-import { requestsSince, startService, type Service } from '../support';
+import { requestsSince, serviceEachTest } from '../support';
 
 const IN_FLIGHT = 8;
 
@@ -14,14 +14,7 @@ const jobInFlight = (operation: string, parameters: INodeParameters): INodeParam
 });
 
 describe('Requests in Flight > 1: retries', () => {
-	let service: Service;
-
-	beforeEach(async () => {
-		service = await startService({ jobDurationMs: 3_600_000 });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest({ jobDurationMs: 3_600_000 });
 
 	it('pauses the whole pool after a 429 until its Retry-After has passed', async () => {
 		const jobs = (await service.emulator.insert(

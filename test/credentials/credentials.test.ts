@@ -7,7 +7,7 @@ import {
 } from '../../nodes/shared/auth/credentialTest';
 import { FREE_USER } from '../../stack/service/accounts';
 import { WebsiteExportClient } from '../../nodes/shared/transport';
-import { probeNode, requestsSince, startService, type Service } from '../support';
+import { probeNode, requestsSince, serviceEachTest } from '../support';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -19,14 +19,7 @@ const listJobs = probeNode(async function () {
 });
 
 describe('WebsiteExportApi credential against the emulator', () => {
-	let service: Service;
-
-	beforeEach(async () => {
-		service = await startService();
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest();
 
 	it('logs in once and reuses the stored token across executions', async () => {
 		const { emulator, harness } = service;
@@ -123,7 +116,6 @@ describe('WebsiteExportApi credential against the emulator', () => {
 			status: 'Error',
 			message: expect.stringMatching(/could not be reached \(ECONNREFUSED\): check the Base URL/),
 		});
-		service = await startService(); // for afterEach
 	});
 
 	it('names the failed login when a node runs with a wrong password, and tries it once', async () => {

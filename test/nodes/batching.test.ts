@@ -4,7 +4,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { NodeApiError } from 'n8n-workflow';
 
 import { trackInFlight } from '../concurrency/scenarios';
-import { startService, type Service } from '../support';
+import { serviceEachTest } from '../support';
 import {
 	addJobs,
 	bothWays,
@@ -18,14 +18,8 @@ import {
 } from './helpers';
 
 describe('Website Export node: Batching → Automatic', () => {
-	let service: Service;
-	beforeEach(async () => {
-		// Jobs stay queued for the test: both ways must read the same rows.
-		service = await startService({ jobDurationMs: 3_600_000 });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	// Jobs stay queued for the test: both ways must read the same rows.
+	const service = serviceEachTest({ jobDurationMs: 3_600_000 });
 
 	it('gets 200 jobs by ID in one request, each item its own job, duplicates included', async () => {
 		const jobs = await addJobs(service, sites(200));

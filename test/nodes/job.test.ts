@@ -3,7 +3,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { getGlobalState, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { waitFor } from '../../stack/n8n/process';
-import { requestsSince, startService, type Service } from '../support';
+import { requestsSince, serviceEachTest } from '../support';
 import { byId, expectServiceError, itemsOf, runError, runJson, runNode } from './helpers';
 import { badIdCases, itRejectsInput, type InputErrorCase } from './inputErrors';
 
@@ -20,14 +20,7 @@ const jobById = (operation: string, recordId: string | number, parameters: INode
 const HOUR = 3_600_000;
 
 describe('Website Export node: Job resource', () => {
-	let service: Service;
-
-	beforeEach(async () => {
-		service = await startService();
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest();
 
 	const addJobs = async (...rows: IDataObject[]) =>
 		(await service.emulator.insert('jobs', rows)) as IDataObject[];

@@ -4,22 +4,15 @@ import type { IDataObject, INode, INodeParameters, INodeProperties } from 'n8n-w
 import { NodeApiError, NodeHelpers, NodeOperationError } from 'n8n-workflow';
 
 import { WebsiteExport } from '../../nodes/WebsiteExport/WebsiteExport.node';
-import { requestsSince, startService, type Service } from '../support';
+import { requestsSince, serviceEachTest } from '../support';
 import { runError, runJson, runNode } from './helpers';
 
 const locator = (mode: string, value: string) => ({ __rl: true, mode, value });
 
 describe('Website Export node: resource locators', () => {
-	let service: Service;
 	const node = new WebsiteExport();
-
-	beforeEach(async () => {
-		// Jobs stay queued and without downloads however slow the machine (labels show the status).
-		service = await startService({ jobDurationMs: 3_600_000 });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	// Jobs stay queued and without downloads however slow the machine (labels show the status).
+	const service = serviceEachTest({ jobDurationMs: 3_600_000 });
 
 	const jobs = async (n: number, prefix = 'site') =>
 		(await service.emulator.insert(

@@ -2,7 +2,7 @@
 // another client created just before the request is never output as the item's, nor deleted.
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startService, type Service } from '../support';
+import { serviceEachTest } from '../support';
 import { addJobs, itemsOf, perItem, runError, runJson, sites } from './helpers';
 
 const POST_OPTIONS = { method: 'POST', path: '/rest/v1/options' };
@@ -19,13 +19,7 @@ const optionCreate: INodeParameters = {
 };
 
 describe('a lost create never claims a row another client created just before it', () => {
-	let service: Service;
-	beforeEach(async () => {
-		service = await startService({ jobDurationMs: 3_600_000 });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest({ jobDurationMs: 3_600_000 });
 
 	const options = async () => (await service.emulator.rows('options')) as IDataObject[];
 	/** Another client's option for `jobId`, identical to the node's, created just before the run. */
@@ -36,11 +30,19 @@ describe('a lost create never claims a row another client created just before it
 			])) as IDataObject[]
 		)[0];
 
+	/**
+	 * `count` jobs, another client's twin option for job `twinFor` made first, then `fault` armed:
+	 * the items create an option for each job.
+	 */
+	const arrange = async (count: number, twinFor: number, fault: object) => {
+		const jobs = await addJobs(service, sites(count));
+		const twin = await twinOf(jobs[twinFor].id);
+		service.emulator.fault(fault);
+		return { jobs, twin, items: itemsOf(...jobs.map(({ id }) => ({ jobId: id }))) };
+	};
+
 	it('a group stopped at a failure deletes no row the lookup found but the request did not create', async () => {
-		const jobs = await addJobs(service, sites(3));
-		const twin = await twinOf(jobs[1].id);
-		service.emulator.fault(LOST_BEFORE_COMMIT);
-		const items = itemsOf(...jobs.map(({ id }) => ({ jobId: id })));
+		const { twin, items } = await arrange(3, 1, LOST_BEFORE_COMMIT);
 		const error = await runError(service, optionCreate, { items });
 		// The other client's option is there as it was.
 		expect(await options()).toEqual([twin]);
@@ -48,10 +50,7 @@ describe('a lost create never claims a row another client created just before it
 	});
 
 	it('a group whose other rows are missing does not output the twin as its item', async () => {
-		const jobs = await addJobs(service, sites(2));
-		const twin = await twinOf(jobs[1].id);
-		service.emulator.fault(LOST_BEFORE_COMMIT);
-		const items = itemsOf(...jobs.map(({ id }) => ({ jobId: id })));
+		const { twin, items } = await arrange(2, 1, LOST_BEFORE_COMMIT);
 		const output = await runJson(service, optionCreate, {
 			items,
 			onError: 'continueRegularOutput',
@@ -65,11 +64,8 @@ describe('a lost create never claims a row another client created just before it
 	});
 
 	it('one by one, a twin older than an earlier answer of the run is not claimed', async () => {
-		const jobs = await addJobs(service, sites(2));
-		const twin = await twinOf(jobs[1].id);
 		// Item 0 is answered (its row's id is above the twin's); item 1's create is lost.
-		service.emulator.fault({ ...LOST_BEFORE_COMMIT, skip: 1 });
-		const items = itemsOf(...jobs.map(({ id }) => ({ jobId: id })));
+		const { jobs, twin, items } = await arrange(2, 1, { ...LOST_BEFORE_COMMIT, skip: 1 });
 		const error = await runError(service, perItem(optionCreate), { items });
 		expect(error.description).toMatch(/Not found yet: no option with these values was created/);
 		const left = await options();
@@ -78,10 +74,7 @@ describe('a lost create never claims a row another client created just before it
 	});
 
 	it('after a commit, a group with a twin for one item claims none and deletes none', async () => {
-		const jobs = await addJobs(service, sites(3));
-		const twin = await twinOf(jobs[0].id);
-		service.emulator.fault(LOST_AFTER_COMMIT);
-		const items = itemsOf(...jobs.map(({ id }) => ({ jobId: id })));
+		const { jobs, twin, items } = await arrange(3, 0, LOST_AFTER_COMMIT);
 		const error = await runError(service, optionCreate, { items });
 		expect(error.description).toMatch(/2 options with these values were created/);
 		// The request's rows are left, and named: the node cannot tell them from others'.

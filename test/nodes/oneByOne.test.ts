@@ -1,7 +1,7 @@
 // Why: issue 43's findings, each as a test against the real PostgREST: every item's error is its own, One Request per Item goes item after item, a silent row cap is read past, identical creates each get their own row.
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startService, type Service } from '../support';
+import { serviceEachTest, type Service } from '../support';
 import {
 	addJobs,
 	byId,
@@ -28,13 +28,7 @@ const calls = (service: Service, since: number) =>
 	restSince(service, since).map((e) => `${e.method} ${e.path.split('?')[0].split('/').pop()}`);
 
 describe('Website Export node: each item one by one', () => {
-	let service: Service;
-	beforeEach(async () => {
-		service = await startService({ jobDurationMs: 3_600_000 });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest({ jobDurationMs: 3_600_000 });
 
 	it("gives each item of a refused group an error of its own that names only the item's job", async () => {
 		// Every option POST answered 429 with a Retry-After longer than the node waits.

@@ -4,7 +4,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { WebsiteExportTrigger } from '../../nodes/WebsiteExportTrigger/WebsiteExportTrigger.node';
-import { startService, type Service } from '../support';
+import { serviceEachTest } from '../support';
 import {
 	addJobs,
 	BATCHINGS,
@@ -37,14 +37,7 @@ const withTimeout = (parameters: INodeParameters, batching: Batching = 'automati
 	withBatching({ ...parameters, options: { timeout: TIMEOUT_MS } }, batching);
 
 describe('Website Export node: Options → Timeout', () => {
-	let service: Service;
-
-	beforeEach(async () => {
-		service = await startService({ jobDurationMs: 3_600_000 });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest({ jobDurationMs: 3_600_000 });
 
 	const jobs = async () => (await service.emulator.rows('jobs')) as IDataObject[];
 	const methods = (since: number, method: string) =>

@@ -6,7 +6,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { parseTimestamp } from '../../nodes/shared/timestamps';
 import { T0 } from '../service/helpers';
 import { TIMESTAMP_FORMATS } from '../../stack/service/types';
-import { startService, type Service } from '../support';
+import { serviceEachTest } from '../support';
 import { runError, runJson } from './helpers';
 
 const HOUR = 3_600_000;
@@ -43,16 +43,9 @@ describe('parseTimestamp', () => {
 });
 
 describe('Website Export node: downloads in every created_at format', () => {
-	let service: Service;
-
-	beforeEach(async () => {
-		// A frozen clock (at the real time: Only Valid Links also reads n8n's): the times compared
-		// below move only when the test moves them.
-		service = await startService({ jobDurationMs: 1, freezeClock: true });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	// A frozen clock (at the real time: Only Valid Links also reads n8n's): the times compared
+	// below move only when the test moves them.
+	const service = serviceEachTest({ jobDurationMs: 1, freezeClock: true });
 
 	/** A download whose job finished `ageMs` ago by the service's clock. */
 	async function downloadAged(ageMs: number): Promise<{ id: number; createdMs: number }> {

@@ -4,7 +4,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { trackInFlight } from '../concurrency/scenarios';
-import { requestsSince, startService, type Service } from '../support';
+import { requestsSince, serviceEachTest } from '../support';
 import { byId, itemsOf, runError, runJson, runNode } from './helpers';
 
 /** Job → Create, one request per item: these are the per-item path's rules (batching.test.ts has the chunks'). */
@@ -31,14 +31,7 @@ const newEmail = (recordId: string) =>
 const POST_JOBS = { method: 'POST', path: '/rest/v1/jobs' };
 
 describe('Website Export node: writes', () => {
-	let service: Service;
-
-	beforeEach(async () => {
-		service = await startService({ jobDurationMs: 3_600_000 });
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest({ jobDurationMs: 3_600_000 });
 
 	const posts = () =>
 		requestsSince(service.emulator).entries.filter((e) => e.kind === 'rest' && e.method === 'POST');

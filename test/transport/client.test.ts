@@ -3,19 +3,12 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { OrderBy } from '../../nodes/shared/transport';
 import type { FaultSpec } from '../../stack/service/types';
-import { requestsSince, startService, withClient, type Service } from '../support';
+import { requestsSince, serviceEachTest, withClient } from '../support';
 
 const ids = (rows: IDataObject[]) => rows.map((row) => row.id as number);
 
 describe('WebsiteExportClient against the emulator', () => {
-	let service: Service;
-
-	beforeEach(async () => {
-		service = await startService();
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest();
 
 	describe('paging under a silent max-rows cap', () => {
 		beforeEach(async () => {

@@ -9,16 +9,10 @@ import {
 	type FilterValue,
 	type ListQuery,
 } from '../../nodes/shared/transport';
-import { requestsSince, startService, withClient as withClientOf, type Service } from '../support';
+import { requestsSince, serviceEachTest, withClient as withClientOf } from '../support';
 
 describe('in.(…) lists', () => {
-	let service: Service;
-	beforeEach(async () => {
-		service = await startService();
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest();
 
 	const withClient = <T>(work: (client: WebsiteExportClient) => Promise<T>) =>
 		withClientOf(service, work);

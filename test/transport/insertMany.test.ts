@@ -5,7 +5,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { InsertRequest } from '../../nodes/shared/transport';
 import type { FaultSpec } from '../../stack/service/types';
-import { requestsSince, startService, withClient, type Service } from '../support';
+import { requestsSince, serviceEachTest, withClient } from '../support';
 
 const jobInsert = (url: string, itemIndex: number): InsertRequest => ({
 	body: { url, email: 'a@example.com' },
@@ -13,13 +13,7 @@ const jobInsert = (url: string, itemIndex: number): InsertRequest => ({
 });
 
 describe('WebsiteExportClient.insertMany', () => {
-	let service: Service;
-	beforeEach(async () => {
-		service = await startService();
-	});
-	afterEach(async () => {
-		await service.emulator.close();
-	});
+	const service = serviceEachTest();
 
 	/** Inserts `inserts` into `table` in one request while the service meets the POST with `fault`. */
 	async function insertMany(
