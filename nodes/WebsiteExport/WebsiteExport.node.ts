@@ -12,7 +12,7 @@ import * as job from './actions/job/Job.resource';
 import * as option from './actions/option/Option.resource';
 import { websiteExportApiTest } from '../shared/auth/credentialTest';
 import { router } from './actions/router';
-import { runOptionsProperty } from './actions/runOptions';
+import { runOptionsProperty } from './actions/runSettings';
 import { searchDownloads, searchJobs, searchOptions } from './methods/listSearch';
 
 export class WebsiteExport implements INodeType {

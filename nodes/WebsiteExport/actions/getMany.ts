@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Table } from '../../shared/constants';
 import type { Filter, FilterValue, OrderBy } from '../../shared/transport';
 import { validate } from '../../shared/validation';
-import { eachItem } from './groups';
+import { requestPerItem } from './groups';
 
 /** Return All / Limit, as every n8n "Get Many" operation offers them. */
 export const returnAllOrLimit: INodeProperties[] = [
@@ -65,6 +65,10 @@ export interface ListInput {
 
 /** One listing of `table` per item (groups.ts), its rows as output items. */
 export const listEach = (table: Table) =>
-	eachItem<ListInput>(async function ({ client, itemIndex, input: { max, fields, ...query } }) {
+	requestPerItem<ListInput>(async function ({
+		client,
+		itemIndex,
+		input: { max, fields, ...query },
+	}) {
 		return toItems(await client.selectAll(table, query, { itemIndex, max, fields }));
 	});

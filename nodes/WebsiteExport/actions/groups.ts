@@ -12,8 +12,8 @@ import type {
 	WebsiteExportClient,
 } from '../../shared/transport';
 import { errorForItem } from '../../shared/itemError';
-import { MAX_GROUP_SIZE } from './runOptions';
-import type { ItemResult, ItemRun, Operation, RunOptions } from './types';
+import { MAX_GROUP_SIZE } from './runSettings';
+import type { ItemResult, ItemTask, Operation, RunSettings } from './types';
 
 /**
  * Runs `work` over `inputs` with at most `limit` promises in flight and returns the results in
@@ -72,25 +72,25 @@ export function itemsRefused(error: unknown): boolean {
  */
 export async function forEachGroup<G>(
 	groups: G[],
-	how: RunOptions & { writes: boolean },
+	settings: RunSettings & { writes: boolean },
 	work: (group: G) => Promise<boolean>,
 ): Promise<boolean> {
-	if (how.writes && !how.continueOnFail) {
+	if (settings.writes && !settings.continueOnFail) {
 		for (const group of groups) if (await work(group)) return true;
 		return false;
 	}
 	let failed = false;
 	// Without Continue On Fail group k starts only once every group up to k − inFlight is done,
-	// not as soon as any place is free: a slow group holds back the groups after it, so that when
+	// not as soon as any slot is free: a slow group holds back the groups after it, so that when
 	// it fails no more than Requests in Flight − 1 groups after it have started (README, Batching).
 	const doneUpTo: Array<Promise<unknown>> = [];
-	await mapInOrder(groups, how.inFlight, async (group, index) => {
+	await mapInOrder(groups, settings.inFlight, async (group, index) => {
 		let finish = () => {};
 		const own = new Promise<void>((resolve) => (finish = resolve));
 		doneUpTo[index] = Promise.all([own, doneUpTo[index - 1]]);
-		if (!how.continueOnFail) await doneUpTo[index - how.inFlight];
+		if (!settings.continueOnFail) await doneUpTo[index - settings.inFlight];
 		try {
-			if (!failed || how.continueOnFail) failed = (await work(group)) || failed;
+			if (!failed || settings.continueOnFail) failed = (await work(group)) || failed;
 		} finally {
 			finish();
 		}
@@ -99,19 +99,19 @@ export async function forEachGroup<G>(
 }
 
 /**
- * Every run's result, in order, with `runs` cut into groups of Items per Request and `work`
+ * Every task's result, in order, with `tasks` cut into groups of Items per Request and `work`
  * answering a group's, group after group as forEachGroup goes: the items of a group not started
  * (after a failed item, without Continue On Fail) stay undefined. One Request per Item: one by one.
  */
-export async function runGroups<Run>(
-	runs: Run[],
-	how: RunOptions & { writes: boolean },
-	work: (group: Run[]) => Promise<ItemResult[]>,
+export async function runGroups<Task>(
+	tasks: Task[],
+	settings: RunSettings & { writes: boolean },
+	work: (group: Task[]) => Promise<ItemResult[]>,
 ): Promise<ItemResult[]> {
-	const groups = indexGroups(runs.length, how.groupSize);
+	const groups = indexGroups(tasks.length, settings.groupSize);
 	const results: ItemResult[][] = groups.map((group) => group.map(() => undefined));
-	await forEachGroup([...groups.keys()], how, async (index) => {
-		results[index] = await work(groups[index].map((place) => runs[place]));
+	await forEachGroup([...groups.keys()], settings, async (index) => {
+		results[index] = await work(groups[index].map((position) => tasks[position]));
 		return results[index].some((result) => result instanceof Error);
 	});
 	return results.flat();
@@ -122,35 +122,37 @@ export async function runGroups<Run>(
  * archive: Requests in Flight at once, none started after a failed one without Continue On Fail.
  */
 export const forEachItem = async <Input>(
-	runs: Array<ItemRun<Input>>,
-	how: RunOptions,
-	work: (run: ItemRun<Input>) => Promise<INodeExecutionData[]>,
+	tasks: Array<ItemTask<Input>>,
+	settings: RunSettings,
+	work: (task: ItemTask<Input>) => Promise<INodeExecutionData[]>,
 ): Promise<ItemResult[]> =>
-	await runGroups(runs, { ...how, groupSize: 1, writes: false }, async ([run]) => [
-		await work(run).catch((error: Error) => error),
+	await runGroups(tasks, { ...settings, groupSize: 1, writes: false }, async ([task]) => [
+		await work(task).catch((error: Error) => error),
 	]);
 
 /**
- * The run of an operation whose items are a request each (a listing): `execute` per item, as
+ * The execute of an operation whose items are a request each (a listing): `execute` per item, as
  * forEachItem.
  */
-export const eachItem = <Input>(
-	execute: (this: IExecuteFunctions, run: ItemRun<Input>) => Promise<INodeExecutionData[]>,
+export const requestPerItem = <Input>(
+	execute: (this: IExecuteFunctions, task: ItemTask<Input>) => Promise<INodeExecutionData[]>,
 ) =>
-	async function (this: IExecuteFunctions, runs: Array<ItemRun<Input>>, how: RunOptions) {
-		return await forEachItem(runs, how, (one) => execute.call(this, one));
+	async function (this: IExecuteFunctions, tasks: Array<ItemTask<Input>>, settings: RunSettings) {
+		return await forEachItem(tasks, settings, (one) => execute.call(this, one));
 	};
 
 /**
- * The run of an operation whose items go in groups (Items per Request): `work` per group, as
+ * The execute of an operation whose items go in groups (Items per Request): `work` per group, as
  * runGroups.
  */
-export const groupedRun = <Input>(
+export const groupedExecute = <Input>(
 	writes: boolean,
-	work: Operation<Input>['run'],
-): Operation<Input>['run'] =>
-	async function (runs, how) {
-		return await runGroups(runs, { ...how, writes }, (group) => work.call(this, group, how));
+	work: Operation<Input>['execute'],
+): Operation<Input>['execute'] =>
+	async function (tasks, settings) {
+		return await runGroups(tasks, { ...settings, writes }, (group) =>
+			work.call(this, group, settings),
+		);
 	};
 
 /** One value an item selects by, in the column it names. */
@@ -189,7 +191,7 @@ export async function readValues(
 	client: WebsiteExportClient,
 	table: Table,
 	wanted: WantedValue[],
-	how: RunOptions,
+	settings: RunSettings,
 ): Promise<Array<IDataObject[] | Error>> {
 	// A value too long for its read's pages is refused for each item that names it, unread.
 	const refused = wanted.map((want) =>
@@ -204,7 +206,7 @@ export async function readValues(
 		if (!refused[index] && !distinct.has(selectedKey(want))) distinct.set(selectedKey(want), want);
 	const reads = [...new Set(wanted.map(({ column }) => column))].flatMap((column) => {
 		const values = [...distinct.values()].filter((want) => want.column === column);
-		return client.inGroups(table, column, values, how.groupSize, ({ value }) => value);
+		return client.inGroups(table, column, values, settings.groupSize, ({ value }) => value);
 	});
 	const found = new Map<string, IDataObject[] | Error>();
 	const read = async (group: WantedValue[]): Promise<void> => {
@@ -213,7 +215,7 @@ export async function readValues(
 			.selectAll(table, readQuery(group), { itemIndex })
 			.catch((e: Error) => e);
 		if (rows instanceof Error && group.length > 1 && itemsRefused(rows)) {
-			await mapInOrder(group, how.inFlight, async (one) => await read([one]));
+			await mapInOrder(group, settings.inFlight, async (one) => await read([one]));
 			return;
 		}
 		const byKey = new Map<string, IDataObject[]>();
@@ -225,7 +227,7 @@ export async function readValues(
 				rows instanceof Error ? rows : valueKeys(want.value).flatMap((key) => byKey.get(key) ?? []),
 			);
 	};
-	await mapInOrder(reads, how.inFlight, read);
+	await mapInOrder(reads, settings.inFlight, read);
 	return wanted.map((want, index) => refused[index] ?? found.get(selectedKey(want)) ?? []);
 }
 
@@ -245,17 +247,17 @@ function readQuery(group: WantedValue[]): { filters: Filter[]; order: typeof BY_
  * looked up, never sent again (lostAnswer.ts).
  */
 export async function createInGroups<Input>(
-	runs: Array<ItemRun<Input>>,
+	tasks: Array<ItemTask<Input>>,
 	table: Table,
-	insertOf: (run: ItemRun<Input>) => InsertRequest,
-	how: RunOptions,
+	insertOf: (task: ItemTask<Input>) => InsertRequest,
+	settings: RunSettings,
 ): Promise<ItemResult[]> {
-	const created = new Array<ItemResult>(runs.length);
-	const writes = { ...how, writes: true };
+	const created = new Array<ItemResult>(tasks.length);
+	const writes = { ...settings, writes: true };
 	const insert = async (indexes: number[]): Promise<boolean> => {
-		const result = await runs[0].client.insertMany(
+		const result = await tasks[0].client.insertMany(
 			table,
-			indexes.map((index) => insertOf(runs[index])),
+			indexes.map((index) => insertOf(tasks[index])),
 		);
 		if ('refused' in result && indexes.length > 1 && itemsRefused(result.refused))
 			return await forEachGroup(
@@ -264,20 +266,20 @@ export async function createInGroups<Input>(
 				insert,
 			);
 		// Refused: nothing was written, and without Continue On Fail the first item stops the run.
-		const reached = 'rows' in result || how.continueOnFail ? indexes : indexes.slice(0, 1);
+		const reached = 'rows' in result || settings.continueOnFail ? indexes : indexes.slice(0, 1);
 		const rows =
 			'rows' in result
 				? result.rows
 				: reached.map((index) =>
-						errorForItem(result.refused.node, result.refused, runs[index].itemIndex),
+						errorForItem(result.refused.node, result.refused, tasks[index].itemIndex),
 					);
-		reached.forEach((index, place) => {
-			const row = rows[place];
+		reached.forEach((index, position) => {
+			const row = rows[position];
 			created[index] = row instanceof Error ? row : [{ json: row }];
 		});
 		return rows.some((row) => row instanceof Error);
 	};
-	await forEachGroup(indexGroups(runs.length, how.groupSize), writes, insert);
+	await forEachGroup(indexGroups(tasks.length, settings.groupSize), writes, insert);
 	return created;
 }
 
@@ -305,13 +307,13 @@ const itemList = (indexes: number[]) => indexes.map((index) => `[item ${index}]`
  * deleted again, and the item's error says so, and names the items whose rows no answer told.
  */
 export async function stopAtFailure(
-	runs: ItemRun[],
+	tasks: ItemTask[],
 	results: ItemResult[],
 	together: (failed: number) => CreatedTogether,
 ): Promise<ItemResult[]> {
 	const failed = results.findIndex((result) => result instanceof Error);
 	if (failed < 0) return results;
-	const { client, itemIndex } = runs[failed];
+	const { client, itemIndex } = tasks[failed];
 	const { jobs = [], options = [], optionsOf = [], unread, found = [] } = together(failed);
 	// Options first: the service keeps a job an option names (a job left is named below).
 	await deleteAll(client, 'options', optionsOf, 'job_id');
@@ -348,13 +350,13 @@ export async function stopAtFailure(
  * Of the items after `failed`, the ids of the records `results` hold from an answer, those a
  * lookup found (`recovered`), and the items that failed.
  */
-export function laterResults(runs: ItemRun[], results: ItemResult[], failed: number) {
+export function resultsAfterFailure(tasks: ItemTask[], results: ItemResult[], failed: number) {
 	const ids: number[] = [];
 	const recovered: number[] = [];
 	const failedItems: number[] = [];
 	for (let index = failed + 1; index < results.length; index++) {
 		const result = results[index];
-		if (result instanceof Error) failedItems.push(runs[index].itemIndex);
+		if (result instanceof Error) failedItems.push(tasks[index].itemIndex);
 		if (!Array.isArray(result)) continue;
 		const { id, recovered: found } = result[0].json;
 		(found === true ? recovered : ids).push(id as number);
@@ -376,9 +378,9 @@ async function deleteAll(
 	for (const group of client.inGroups(table, column, values, MAX_GROUP_SIZE))
 		for (const value of await client.removeByIds(table, group, {}, column).catch(() => []))
 			deleted.add(value);
-	const how =
+	const deleteWith =
 		table === 'jobs' ? 'Option → Delete (its options) and Job → Delete' : 'Option → Delete';
 	return values
 		.filter((value) => !deleted.has(value))
-		.map((value) => `${table.slice(0, -1)} ${value} with ${how}`);
+		.map((value) => `${table.slice(0, -1)} ${value} with ${deleteWith}`);
 }

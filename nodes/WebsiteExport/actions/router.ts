@@ -5,7 +5,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { UnreadableTimestampError, unreadableTimestampApiError } from '../../shared/downloads';
 import { errorForItem } from '../../shared/itemError';
 import { WebsiteExportClient } from '../../shared/transport';
-import { readRunOptions } from './runOptions';
+import { readRunSettings } from './runSettings';
 import * as download from './download/Download.resource';
 import * as job from './job/Job.resource';
 import * as option from './option/Option.resource';
@@ -42,15 +42,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			throw asNodeError.call(this, error, itemIndex);
 		}
 	});
-	const how = readRunOptions.call(this, continueOnFail);
-	const { inFlight, timeoutMs } = how;
+	const settings = readRunSettings.call(this, continueOnFail);
+	const { inFlight, timeoutMs } = settings;
 	const client = await WebsiteExportClient.connect(this, { inFlight, timeoutMs });
-	const runs = items.flatMap((item, itemIndex) => {
+	const tasks = items.flatMap((item, itemIndex) => {
 		const ready = prepared[itemIndex];
 		return 'input' in ready ? [{ client, item, itemIndex, input: ready.input }] : [];
 	});
-	const results = runs.length > 0 ? await operation.run.call(this, runs, how) : [];
-	const resultOf = new Map(runs.map((run, index) => [run.itemIndex, results[index]]));
+	const results = tasks.length > 0 ? await operation.execute.call(this, tasks, settings) : [];
+	const resultOf = new Map(tasks.map((task, index) => [task.itemIndex, results[index]]));
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const ready = prepared[itemIndex];

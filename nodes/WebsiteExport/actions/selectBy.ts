@@ -74,7 +74,7 @@ const ID_COLUMNS = new Set(['job_id']);
  * Select By's rules for one resource: a field of its own list (SELECT_BY_FIELDS),
  * values that can be sent.
  */
-const selectionOf = (noun: Resource) =>
+const selectionSchema = (noun: Resource) =>
 	z.discriminatedUnion('selectBy', [
 		z.object({ selectBy: z.literal('id'), recordId }),
 		z.object({ selectBy: z.literal('url'), url: text(2048).trim().min(1, 'is required') }),
@@ -90,9 +90,9 @@ const selectionOf = (noun: Resource) =>
 	]);
 
 const SELECTIONS = {
-	job: selectionOf('job'),
-	option: selectionOf('option'),
-	download: selectionOf('download'),
+	job: selectionSchema('job'),
+	option: selectionSchema('option'),
+	download: selectionSchema('download'),
 };
 
 /**

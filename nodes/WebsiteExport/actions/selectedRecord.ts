@@ -4,17 +4,17 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { collection } from '../../shared/collection';
 import type { Table } from '../../shared/constants';
-import { forEachGroup, groupedRun, itemsRefused, readValues } from './groups';
+import { forEachGroup, groupedExecute, itemsRefused, readValues } from './groups';
 import { shownFor } from './resourceDescription';
 import { readSelection, selectByProperties, type Selection } from './selectBy';
-import type { ItemResult, ItemRun, Operation, Resource, RunOptions } from './types';
+import type { ItemResult, ItemTask, Operation, Resource, RunSettings } from './types';
 
 /**
  * The one record of an item's read, or its error: the read's own, or "not found" / "ambiguous".
  * Under row-level security a record of another account is invisible, so "not found" covers both
  * cases; a field value shared by several records is refused rather than guessed.
  */
-function theOne(
+function singleRecord(
 	node: INode,
 	rows: IDataObject[] | Error,
 	selection: Selection,
@@ -40,7 +40,10 @@ function theOne(
 }
 
 /** What an item reads: the value of the one column its selection filters. */
-const wantedOf = ({ itemIndex }: ItemRun, { filters: [{ column, value }], field }: Selection) => ({
+const wantedValue = (
+	{ itemIndex }: ItemTask,
+	{ filters: [{ column, value }], field }: Selection,
+) => ({
 	column,
 	value: value as string | number,
 	itemIndex,
@@ -53,22 +56,23 @@ const wantedOf = ({ itemIndex }: ItemRun, { filters: [{ column, value }], field 
  */
 export async function readSelected<Input>(
 	ctx: IExecuteFunctions,
-	runs: Array<ItemRun<Input>>,
+	tasks: Array<ItemTask<Input>>,
 	table: Table,
-	selectionOf: (input: Input) => Selection,
-	how: RunOptions,
+	selectionFor: (input: Input) => Selection,
+	settings: RunSettings,
 ): Promise<Array<IDataObject | Error>> {
-	const wanted = runs.map((run) => wantedOf(run, selectionOf(run.input)));
-	const found = await readValues(runs[0].client, table, wanted, how);
-	return runs.map(({ input, itemIndex }, index) =>
-		theOne(ctx.getNode(), found[index], selectionOf(input), itemIndex),
+	const wanted = tasks.map((task) => wantedValue(task, selectionFor(task.input)));
+	const found = await readValues(tasks[0].client, table, wanted, settings);
+	return tasks.map(({ input, itemIndex }, index) =>
+		singleRecord(ctx.getNode(), found[index], selectionFor(input), itemIndex),
 	);
 }
 
 /** Get: the selected record, as stored, then as `present` shows it (a download with its expiry). */
 export function getOperation(
 	resource: Resource,
-	present: (this: IExecuteFunctions, row: IDataObject, run: ItemRun) => IDataObject = (row) => row,
+	present: (this: IExecuteFunctions, row: IDataObject, task: ItemTask) => IDataObject = (row) =>
+		row,
 ): Operation<Selection> {
 	return {
 		description: shownFor(resource, 'get', selectByProperties(resource)),
@@ -76,13 +80,13 @@ export function getOperation(
 			return readSelection.call(this, resource, itemIndex);
 		},
 		// The items of one group (Items per Request), read together.
-		run: groupedRun(false, async function (runs, how) {
-			const found = await readSelected(this, runs, `${resource}s`, (input) => input, how);
-			return runs.map((run, index) => {
+		execute: groupedExecute(false, async function (tasks, settings) {
+			const found = await readSelected(this, tasks, `${resource}s`, (input) => input, settings);
+			return tasks.map((task, index) => {
 				const row = found[index];
 				if (row instanceof Error) return row;
 				try {
-					return [{ json: present.call(this, row, run) }];
+					return [{ json: present.call(this, row, task) }];
 				} catch (error) {
 					return error as Error; // e.g. a created_at the node cannot read
 				}
@@ -104,7 +108,7 @@ export function deleteOperation(resource: Resource): Operation<SelectedPatch> {
 		prepare(itemIndex) {
 			return { selection: readSelection.call(this, resource, itemIndex) };
 		},
-		run: async (runs, how) => await writeSelected(runs, `${resource}s`, how),
+		execute: async (tasks, settings) => await writeSelected(tasks, `${resource}s`, settings),
 	};
 }
 
@@ -130,15 +134,15 @@ export function updateOperation(
 				throw new NodeOperationError(this.getNode(), NOTHING_TO_UPDATE, { itemIndex });
 			return { selection: readSelection.call(this, resource, itemIndex), patch };
 		},
-		run: async (runs, how) => await writeSelected(runs, `${resource}s`, how),
+		execute: async (tasks, settings) => await writeSelected(tasks, `${resource}s`, settings),
 	};
 }
 
 /** Where a run of Update or Delete stands. */
-interface WriteRun {
-	runs: Array<ItemRun<SelectedPatch>>;
+interface WriteState {
+	tasks: Array<ItemTask<SelectedPatch>>;
 	table: Table;
-	how: RunOptions;
+	settings: RunSettings;
 	/** Each item's read (its rows or its error), and the wave it was made in. */
 	reads: Array<{ rows: IDataObject[] | Error; wave: number } | undefined>;
 	/**
@@ -160,20 +164,20 @@ type Target = { index: number; record: IDataObject };
  * that items cut one wave each cost a read and a write each, not a read of all that follow.
  */
 async function writeSelected(
-	runs: Array<ItemRun<SelectedPatch>>,
+	tasks: Array<ItemTask<SelectedPatch>>,
 	table: Table,
-	how: RunOptions,
+	settings: RunSettings,
 ): Promise<ItemResult[]> {
-	const results = new Array<ItemResult>(runs.length);
-	const state: WriteRun = { runs, table, how, reads: [], changedIn: new Map(), results };
+	const results = new Array<ItemResult>(tasks.length);
+	const state: WriteState = { tasks, table, settings, reads: [], changedIn: new Map(), results };
 	// Without Continue On Fail reads go at most Requests in Flight groups ahead of the item being
 	// written: after a failed item, no more is read than one by one with as many reads in flight.
-	const window = how.continueOnFail ? runs.length : how.inFlight * how.groupSize;
-	for (let start = 0, wave = 0, ahead = window; start < runs.length; wave++) {
-		await readStale(state, start, Math.min(runs.length, start + ahead), wave);
+	const window = settings.continueOnFail ? tasks.length : settings.inFlight * settings.groupSize;
+	for (let start = 0, wave = 0, ahead = window; start < tasks.length; wave++) {
+		await readStale(state, start, Math.min(tasks.length, start + ahead), wave);
 		const { end, targets, stopped } = planWave(state, start, wave);
 		const failed = await writeWave(state, targets);
-		if (!how.continueOnFail && (stopped || failed)) break;
+		if (!settings.continueOnFail && (stopped || failed)) break;
 		ahead = Math.min(window, 2 * (end - start));
 		start = end;
 	}
@@ -184,30 +188,31 @@ async function writeSelected(
  * Whether an item's read still holds: made, and no wave since wrote its records or set its column
  * (an error holds).
  */
-function readHolds({ runs, reads, changedIn }: WriteRun, index: number): boolean {
+function readStillHolds({ tasks, reads, changedIn }: WriteState, index: number): boolean {
 	const read = reads[index];
 	if (read === undefined || read.rows instanceof Error) return read !== undefined;
 	const since = (key: unknown) => (changedIn.get(key) ?? -1) >= read.wave;
-	const column = runs[index].input.selection.filters[0].column;
+	const column = tasks[index].input.selection.filters[0].column;
 	return !since(column) && !read.rows.some((row) => since(row.id));
 }
 
 /** Reads, in groups, the selections of the items `start … end-1` whose read does not hold. */
-async function readStale(state: WriteRun, start: number, end: number, wave: number) {
-	const { runs, table, how, reads } = state;
+async function readStale(state: WriteState, start: number, end: number, wave: number) {
+	const { tasks, table, settings, reads } = state;
 	const indexes: number[] = [];
-	for (let index = start; index < end; index++) if (!readHolds(state, index)) indexes.push(index);
-	const wanted = indexes.map((index) => wantedOf(runs[index], runs[index].input.selection));
-	const found = await readValues(runs[0].client, table, wanted, how);
+	for (let index = start; index < end; index++)
+		if (!readStillHolds(state, index)) indexes.push(index);
+	const wanted = indexes.map((index) => wantedValue(tasks[index], tasks[index].input.selection));
+	const found = await readValues(tasks[0].client, table, wanted, settings);
 	// One Request per Item: a failed read is the first item's that names its value; the items after
 	// it with the same value read it again in turn, as one by one does (their read may succeed).
 	const named = new Set<string>();
-	indexes.forEach((index, place) => {
-		const key = JSON.stringify([wanted[place].column, wanted[place].value]);
+	indexes.forEach((index, position) => {
+		const key = JSON.stringify([wanted[position].column, wanted[position].value]);
 		const shared = named.has(key);
 		named.add(key);
-		if (!(shared && how.groupSize === 1 && found[place] instanceof Error))
-			reads[index] = { rows: found[place], wave };
+		if (!(shared && settings.groupSize === 1 && found[position] instanceof Error))
+			reads[index] = { rows: found[position], wave };
 	});
 }
 
@@ -215,18 +220,18 @@ async function readStale(state: WriteRun, start: number, end: number, wave: numb
  * The wave from `start`: its items' records (or their not-found, ambiguous or read errors), up to
  * an item whose read a write of the wave may change; what the wave writes is noted in changedIn.
  */
-function planWave(state: WriteRun, start: number, wave: number) {
-	const { runs, how, reads, results, changedIn } = state;
+function planWave(state: WriteState, start: number, wave: number) {
+	const { tasks, settings, reads, results, changedIn } = state;
 	const targets: Target[] = [];
-	for (let index = start; index < runs.length; index++) {
+	for (let index = start; index < tasks.length; index++) {
 		// Not read yet (beyond the reads ahead), or changed by a write of this wave.
-		if (!readHolds(state, index)) return { end: index, targets, stopped: false };
-		const { client, input, itemIndex } = runs[index];
-		const record = theOne(client.node, reads[index]!.rows, input.selection, itemIndex);
+		if (!readStillHolds(state, index)) return { end: index, targets, stopped: false };
+		const { client, input, itemIndex } = tasks[index];
+		const record = singleRecord(client.node, reads[index]!.rows, input.selection, itemIndex);
 		if (record instanceof Error) {
 			results[index] = record;
 			// Without Continue On Fail nothing is sent after a failed item.
-			if (!how.continueOnFail) return { end: index + 1, targets, stopped: true };
+			if (!settings.continueOnFail) return { end: index + 1, targets, stopped: true };
 			continue;
 		}
 		targets.push({ index, record });
@@ -234,7 +239,7 @@ function planWave(state: WriteRun, start: number, wave: number) {
 		const { patch = {} } = input;
 		for (const key of Object.keys(patch)) if (patch[key] !== undefined) changedIn.set(key, wave);
 	}
-	return { end: runs.length, targets, stopped: false };
+	return { end: tasks.length, targets, stopped: false };
 }
 
 /**
@@ -243,21 +248,27 @@ function planWave(state: WriteRun, start: number, wave: number) {
  * the same patch, one group after another, none after a failed item. Resolves to whether an item
  * failed.
  */
-async function writeWave(state: WriteRun, targets: Target[]): Promise<boolean> {
-	const { runs, table, how } = state;
-	const patchOf = (place: number) => JSON.stringify(runs[targets[place].index].input.patch);
+async function writeWave(state: WriteState, targets: Target[]): Promise<boolean> {
+	const { tasks, table, settings } = state;
+	const patchOf = (position: number) => JSON.stringify(tasks[targets[position].index].input.patch);
 	const samePatch = new Map<unknown, Target[]>();
-	let run = 0;
-	targets.forEach((target, place) => {
-		if (place > 0 && patchOf(place) !== patchOf(place - 1)) run++;
-		const key = how.continueOnFail ? patchOf(place) : run;
+	let stretch = 0;
+	targets.forEach((target, position) => {
+		if (position > 0 && patchOf(position) !== patchOf(position - 1)) stretch++;
+		const key = settings.continueOnFail ? patchOf(position) : stretch;
 		if (!samePatch.get(key)?.push(target)) samePatch.set(key, [target]);
 	});
 	const groups = [...samePatch.values()].flatMap((same) =>
-		runs[0].client.inGroups(table, 'id', same, how.groupSize, ({ record }) => record.id as number),
+		tasks[0].client.inGroups(
+			table,
+			'id',
+			same,
+			settings.groupSize,
+			({ record }) => record.id as number,
+		),
 	);
 	const send = async (group: Target[]) => await writeGroup(state, group, send);
-	return await forEachGroup(groups, { ...how, writes: true }, send);
+	return await forEachGroup(groups, { ...settings, writes: true }, send);
 }
 
 /**
@@ -265,7 +276,7 @@ async function writeWave(state: WriteRun, targets: Target[]): Promise<boolean> {
  * the rows as updated, or as deleted, marked `deleted: true`.
  */
 async function writeRecords(
-	{ client, itemIndex, input }: ItemRun<SelectedPatch>,
+	{ client, itemIndex, input }: ItemTask<SelectedPatch>,
 	table: Table,
 	records: IDataObject[],
 ): Promise<IDataObject[]> {
@@ -283,23 +294,23 @@ async function writeRecords(
  * whether an item failed.
  */
 async function writeGroup(
-	{ runs, table, how, results }: WriteRun,
+	{ tasks, table, settings, results }: WriteState,
 	targets: Target[],
 	resend: (targets: Target[]) => Promise<boolean>,
 ): Promise<boolean> {
 	const records = targets.map(({ record }) => record);
-	const written = await writeRecords(runs[targets[0].index], table, records).catch(
+	const written = await writeRecords(tasks[targets[0].index], table, records).catch(
 		(error: Error) => error,
 	);
 	if (written instanceof Error && targets.length > 1 && itemsRefused(written))
 		return await forEachGroup(
 			targets.map((target) => [target]),
-			{ ...how, writes: true },
+			{ ...settings, writes: true },
 			resend,
 		);
 	const byId = new Map(written instanceof Error ? [] : written.map((row) => [row.id, row]));
 	for (const { index, record } of targets) {
-		const { client, input, itemIndex } = runs[index];
+		const { client, input, itemIndex } = tasks[index];
 		const row = byId.get(record.id);
 		// Not written: gone since it was read (another client deleted it), as one by one would meet it.
 		results[index] =
@@ -307,7 +318,7 @@ async function writeGroup(
 				? written
 				: row
 					? [{ json: row }]
-					: (theOne(client.node, [], input.selection, itemIndex) as Error);
+					: (singleRecord(client.node, [], input.selection, itemIndex) as Error);
 	}
 	return targets.some(({ index }) => results[index] instanceof Error);
 }

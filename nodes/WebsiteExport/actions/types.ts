@@ -4,7 +4,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import type { WebsiteExportClient } from '../../shared/transport';
 
 /** What the router hands an operation for one input item. */
-export interface ItemRun<Input = unknown> {
+export interface ItemTask<Input = unknown> {
 	client: WebsiteExportClient;
 	itemIndex: number;
 	item: INodeExecutionData;
@@ -29,11 +29,15 @@ export interface Operation<Input = unknown> {
 	 * request per item is this same code with groups of one. Without Continue On Fail the items
 	 * after the first failing one are left `undefined`: nothing was sent for them.
 	 */
-	run(this: IExecuteFunctions, runs: Array<ItemRun<Input>>, how: RunOptions): Promise<ItemResult[]>;
+	execute(
+		this: IExecuteFunctions,
+		tasks: Array<ItemTask<Input>>,
+		settings: RunSettings,
+	): Promise<ItemResult[]>;
 }
 
 /** How the items of a run go to the service. */
-export interface RunOptions {
+export interface RunSettings {
 	continueOnFail: boolean;
 	/** Requests in Flight: the most requests at once (the client holds the others back). */
 	inFlight: number;

@@ -237,14 +237,14 @@ export class WebsiteExportClient {
 		const body = inserts.map((insert) => insert.body);
 		const { itemIndex } = inserts[0].options;
 		const request = { itemIndex, body, prefer: RETURN_ROWS, expect: ROWS };
-		return await this.inserts.alone(inserts, async () => {
+		return await this.inserts.afterIdenticalInserts(inserts, async () => {
 			// The highest id seen before it is sent: the rows it creates are above it.
 			const sent = { at: Date.now(), floor: this.inserts.floor(table) };
 			const outcome = await this.requests.send('POST', this.restUrl(table), request);
 			if (outcome.kind === 'refused') return { refused: outcome.error };
 			const rows = outcome.kind === 'answer' ? rowsOf<T>(outcome.response.body) : undefined;
 			if (rows?.length === inserts.length)
-				return { rows: rows.map((row) => this.inserts.claim(table, row)) };
+				return { rows: rows.map((row) => this.inserts.markReturned(table, row)) };
 			const lost = outcome.kind === 'lost' ? outcome.error : undefined;
 			return { rows: await this.inserts.recover<T>(table, inserts, sent, lost) };
 		});

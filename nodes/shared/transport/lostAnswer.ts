@@ -92,7 +92,7 @@ export class InsertRecovery {
 	 * Runs `insert` once this execution's earlier inserts with some of its values are settled:
 	 * identical rows created at once could not be told apart.
 	 */
-	async alone<R>(inserts: InsertRequest[], insert: () => Promise<R>): Promise<R> {
+	async afterIdenticalInserts<R>(inserts: InsertRequest[], insert: () => Promise<R>): Promise<R> {
 		const keys = [...new Set(inserts.map(({ body }) => valuesKey(valuesOf(body))))];
 		const result = Promise.all(keys.map((key) => this.latest.get(key))).then(() => insert());
 		const settled = result.catch(() => undefined);
@@ -111,7 +111,7 @@ export class InsertRecovery {
 			if (typeof id === 'number' && id > this.floor(table)) this.highest.set(table, id);
 	}
 
-	claim<T extends IDataObject>(table: Table, row: T): T {
+	markReturned<T extends IDataObject>(table: Table, row: T): T {
 		this.claimed.add(`${table}:${String(row.id)}`);
 		this.see(table, [row]);
 		return row;
@@ -140,13 +140,13 @@ export class InsertRecovery {
 		const exact = keys.every((key) => matching.get(key)?.length === count.get(key));
 		const stamps = new Set(keys.flatMap((key) => matching.get(key) ?? []).map((r) => r.created_at));
 		if (!exact || stamps.size > 1)
-			return inserts.map((insert, place) => {
-				const found = matching.get(keys[place]) ?? [];
-				return this.notFound({ found, count: count.get(keys[place]) ?? 1 }, insert, lost);
+			return inserts.map((insert, position) => {
+				const found = matching.get(keys[position]) ?? [];
+				return this.notFound({ found, count: count.get(keys[position]) ?? 1 }, insert, lost);
 			});
-		return inserts.map((_, place) => {
-			const row = matching.get(keys[place])?.shift() as T;
-			return this.claim(table, lost ? { ...row, recovered: true } : row);
+		return inserts.map((_, position) => {
+			const row = matching.get(keys[position])?.shift() as T;
+			return this.markReturned(table, lost ? { ...row, recovered: true } : row);
 		});
 	}
 

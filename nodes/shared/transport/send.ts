@@ -209,7 +209,7 @@ export class ServiceRequests {
 		const endRenewal = await this.renewalGate();
 		// Taken after the renewal gate:
 		// the one request that renews never waits behind those it holds back.
-		await this.takePlace();
+		await this.takeSlot();
 		const { prefer, body } = options;
 		const request: IHttpRequestOptions = {
 			method,
@@ -235,7 +235,7 @@ export class ServiceRequests {
 			const taken = await options.onFailure?.(error);
 			return taken ? { response: taken } : { failure: readServiceFailure(error) };
 		} finally {
-			this.freePlace();
+			this.freeSlot();
 			await endRenewal?.();
 		}
 	}
@@ -261,12 +261,12 @@ export class ServiceRequests {
 		};
 	}
 
-	private async takePlace(): Promise<void> {
+	private async takeSlot(): Promise<void> {
 		if (this.open < (this.options.inFlight ?? Infinity)) this.open++;
 		else await new Promise<void>((resolve) => this.queued.push(resolve));
 	}
 
-	private freePlace(): void {
+	private freeSlot(): void {
 		const next = this.queued.shift();
 		if (next) next();
 		else this.open--;

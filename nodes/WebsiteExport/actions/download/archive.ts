@@ -6,7 +6,7 @@ import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { findInChain } from '../../../shared/serviceError';
 import type { ServiceResponse } from '../../../shared/transport';
 import { webAddress } from '../../../shared/validation';
-import type { ItemRun } from '../types';
+import type { ItemTask } from '../types';
 
 /** What an item of Download Archive asks for, as downloadArchive.operation.ts reads it. */
 export type ArchiveInput = { binaryPropertyName: string } & (
@@ -68,7 +68,7 @@ function archiveFileName(link: string, fallback: string): string {
  */
 function archiveTarget(
 	this: IExecuteFunctions,
-	{ client, itemIndex, input }: ItemRun<ArchiveInput>,
+	{ client, itemIndex, input }: ItemTask<ArchiveInput>,
 	row?: IDataObject,
 ): ArchiveTarget {
 	if (input.downloadBy === 'link') {
@@ -104,7 +104,7 @@ function archiveTarget(
  */
 async function openLink(
 	this: IExecuteFunctions,
-	{ client, itemIndex }: ItemRun,
+	{ client, itemIndex }: ItemTask,
 	link: string,
 	subject: string,
 ): Promise<ByteStream> {
@@ -159,11 +159,11 @@ async function openLink(
  */
 export async function downloadArchive(
 	this: IExecuteFunctions,
-	run: ItemRun<ArchiveInput>,
+	task: ItemTask<ArchiveInput>,
 	row?: IDataObject,
 ): Promise<INodeExecutionData[]> {
-	const { json, link, subject, fileName } = archiveTarget.call(this, run, row);
-	const stream = await openLink.call(this, run, link, subject);
+	const { json, link, subject, fileName } = archiveTarget.call(this, task, row);
+	const stream = await openLink.call(this, task, link, subject);
 	let binary;
 	try {
 		binary = await this.helpers.prepareBinaryData(stream, fileName, 'application/zip');
@@ -175,7 +175,7 @@ export async function downloadArchive(
 				'The archive did not arrive in full or could not be stored. ' +
 				'Run the node again while the link is valid (24 hours after the job finished); ' +
 				"if it keeps failing, check the free disk space of n8n's binary data storage.",
-			itemIndex: run.itemIndex,
+			itemIndex: task.itemIndex,
 		});
 	}
 	// What was stored (axios decompresses an encoded response, so Content-Length may differ).
@@ -184,7 +184,7 @@ export async function downloadArchive(
 		binary.bytes ??
 		(binary.id ? (await this.helpers.getBinaryMetadata(binary.id)).fileSize : undefined);
 	const output = { ...json, fileName, ...(fileSize !== undefined && { fileSize }) };
-	return [{ json: output, binary: { [run.input.binaryPropertyName]: binary } }];
+	return [{ json: output, binary: { [task.input.binaryPropertyName]: binary } }];
 }
 
 /**

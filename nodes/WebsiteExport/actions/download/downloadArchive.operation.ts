@@ -7,7 +7,7 @@ import { readLocatorValue, recordLocatorProperty } from '../selectBy';
 import { shownFor } from '../resourceDescription';
 import { forEachItem, runGroups } from '../groups';
 import { readSelected } from '../selectedRecord';
-import type { ItemResult, ItemRun, RunOptions } from '../types';
+import type { ItemResult, ItemTask, RunSettings } from '../types';
 import type { Selection } from '../selectBy';
 import { downloadArchive, type ArchiveInput } from './archive';
 
@@ -89,7 +89,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ArchiveInpu
 }
 
 /** The download an item By ID names (one By Link is never read). */
-function selectionOf(input: ArchiveInput): Selection {
+function archiveSelection(input: ArchiveInput): Selection {
 	const id = input.downloadBy === 'id' ? input.downloadId : 0;
 	return {
 		filters: [{ column: 'id', operator: 'eq', value: id }],
@@ -99,19 +99,21 @@ function selectionOf(input: ArchiveInput): Selection {
 }
 
 /** Per group: its download rows By ID in one read, then each archive on its own (forEachItem). */
-export async function run(
+export async function execute(
 	this: IExecuteFunctions,
-	runs: Array<ItemRun<ArchiveInput>>,
-	how: RunOptions,
+	tasks: Array<ItemTask<ArchiveInput>>,
+	settings: RunSettings,
 ): Promise<ItemResult[]> {
-	return await runGroups(runs, { ...how, writes: false }, async (group) => {
-		const byId = group.filter((run) => run.input.downloadBy === 'id');
-		const found = byId.length ? await readSelected(this, byId, 'downloads', selectionOf, how) : [];
-		const rows = new Map(byId.map((run, index) => [run.itemIndex, found[index]]));
-		return await forEachItem(group, how, async (run) => {
-			const row = rows.get(run.itemIndex);
+	return await runGroups(tasks, { ...settings, writes: false }, async (group) => {
+		const byId = group.filter((task) => task.input.downloadBy === 'id');
+		const found = byId.length
+			? await readSelected(this, byId, 'downloads', archiveSelection, settings)
+			: [];
+		const rows = new Map(byId.map((task, index) => [task.itemIndex, found[index]]));
+		return await forEachItem(group, settings, async (task) => {
+			const row = rows.get(task.itemIndex);
 			if (row instanceof Error) throw row;
-			return await downloadArchive.call(this, run, row);
+			return await downloadArchive.call(this, task, row);
 		});
 	});
 }

@@ -2,6 +2,6 @@
 import { withExpiry, type DownloadRecord } from '../../../shared/downloads';
 import { getOperation } from '../selectedRecord';
 
-export const { description, prepare, run } = getOperation('download', (row, run) =>
-	withExpiry(row as DownloadRecord, run.client.serviceNow()),
+export const { description, prepare, execute } = getOperation('download', (row, task) =>
+	withExpiry(row as DownloadRecord, task.client.serviceNow()),
 );

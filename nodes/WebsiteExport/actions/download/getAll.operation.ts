@@ -9,8 +9,8 @@ import { readResultLimit, returnAllOrLimit, toItems } from '../getMany';
 import { jobIdOption, readJobId } from '../selectBy';
 import { shownFor } from '../resourceDescription';
 import { collection } from '../../../shared/collection';
-import { eachItem } from '../groups';
-import type { ItemRun } from '../types';
+import { requestPerItem } from '../groups';
+import type { ItemTask } from '../types';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -48,9 +48,9 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 	};
 }
 
-async function execute(
+async function listDownloads(
 	this: IExecuteFunctions,
-	{ client, itemIndex, input }: ItemRun<ListInput>,
+	{ client, itemIndex, input }: ItemTask<ListInput>,
 ): Promise<INodeExecutionData[]> {
 	// Validity is the service's verdict, by its clock (the Date of the answer with the rows). The
 	// query narrows by this machine's clock, reaching back further (windowFilter); the rows then
@@ -67,4 +67,4 @@ async function execute(
 }
 
 /** One listing per item (groups.ts). */
-export const run = eachItem(execute);
+export const execute = requestPerItem(listDownloads);

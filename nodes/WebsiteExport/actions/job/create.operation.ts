@@ -9,7 +9,7 @@ import type {
 import type { InsertRequest } from '../../../shared/transport';
 import { errorForItem } from '../../../shared/itemError';
 import { validate } from '../../../shared/validation';
-import { createInGroups, groupedRun, laterResults, stopAtFailure } from '../groups';
+import { createInGroups, groupedExecute, resultsAfterFailure, stopAtFailure } from '../groups';
 import { optionInsert } from '../option/create.operation';
 import {
 	MODE_LABELS,
@@ -19,7 +19,7 @@ import {
 	readModeFields,
 } from '../option/mode';
 import { shownFor } from '../resourceDescription';
-import type { ItemResult, ItemRun, RunOptions } from '../types';
+import type { ItemResult, ItemTask, RunSettings } from '../types';
 import { JOB_LABELS, jobFields, type JobRecord } from './fields';
 import { readWait, waitForJobs, waitProperties, type WaitSettings } from './wait';
 
@@ -93,7 +93,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): CreateInput
 }
 
 /** How a job is sent, with how messages name it and where to look for it if its answer was lost. */
-const jobInsert = ({ input, itemIndex }: ItemRun<CreateInput>): InsertRequest => ({
+const jobInsert = ({ input, itemIndex }: ItemTask<CreateInput>): InsertRequest => ({
 	body: input.body,
 	options: {
 		itemIndex,
@@ -110,30 +110,30 @@ const jobInsert = ({ input, itemIndex }: ItemRun<CreateInput>): InsertRequest =>
  * waited for together. Without Continue On Fail the run stops at the group of the first failed
  * item, and what was created for the items after it in that group is deleted again.
  */
-export const run = groupedRun(true, createGroup);
+export const execute = groupedExecute(true, createGroup);
 
-/** One group's jobs, options and waits (see run). */
+/** One group's jobs, options and waits (see execute). */
 async function createGroup(
 	this: IExecuteFunctions,
-	runs: Array<ItemRun<CreateInput>>,
-	how: RunOptions,
+	tasks: Array<ItemTask<CreateInput>>,
+	settings: RunSettings,
 ): Promise<ItemResult[]> {
-	const jobs = await createInGroups(runs, 'jobs', jobInsert, how);
-	const created = await addOptions.call(this, runs, jobs, how);
-	const waits = runs
-		.map((run, index) => ({ run, index, result: created[index] }))
-		.filter(({ run, result }) => run.input.wait && Array.isArray(result));
+	const jobs = await createInGroups(tasks, 'jobs', jobInsert, settings);
+	const created = await addOptions.call(this, tasks, jobs, settings);
+	const waits = tasks
+		.map((task, index) => ({ task, index, result: created[index] }))
+		.filter(({ task, result }) => task.input.wait && Array.isArray(result));
 	const finished = [...created];
 	if (waits.length > 0) {
 		const waited = await waitForJobs.call(
 			this,
-			waits.map(({ run }) => run),
+			waits.map(({ task }) => task),
 			waits.map(({ result }) => recordOf(result)),
-			waits.map(({ run }) => run.input.wait as WaitSettings),
-			how,
+			waits.map(({ task }) => task.input.wait as WaitSettings),
+			settings,
 		);
-		waits.forEach(({ index, result }, place) => {
-			const done = waited[place];
+		waits.forEach(({ index, result }, position) => {
+			const done = waited[position];
 			// A job found after its create's answer was lost stays marked so once waited for.
 			const { option, recovered } = recordOf(result);
 			finished[index] =
@@ -143,8 +143,8 @@ async function createGroup(
 					: [{ json: withOption(recovered ? { ...done, recovered } : done, option) }]);
 		});
 	}
-	if (how.continueOnFail) return finished;
-	return await undoAfterFailure(runs, finished, { jobs, options: created });
+	if (settings.continueOnFail) return finished;
+	return await undoAfterFailure(tasks, finished, { jobs, options: created });
 }
 
 const recordOf = (result: ItemResult) => (result as INodeExecutionData[])[0].json as JobRecord;
@@ -156,22 +156,22 @@ const withOption = (job: IDataObject, option: unknown): IDataObject =>
 /** The export options of the items whose job was created, in one POST per group. */
 async function addOptions(
 	this: IExecuteFunctions,
-	runs: Array<ItemRun<CreateInput>>,
+	tasks: Array<ItemTask<CreateInput>>,
 	jobs: ItemResult[],
-	how: RunOptions,
+	settings: RunSettings,
 ): Promise<ItemResult[]> {
-	const pending = runs.flatMap((run, index) =>
-		run.input.option && Array.isArray(jobs[index]) ? [index] : [],
+	const pending = tasks.flatMap((task, index) =>
+		task.input.option && Array.isArray(jobs[index]) ? [index] : [],
 	);
 	if (pending.length === 0) return jobs;
-	const optionRuns = pending.map((index) => ({
-		...runs[index],
-		input: { ...runs[index].input.option, job_id: recordOf(jobs[index]).id },
+	const optionTasks = pending.map((index) => ({
+		...tasks[index],
+		input: { ...tasks[index].input.option, job_id: recordOf(jobs[index]).id },
 	}));
-	const options = await createInGroups(optionRuns, 'options', optionInsert, how);
+	const options = await createInGroups(optionTasks, 'options', optionInsert, settings);
 	const results = [...jobs];
-	pending.forEach((index, place) => {
-		const option = options[place];
+	pending.forEach((index, position) => {
+		const option = options[position];
 		const job = recordOf(jobs[index]);
 		// The job itself exists: the item's error says so, so that the item is not simply run again.
 		const note =
@@ -179,7 +179,7 @@ async function addOptions(
 			`add the option with Option → Create and Job ID ${job.id}.`;
 		results[index] =
 			option instanceof Error
-				? errorForItem(this.getNode(), option, runs[index].itemIndex, { note })
+				? errorForItem(this.getNode(), option, tasks[index].itemIndex, { note })
 				: option && [{ json: withOption(job, option[0].json) }];
 	});
 	return results;
@@ -192,16 +192,16 @@ async function addOptions(
  * created for it are deleted (by their ids, never by the job's).
  */
 async function undoAfterFailure(
-	runs: Array<ItemRun<CreateInput>>,
+	tasks: Array<ItemTask<CreateInput>>,
 	results: ItemResult[],
 	created: { jobs: ItemResult[]; options: ItemResult[] },
 ): Promise<ItemResult[]> {
-	return await stopAtFailure(runs, results, (failed) => {
-		const { ids, recovered, failedItems } = laterResults(runs, created.jobs, failed);
+	return await stopAtFailure(tasks, results, (failed) => {
+		const { ids, recovered, failedItems } = resultsAfterFailure(tasks, created.jobs, failed);
 		const optionsOf: number[] = [];
 		const options: number[] = [];
 		const found = recovered.map((id) => `job ${id}`);
-		runs.forEach(({ input }, index) => {
+		tasks.forEach(({ input }, index) => {
 			const option = created.options[index];
 			if (index <= failed || !input.option || !Array.isArray(created.jobs[index]) || !option)
 				return;

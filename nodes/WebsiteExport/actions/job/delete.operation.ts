@@ -1,4 +1,4 @@
 // Why: Job → Delete: removes the one export job Select By names and returns it.
 import { deleteOperation } from '../selectedRecord';
 
-export const { description, prepare, run } = deleteOperation('job');
+export const { description, prepare, execute } = deleteOperation('job');

@@ -107,4 +107,4 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 }
 
 /** One listing per item. */
-export const run = listEach('jobs');
+export const execute = listEach('jobs');

@@ -5,7 +5,7 @@ import { JOB_LABELS, jobFields, STATUS_OPTIONS, status } from './fields';
 
 const patchSchema = jobFields.partial().extend({ status: status.optional() });
 
-export const { description, prepare, run } = updateOperation(
+export const { description, prepare, execute } = updateOperation(
 	'job',
 	[
 		{

@@ -8,7 +8,7 @@ import { validate } from '../../../shared/validation';
 import type { Table } from '../../../shared/constants';
 import { parseTimestamp } from '../../../shared/timestamps';
 import { readValues } from '../groups';
-import type { ItemRun, RunOptions } from '../types';
+import type { ItemTask, RunSettings } from '../types';
 import type { JobRecord } from './fields';
 
 const whileWaiting = { show: { waitForCompletion: [true] } };
@@ -60,24 +60,24 @@ const waitSchema = z.object({
 /** The wait settings of one item, or undefined when Wait for Completion is off. */
 export function readWait(this: IExecuteFunctions, itemIndex: number): WaitSettings | undefined {
 	if (!this.getNodeParameter('waitForCompletion', itemIndex, false)) return undefined;
-	const settings = {
+	const values = {
 		timeoutSeconds: this.getNodeParameter('timeout', itemIndex, 600),
 		intervalSeconds: this.getNodeParameter('pollInterval', itemIndex, 5),
 	};
 	const labels = { timeoutSeconds: 'Timeout (Seconds)', intervalSeconds: 'Check Every (Seconds)' };
-	return validate(this, waitSchema, settings, itemIndex, labels);
+	return validate(this, waitSchema, values, itemIndex, labels);
 }
 
 /** Out of time: the job goes on, and the error tells how to fetch it later. */
 function timedOut(
 	context: IExecuteFunctions,
 	{ id, status }: JobRecord,
-	settings: WaitSettings,
+	wait: WaitSettings,
 	itemIndex: number,
 ): NodeOperationError {
 	const state =
 		status === 'finished' ? 'finished, but its download link is not there yet,' : `still ${status}`;
-	const message = `Job ${id} is ${state} after ${settings.timeoutSeconds} s`;
+	const message = `Job ${id} is ${state} after ${wait.timeoutSeconds} s`;
 	const description =
 		'The export goes on without the node. ' +
 		`Use Job → Get with ID ${id}, or Download → Get Many with Job ID ${id}, ` +
@@ -102,20 +102,20 @@ function exportFailed(context: IExecuteFunctions, job: JobRecord, itemIndex: num
  * once settled.
  */
 interface JobsWait {
-	runs: Array<ItemRun<unknown>>;
+	tasks: Array<ItemTask<unknown>>;
 	jobs: JobRecord[];
 	results: Array<IDataObject | Error | undefined>;
-	how: RunOptions;
+	settings: RunSettings;
 }
 
 /**
  * The jobs still waited for: all those unsettled; without Continue On Fail only those before the
  * first failed one (the items after it stop there, as one by one).
  */
-function stillWaiting({ runs, results, how }: JobsWait): number[] {
+function stillWaiting({ tasks, results, settings }: JobsWait): number[] {
 	const failed = results.findIndex((result) => result instanceof Error);
-	const end = how.continueOnFail || failed < 0 ? runs.length : failed;
-	return runs.map((_, index) => index).filter((index) => index < end && !results[index]);
+	const end = settings.continueOnFail || failed < 0 ? tasks.length : failed;
+	return tasks.map((_, index) => index).filter((index) => index < end && !results[index]);
 }
 
 /**
@@ -126,9 +126,9 @@ async function readFor(wait: JobsWait, table: Table, column: string, indexes: nu
 	const wanted = indexes.map((index) => ({
 		column,
 		value: wait.jobs[index].id,
-		itemIndex: wait.runs[index].itemIndex,
+		itemIndex: wait.tasks[index].itemIndex,
 	}));
-	return await readValues(wait.runs[0].client, table, wanted, wait.how);
+	return await readValues(wait.tasks[0].client, table, wanted, wait.settings);
 }
 
 /**
@@ -138,16 +138,16 @@ async function checkJobs(wait: JobsWait, first: boolean): Promise<void> {
 	const { jobs, results } = wait;
 	if (!first) {
 		const indexes = stillWaiting(wait);
-		(await readFor(wait, 'jobs', 'id', indexes)).forEach((rows, place) => {
-			if (rows instanceof Error) results[indexes[place]] = rows;
-			else if (rows[0]) jobs[indexes[place]] = rows[0] as JobRecord;
+		(await readFor(wait, 'jobs', 'id', indexes)).forEach((rows, position) => {
+			if (rows instanceof Error) results[indexes[position]] = rows;
+			else if (rows[0]) jobs[indexes[position]] = rows[0] as JobRecord;
 		});
 	}
 	const finished = stillWaiting(wait).filter((index) => jobs[index].status === 'finished');
 	const downloads = finished.length ? await readFor(wait, 'downloads', 'job_id', finished) : [];
-	const serviceNow = wait.runs[0].client.serviceNow();
-	finished.forEach((index, place) => {
-		const rows = downloads[place];
+	const serviceNow = wait.tasks[0].client.serviceNow();
+	finished.forEach((index, position) => {
+		const rows = downloads[position];
 		if (rows instanceof Error) results[index] = rows;
 		else if (rows.length > 0)
 			results[index] = { ...jobs[index], download: withExpiry(newest(rows), serviceNow) };
@@ -162,28 +162,28 @@ async function checkJobs(wait: JobsWait, first: boolean): Promise<void> {
  */
 export async function waitForJobs(
 	this: IExecuteFunctions,
-	runs: Array<ItemRun<unknown>>,
+	tasks: Array<ItemTask<unknown>>,
 	created: JobRecord[],
-	settings: WaitSettings[],
-	how: RunOptions,
+	waits: WaitSettings[],
+	settings: RunSettings,
 ): Promise<Array<IDataObject | Error | undefined>> {
-	const deadlines = settings.map(({ timeoutSeconds }) => Date.now() + timeoutSeconds * 1000);
+	const deadlines = waits.map(({ timeoutSeconds }) => Date.now() + timeoutSeconds * 1000);
 	const signal = this.getExecutionCancelSignal?.();
-	const wait: JobsWait = { runs, jobs: [...created], results: new Array(runs.length), how };
+	const wait: JobsWait = { tasks, jobs: [...created], results: new Array(tasks.length), settings };
 	const { jobs, results } = wait;
 	for (let first = true; stillWaiting(wait).length > 0; first = false) {
 		await checkJobs(wait, first);
 		for (const index of stillWaiting(wait)) {
-			const { itemIndex } = runs[index];
+			const { itemIndex } = tasks[index];
 			if (jobs[index].status === 'failed')
 				results[index] = exportFailed(this, jobs[index], itemIndex);
 			else if (Date.now() >= deadlines[index])
-				results[index] = timedOut(this, jobs[index], settings[index], itemIndex);
+				results[index] = timedOut(this, jobs[index], waits[index], itemIndex);
 		}
 		const left = stillWaiting(wait);
 		if (left.length === 0) break;
 		const until = (index: number) =>
-			Math.min(settings[index].intervalSeconds * 1000, deadlines[index] - Date.now());
+			Math.min(waits[index].intervalSeconds * 1000, deadlines[index] - Date.now());
 		await sleep(Math.max(0, Math.min(...left.map(until))), signal);
 		// n8n 2.x's sleep rejects on abort; n8n 1.x's takes no signal and resolves:
 		// this stops the loop there.

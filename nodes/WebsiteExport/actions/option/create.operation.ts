@@ -7,8 +7,8 @@ import { collection } from '../../../shared/collection';
 import { jobIdOption, readJobId } from '../selectBy';
 import { shownFor } from '../resourceDescription';
 import type { InsertRequest } from '../../../shared/transport';
-import { createInGroups, laterResults, stopAtFailure } from '../groups';
-import type { ItemResult, ItemRun, RunOptions } from '../types';
+import { createInGroups, resultsAfterFailure, stopAtFailure } from '../groups';
+import type { ItemResult, ItemTask, RunSettings } from '../types';
 import { MODE_LABELS, modeFields, modeProperties, optionRow, readModeFields } from './mode';
 
 const properties: INodeProperties[] = [
@@ -45,7 +45,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): IDataObject
  * How a create of an option is sent, for Option → Create
  * and Job → Create's export option (groups.ts).
  */
-export const optionInsert = ({ input, itemIndex }: ItemRun<IDataObject>): InsertRequest => ({
+export const optionInsert = ({ input, itemIndex }: ItemTask<IDataObject>): InsertRequest => ({
 	body: optionRow(input),
 	options: { itemIndex, ...optionLookup(input) },
 });
@@ -54,15 +54,15 @@ export const optionInsert = ({ input, itemIndex }: ItemRun<IDataObject>): Insert
  * Every item's option, in one POST per group of rows; without Continue On Fail, up to the first
  * failure (groups.ts).
  */
-export async function run(
+export async function execute(
 	this: IExecuteFunctions,
-	runs: Array<ItemRun<IDataObject>>,
-	how: RunOptions,
+	tasks: Array<ItemTask<IDataObject>>,
+	settings: RunSettings,
 ): Promise<ItemResult[]> {
-	const created = await createInGroups(runs, 'options', optionInsert, how);
-	if (how.continueOnFail) return created;
-	return await stopAtFailure(runs, created, (failed) => {
-		const { ids, recovered, failedItems } = laterResults(runs, created, failed);
+	const created = await createInGroups(tasks, 'options', optionInsert, settings);
+	if (settings.continueOnFail) return created;
+	return await stopAtFailure(tasks, created, (failed) => {
+		const { ids, recovered, failedItems } = resultsAfterFailure(tasks, created, failed);
 		const found = recovered.map((id) => `option ${id}`);
 		return { options: ids, found, unread: { table: 'options', itemIndexes: failedItems } };
 	});

@@ -42,4 +42,4 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): ListInput {
 }
 
 /** One listing per item, in ID order. */
-export const run = listEach('options');
+export const execute = listEach('options');

@@ -23,7 +23,7 @@ const patchSchema = z
 		path: ['replace_url'],
 	});
 
-export const { description, prepare, run } = updateOperation(
+export const { description, prepare, execute } = updateOperation(
 	'option',
 	[
 		jobIdOption('Job the option belongs to'),

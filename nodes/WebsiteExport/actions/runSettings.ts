@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { collection } from '../../shared/collection';
 import { readTimeout, timeoutProperty } from '../../shared/timeout';
-import type { RunOptions } from './types';
+import type { RunSettings } from './types';
 
 /** Rows per create request: 1 000 rows of this service are a body of about 100 KB. */
 export const MAX_GROUP_SIZE = 1000;
@@ -59,15 +59,15 @@ export const runOptionsProperty: INodeProperties = collection('Options', 'option
 ]);
 
 /** Batching, Items per Request, Requests in Flight and Timeout, the same for every item. */
-export function readRunOptions(this: IExecuteFunctions, continueOnFail: boolean): RunOptions {
-	const option = (name: string, fallback: unknown) =>
+export function readRunSettings(this: IExecuteFunctions, continueOnFail: boolean): RunSettings {
+	const setting = (name: string, fallback: unknown) =>
 		this.getNodeParameter(`options.${name}`, 0, fallback);
 	// A whole number from 1 to `max`; `fallback` when it is not one.
 	const count = (name: string, fallback: number, max: number) =>
-		Math.min(max, Math.max(1, Math.floor(Number(option(name, fallback))) || fallback));
-	const perItem = option('batching', 'automatic') === 'perItem';
+		Math.min(max, Math.max(1, Math.floor(Number(setting(name, fallback))) || fallback));
+	const perItem = setting('batching', 'automatic') === 'perItem';
 	const inFlight = count('requestsInFlight', DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT);
 	const groupSize = perItem ? 1 : count('itemsPerRequest', MAX_GROUP_SIZE, MAX_GROUP_SIZE);
-	const timeoutMs = readTimeout(option('timeout', ''));
+	const timeoutMs = readTimeout(setting('timeout', ''));
 	return { continueOnFail, inFlight, groupSize, timeoutMs };
 }
