@@ -4,13 +4,12 @@
 // n8n-node's default and which holds every rule this file held for TypeScript but prefer-spread:
 // one parse of each .ts file instead of two. `npm run lint` runs both.
 import js from '@eslint/js';
-import tseslint from 'typescript-eslint';
+import { defineConfig } from 'eslint/config';
 import globals from 'globals';
-import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 
 const devCode = ['test/**', 'bench/**', 'stack/**', '*.js', '*.mjs'];
 
-export default tseslint.config(
+export default defineConfig(
 	{
 		ignores: [
 			'dist/**',
@@ -28,10 +27,6 @@ export default tseslint.config(
 	{
 		files: devCode.map((p) => (p.endsWith('**') ? `${p}/*.{js,mjs}` : p)),
 		extends: [js.configs.recommended],
-		// Dev files carry `eslint-disable` headers for n8n's community rules (n8n-node lint reads every
-		// .ts file): the plugin is registered so those names resolve, its rules stay off here.
-		plugins: { '@n8n/community-nodes': n8nCommunityNodesPlugin },
-		linterOptions: { reportUnusedDisableDirectives: 'off' },
 		languageOptions: { globals: { ...globals.node } },
 		// `const { omitted, ...rest } = obj` is how the scripts drop fields.
 		rules: { 'no-unused-vars': ['error', { ignoreRestSiblings: true }] },

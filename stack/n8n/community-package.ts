@@ -12,10 +12,17 @@ type PackageJson = { name: string; version: string; dependencies?: Record<string
 /** The environment variable that hands a run's one tarball to every consumer (.ci/test-all sets it). */
 const TARBALL_ENV = 'WEX_TARBALL';
 
-/** The one build and pack: `npm run build` (dist/ afresh), then `npm pack` into `outDir`; the .tgz's path. */
-export async function buildAndPack(repoDir: string, outDir: string): Promise<string> {
+/**
+ * The one build and pack: `npm run <build>` (dist/ afresh: `build`, or `build:typechecked`, which
+ * type-checks everything in the same program), then `npm pack` into `outDir`; the .tgz's path.
+ */
+export async function buildAndPack(
+	repoDir: string,
+	outDir: string,
+	build: 'build' | 'build:typechecked' = 'build',
+): Promise<string> {
 	repoDir = path.resolve(repoDir);
-	await run('npm', ['run', '-s', 'build'], { cwd: repoDir, check: true });
+	await run('npm', ['run', '-s', build], { cwd: repoDir, check: true });
 	await fsp.mkdir(outDir, { recursive: true });
 	const pack = ['pack', '--json', '--ignore-scripts', '--pack-destination', outDir];
 	const res = await run('npm', pack, { cwd: repoDir, check: true });
