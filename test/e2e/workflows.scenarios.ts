@@ -362,17 +362,19 @@ test('a wrong password gives a readable reason (bad-credential)', async () => {
 	report(`"${message}" (${description}); the password appears nowhere in the run or n8n's log`);
 });
 
+const runs = ['download-get', 'option-manage'];
+
 test('one token request for several n8n processes (token caching)', async () => {
-	// The file's n8n, then an `n8n execute` process beside it on its folder (sqlite in WAL mode),
-	// after its credential was saved again (which drops the token it stored): the file's n8n logs
-	// in, the other process reuses the token it stored (one `n8n execute` boot, about 8 s of CPU,
-	// instead of two); then the wrong password's run on the file's n8n.
+	// `n8n execute` processes beside the file's n8n, on its folder (sqlite in WAL mode), after its
+	// credential was saved again (which drops the token it stored): the first run logs in, the
+	// others reuse the token it stored; then the wrong password's run on the file's n8n.
 	const server = await fileServer();
 	await server.updateCredential(credentialsFor(service)[0]);
 	await resetService();
-	await runOk('download-get');
-	const cli = await n8n.executeWorkflow(workflowFile('option-manage').id, { env });
-	assert.ok(cli.ok, `option-manage (n8n execute): ${cli.status}: ${cli.error?.message}`);
+	for (const name of runs) {
+		const r = await n8n.executeWorkflow(workflowFile(name).id, { env });
+		assert.ok(r.ok, `${name}: ${r.status}: ${r.error?.message}`);
+	}
 	await execute(workflowFile('bad-credential').id);
 	const log = await service.log();
 	const tokens = log.filter((e) => e.kind === 'token');
@@ -386,6 +388,6 @@ test('one token request for several n8n processes (token caching)', async () => 
 	);
 	const rest = log.filter((e) => e.kind === 'rest').length;
 	report(
-		`1 token request (200) for a run on n8n start and one in an \`n8n execute\` process beside it (${rest} REST requests); the wrong-password run: ${refused.length} refused (400)`,
+		`1 token request (200) for ${runs.length} runs in separate \`n8n execute\` processes (${rest} REST requests); the wrong-password run: ${refused.length} refused (400)`,
 	);
 });
