@@ -73,9 +73,11 @@ function session(baseUrl: string) {
 		cookie = answer.cookie;
 		return answer.user;
 	}
+	// One login for the calls that start side by side (each would set the owner up or log in).
+	let loggingIn: Promise<unknown> | undefined;
 	/** A request logged in (as DEFAULT_OWNER unless `login` came first); its JSON, throws on non-2xx. */
 	async function json(method: string, p: string, body?: unknown): Promise<any> {
-		if (!cookie) await login();
+		if (!cookie) await (loggingIn ??= login().finally(() => (loggingIn = undefined)));
 		const r = await request(method, p, { body });
 		if (r.status < 200 || r.status >= 300)
 			throw new Error(`${method} ${p} → ${r.status} ${r.text.slice(0, 500)}`);
