@@ -42,10 +42,11 @@ module.exports = {
 		// bare `X.node` for n8n's codex file X.node.json.
 		'^(.+\\.node)\\.js$': '$1',
 	},
-	// Two workers on two cores (jest's default, cores − 1, leaves a core idle); .ci/test-all gives
-	// one (WEX_JEST_WORKERS): its other lanes fill the rest. With two there, the unit tests took
-	// 916 s against 740 s with one (fresh-clone runs of 2026-12-07): both cores are busy already.
-	maxWorkers: Number(process.env.WEX_JEST_WORKERS) || 2,
+	// Three workers on two cores: many tests wait (timeouts, Retry-After, job lifecycles), and a
+	// third worker fills those waits (idle machine, 2026-12-07: 199 s with three, 241 s with two, 124 s
+	// of the two cores idle). .ci/test-all gives one (WEX_JEST_WORKERS): its other lanes fill the
+	// rest; with two there the unit tests took 916 s against 740 s with one.
+	maxWorkers: Number(process.env.WEX_JEST_WORKERS) || 3,
 	// Types are checked once for the whole tree by `npm run typecheck`; jest only transpiles.
 	// A bound for a test that hangs, not a measure: under CI's load a 256 MiB archive or 200 items one
 	// by one took more than 30 s.

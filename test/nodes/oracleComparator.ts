@@ -479,7 +479,7 @@ export const UNREAD =
 	/The same request carried the (jobs|options) of ((?:\[item \d+\](?:, )?)+), and no answer said whether it created them: look for them with (?:Job|Option) → Get Many before running those items again\./;
 
 /**
- * Allowed difference 2's rows no answer told (oracle.property.test.ts, withoutGroupNotes): the
+ * Allowed difference 2's rows no answer told (oracleProperty.ts, withoutGroupNotes): the
  * rows the request of the items UNREAD names created for them, which one by one never sent. That
  * request wrote all its rows or none: when it was written (its POST, the last to the table,
  * answered or lost after the commit), their rows are the highest ids of the table.

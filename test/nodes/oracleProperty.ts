@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- dev code, never shipped: these rules are for nodes/ and credentials/ (npx n8n-node lint reads every .ts file) */
-// Why: the oracle property test of Batching (issue 43): generated workloads run by the node with Automatic and with One Request per Item, each on its own service, compared with the oracle's one-by-one run (oracle.ts) on a third; a failure prints its seed and path.
+// Why: the oracle property test of Batching (issue 43), its generators and the check of one block: generated workloads run by the node with Automatic and with One Request per Item, each on its own service, compared with the oracle's one-by-one run (oracle.ts) on a third; a failure prints its seed and path. Its blocks are in two test files (oracle.*.property.test.ts) that jest runs side by side.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
@@ -598,7 +598,7 @@ const overArb = fc.oneof(
 	{ weight: 1, arbitrary: fc.constantFrom(-1, 0, 0, 1, 1, 23, 24) },
 );
 
-const smallArb = fc
+export const smallArb = fc
 	.tuple(smallOf(OPERATIONS), anyRequestWriterArb, overArb)
 	.map(([workload, writer, over]) => withWriter(withLongValue(workload, over), writer));
 
@@ -606,13 +606,13 @@ const smallArb = fc
 const JOB_LISTINGS = Array<[Resource, Operation]>(4).fill(['job', 'getAll']);
 
 /** Small workloads on a service whose row cap (max-rows) is below the group size. */
-const MAX_ROWS = 3;
+export const MAX_ROWS = 3;
 const LISTINGS: Array<[Resource, Operation]> = [
 	['job', 'getAll'],
 	['option', 'getAll'],
 	['download', 'getAll'],
 ];
-const cappedArb = fc
+export const cappedArb = fc
 	.tuple(
 		smallOf([...OPERATIONS, ...LISTINGS, ...LISTINGS, ...JOB_LISTINGS]),
 		fc.boolean(),
@@ -648,7 +648,7 @@ const cappedArb = fc
 const siteUrl = (index: number) => `https://site-${index}.example.com/a,b`;
 
 /** Large workloads: 100–250 items over as many jobs, under a cap of 50 rows or none. */
-const largeArb: fc.Arbitrary<Workload> = fc
+export const largeArb: fc.Arbitrary<Workload> = fc
 	.record({
 		kind: fc.constantFrom(
 			...['job get', 'job get', 'job getAll', 'job getAll', 'job update', 'job delete'],
@@ -1069,7 +1069,7 @@ const DUMP = process.env.WEX_ORACLE_DUMP;
  * for the same code here and in CI (git's hashes of nodes/ and test/nodes/ at HEAD), so that what
  * CI finds replays here and a run that passed here passes there.
  */
-const CODE_SEED = (() => {
+export const CODE_SEED = (() => {
 	try {
 		const trees = execFileSync('git', ['rev-parse', 'HEAD:nodes', 'HEAD:test/nodes'], {
 			cwd: __dirname,
@@ -1091,10 +1091,10 @@ const REPLAY = {
  * Per test, a bound that only a failure's shrinking comes near: no time limit on the runs
  * themselves (under CI's load 110 workloads took over 120 s, about 25 s on an idle machine).
  */
-const JEST_TIMEOUT_MS = 15 * 60_000;
+export const JEST_TIMEOUT_MS = 15 * 60_000;
 
 /** One block of workloads on its own three services, checked one workload after another. */
-async function assertOn(
+export async function assertOn(
 	arbitrary: fc.Arbitrary<Workload>,
 	parameters: fc.Parameters<[Workload]>,
 ): Promise<void> {
@@ -1133,39 +1133,3 @@ async function assertOn(
 		await trio.close();
 	}
 }
-
-/**
- * The blocks run side by side, each on its own services: a workload spends most of its time
- * waiting (Wait for Completion, Retry-After, a Timeout), which another block's work fills.
- */
-describe('Website Export node: both Batching settings against a one-by-one oracle (fast-check)', () => {
-	it.concurrent(
-		'75 small workloads from a fixed seed',
-		() => assertOn(smallArb, { seed: 43, numRuns: 75 }),
-		JEST_TIMEOUT_MS,
-	);
-
-	it.concurrent(
-		'75 more small workloads from a fixed seed',
-		() => assertOn(smallArb, { seed: 42, numRuns: 75 }),
-		JEST_TIMEOUT_MS,
-	);
-
-	it.concurrent(
-		`110 small workloads from this code's seed (${CODE_SEED})`,
-		() => assertOn(smallArb, { seed: CODE_SEED, numRuns: 110 }),
-		JEST_TIMEOUT_MS,
-	);
-
-	it.concurrent(
-		`40 small workloads under a row cap of ${MAX_ROWS}`,
-		() => assertOn(cappedArb, { seed: CODE_SEED + 1, numRuns: 40 }),
-		JEST_TIMEOUT_MS,
-	);
-
-	it.concurrent(
-		'4 large workloads',
-		() => assertOn(largeArb, { seed: CODE_SEED + 2, numRuns: 4 }),
-		JEST_TIMEOUT_MS,
-	);
-});
