@@ -1,10 +1,23 @@
+/**
+ * .ci/test-all runs the unit tests in two steps on two lanes (WEX_UNIT_PART): these folders in the
+ * static lane after its checks (`npm run test:static-part`), the others in the checks lane (`npm run
+ * test:checks-part`), so that both lanes end about together; `npm test` runs them all.
+ */
+const STATIC_PART = ['trigger', 'service'].map((folder) => `<rootDir>/test/${folder}/`);
+const part = process.env.WEX_UNIT_PART;
+
 /** @type {import('jest').Config} */
 module.exports = {
 	testEnvironment: 'node',
-	roots: ['<rootDir>/test'],
+	roots: part === 'static' ? STATIC_PART : ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	// The real-n8n suites have their own configurations (test/e2e/, test/queue/).
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/'],
+	testPathIgnorePatterns: [
+		'/node_modules/',
+		'<rootDir>/test/e2e/',
+		'<rootDir>/test/queue/',
+		...(part === 'checks' ? STATIC_PART : []),
+	],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
 		// ESM-only libraries of the tooling (jose, execa and its dependencies), turned into CommonJS
