@@ -62,7 +62,10 @@ const MAX_SHARED_LOGINS = 50;
  */
 const sharedLogins = new Map<string, { startedAt: number; accessToken: Promise<string> }>();
 
-/** The credential's login fields and the token it holds now: one key per credential and refusal. */
+/**
+ * The credential's login fields and the token it holds now: one key per account and refusal (two
+ * credentials of one account holding the same token, or none yet, share the login).
+ */
 function renewalKey(credentials: ICredentialDataDecryptedObject): string {
 	const { baseUrl, apiKey, email, password, accessToken } = credentials;
 	const key = JSON.stringify([baseUrl, apiKey, email, password, accessToken]);

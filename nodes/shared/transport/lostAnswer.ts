@@ -67,9 +67,9 @@ function rowsByValues<T extends IDataObject>(rows: T[], wanted: Array<Array<[str
  * broken or carries no rows: sending the insert again could create a duplicate, so its rows are
  * looked up instead. An insert's rows are those with its values, created since it was sent and
  * not yet returned by this execution, with ids above every id an answer showed before it was
- * sent (ids are identity: a row with a lower one existed already). A request's rows are written together or not at all:
- * a lookup claims them all, one transaction's (one `created_at`), or none, and identical bodies
- * take them in the order sent.
+ * sent (ids are identity: a row with a lower one existed already). A request's rows are written
+ * together or not at all: a lookup takes them all, one transaction's (one `created_at`), or
+ * none, and identical bodies take them in the order sent.
  */
 export class InsertRecovery {
 	/**
